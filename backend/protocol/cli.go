@@ -1,0 +1,286 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxInputFile bounds what `baton parse` reads.
+const maxInputFile = 256 << 20
+
+// Input is a file read for parsing: a transcript or plain text.
+type Input struct {
+	// Transcript is true when the file held transcript entries.
+	Transcript bool
+	Entries    []Entry
+	// Skipped counts transcript items that were not entries.
+	Skipped int
+	Text    string
+}
+
+// DecodeInput reads the content of a file: a transcript (a JSON array of
+// entries, or JSON Lines) or plain text. It fails with a wrapped sentinel
+// (ErrEmptyInput, ErrBinaryInput, ErrBadTranscript) that callers can turn
+// into a sentence.
+func DecodeInput(data []byte) (Input, error) {
+	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return Input{}, fmt.Errorf("decode input: %w", ErrEmptyInput)
+	}
+	if bytes.IndexByte(trimmed, 0) >= 0 || !utf8.Valid(trimmed) {
+		return Input{}, fmt.Errorf("decode input: %w", ErrBinaryInput)
+	}
+	switch trimmed[0] {
+	case '[':
+		entries, skipped, err := DecodeTranscript(trimmed)
+		if err != nil {
+			if looksLikeJSONArray(trimmed) {
+				return Input{}, err
+			}
+			break // text that merely starts with '['
+		}
+		if len(entries) == 0 {
+			return Input{}, fmt.Errorf("decode input: the JSON array holds no transcript entries (objects with \"type\" and \"message\"): %w", ErrBadTranscript)
+		}
+		return Input{Transcript: true, Entries: entries, Skipped: skipped}, nil
+	case '{':
+		entries, skipped, err := DecodeTranscript(trimmed)
+		if err == nil && len(entries) > 0 && skipped == 0 {
+			return Input{Transcript: true, Entries: entries}, nil
+		}
+	}
+	return Input{Text: string(body)}, nil
+}
+
+// ParseInput parses what DecodeInput read.
+func (p *Parser) ParseInput(in Input, opts Options) Result {
+	if !in.Transcript {
+		return p.ParseText(in.Text, opts)
+	}
+	res := p.ParseEntries(in.Entries, opts)
+	if in.Skipped > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d items of the transcript are not entries and were skipped", in.Skipped))
+	}
+	return res
+}
+
+// looksLikeJSONArray tells a broken transcript from prose starting with '['.
+func looksLikeJSONArray(b []byte) bool {
+	rest := bytes.TrimSpace(b[1:])
+	return len(rest) > 0 && (rest[0] == '{' || rest[0] == ']' || rest[0] == '"')
+}
+
+// RunParseCLI is `baton parse FILE [--phase P] [--json] [--start S --end E]`:
+// it reads a transcript or plain text and prints the normalized answers,
+// the repairs applied, the errors and, when there is no valid answer, the
+// re-prompt Baton would send. Exit code 0 means a valid answer was found, 1
+// means none was, 2 means bad usage or an unreadable file.
+func RunParseCLI(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("parse", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	phaseFlag := fset.String("phase", "", "the phase the agent was asked for")
+	jsonOut := fset.Bool("json", false, "print the result as JSON")
+	start := fset.String("start", DefaultStart, "start delimiter")
+	end := fset.String("end", DefaultEnd, "end delimiter")
+	var files []string
+	rest := args
+	for {
+		if err := fset.Parse(rest); err != nil {
+			fmt.Fprintf(stderr, "baton parse: %s. Usage: baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]\n", strings.TrimSuffix(err.Error(), "."))
+			return 2
+		}
+		if fset.NArg() == 0 {
+			break
+		}
+		files = append(files, fset.Arg(0))
+		rest = fset.Args()[1:]
+	}
+	if len(files) != 1 {
+		fmt.Fprintln(stderr, "baton parse needs exactly one FILE (a transcript as a JSON array or JSON Lines, or plain text). Usage: baton parse FILE [--phase PHASE] [--json]")
+		return 2
+	}
+	file := files[0]
+	var phase Phase
+	if *phaseFlag != "" {
+		p, err := ParsePhase(*phaseFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "baton parse: %q is not a phase; use one of %s.\n", *phaseFlag, phaseList())
+			return 2
+		}
+		phase = p
+	}
+	parser, err := NewParser(Delimiters{Start: *start, End: *end}, nil)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "new parser: ")
+		msg = strings.TrimSuffix(msg, ": "+ErrBadDelimiters.Error())
+		fmt.Fprintf(stderr, "baton parse: the delimiters cannot be used: %s.\n", msg)
+		return 2
+	}
+	data, msg := readInputFile(file)
+	if msg != "" {
+		fmt.Fprintln(stderr, "baton parse: "+msg)
+		return 2
+	}
+	in, err := DecodeInput(data)
+	if err != nil {
+		fmt.Fprintln(stderr, "baton parse: "+inputErrorSentence(file, err))
+		return 2
+	}
+	res := parser.ParseInput(in, Options{Phase: phase})
+	reprompt := ""
+	if res.Failure != nil {
+		reprompt = parser.BuildReprompt(*res.Failure, phase)
+	}
+	if *jsonOut {
+		out := struct {
+			File     string `json:"file"`
+			Input    string `json:"input"`
+			Result   Result `json:"result"`
+			Reprompt string `json:"reprompt,omitempty"`
+		}{file, inputKind(in), res, reprompt}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "baton parse: could not write the result: %v.\n", err)
+			return 2
+		}
+	} else {
+		printHuman(stdout, file, in, phase, res, reprompt)
+	}
+	if res.Failure != nil {
+		return 1
+	}
+	return 0
+}
+
+func inputKind(in Input) string {
+	if in.Transcript {
+		return "transcript"
+	}
+	return "text"
+}
+
+// readInputFile returns the file's bytes, or a sentence saying why not.
+func readInputFile(file string) ([]byte, string) {
+	st, err := os.Stat(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Sprintf("%s does not exist; check the path.", file)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Sprintf("%s cannot be read (permission denied); check its permissions.", file)
+	case err != nil:
+		return nil, fmt.Sprintf("%s cannot be read: %v.", file, err)
+	case st.IsDir():
+		return nil, fmt.Sprintf("%s is a folder; give the path of a transcript or text file.", file)
+	case st.Size() > maxInputFile:
+		return nil, fmt.Sprintf("%s is %d MB, more than the %d MB baton parse reads; cut the transcript to the turn you want to check.", file, st.Size()>>20, maxInputFile>>20)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Sprintf("%s cannot be read (permission denied); check its permissions.", file)
+		}
+		return nil, fmt.Sprintf("%s cannot be read: %v.", file, err)
+	}
+	return data, ""
+}
+
+func inputErrorSentence(file string, err error) string {
+	switch {
+	case errors.Is(err, ErrEmptyInput):
+		return fmt.Sprintf("%s is empty; give a transcript (a JSON array of entries) or the text of a reply.", file)
+	case errors.Is(err, ErrBinaryInput):
+		return fmt.Sprintf("%s is not a text file; give a transcript (a JSON array of entries) or the text of a reply.", file)
+	case errors.Is(err, ErrBadTranscript):
+		detail := err.Error()
+		if i := strings.LastIndex(detail, ErrBadTranscript.Error()+": "); i >= 0 {
+			detail = detail[i+len(ErrBadTranscript.Error())+2:]
+		} else {
+			detail = strings.TrimPrefix(detail, "decode input: ")
+			detail = strings.TrimPrefix(detail, "decode transcript: ")
+		}
+		return fmt.Sprintf("%s looks like a transcript but is not one (%s); export the transcript again as a JSON array of entries.", file, strings.TrimSuffix(detail, ": "+ErrBadTranscript.Error()))
+	}
+	return fmt.Sprintf("%s cannot be read: %v.", file, err)
+}
+
+func printHuman(w io.Writer, file string, in Input, phase Phase, res Result, reprompt string) {
+	if in.Transcript {
+		fmt.Fprintf(w, "%s: transcript with %d entries\n", file, len(in.Entries))
+	} else {
+		fmt.Fprintf(w, "%s: plain text, %d bytes\n", file, len(in.Text))
+	}
+	if phase != "" {
+		fmt.Fprintf(w, "asked for phase: %s\n", phase)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for i, r := range res.Responses {
+		fmt.Fprintf(w, "\nresponse %d of %d: ", i+1, len(res.Responses))
+		if r.Phase != "" {
+			fmt.Fprintf(w, "phase %s, ", r.Phase)
+		}
+		if r.Dialect != "" {
+			fmt.Fprintf(w, "%s dialect, ", r.Dialect)
+		}
+		if !r.Delimited {
+			fmt.Fprint(w, "without delimiters, ")
+		}
+		fmt.Fprintf(w, "%s (reply %d", r.Status, r.Source.Reply)
+		if r.Source.MessageID != "" {
+			fmt.Fprintf(w, ", message %s", r.Source.MessageID)
+		}
+		fmt.Fprintln(w, ")")
+		for _, rep := range r.Repairs {
+			fmt.Fprintf(w, "  repaired: %s\n", rep.Description())
+		}
+		if je := r.JSONError; je != nil {
+			fmt.Fprintf(w, "  invalid JSON at line %d, column %d: %s\n    near: %s\n", je.Line, je.Column, je.Message, je.Excerpt)
+		}
+		for _, is := range r.Errors {
+			fmt.Fprintf(w, "  error   %s\n", issueLine(is))
+		}
+		for _, is := range r.Warnings {
+			fmt.Fprintf(w, "  warning %s\n", issueLine(is))
+		}
+		if r.Data != nil {
+			out, err := json.MarshalIndent(r.Data, "  ", "  ")
+			if err == nil {
+				fmt.Fprintf(w, "  data: %s\n", out)
+			}
+		}
+	}
+	if fb := res.Fallback; fb != nil {
+		if fb.Detected {
+			fmt.Fprintf(w, "\nno structured answer; keywords suggest %s (confidence %.2f, unstructured)\n", fb.ProbablePhase, fb.Confidence)
+		} else {
+			fmt.Fprintln(w, "\nno structured answer, and no keywords matched")
+		}
+	}
+	if res.Failure == nil {
+		fmt.Fprintln(w, "\nresult: a valid answer was found")
+		return
+	}
+	fmt.Fprintf(w, "\nresult: no valid answer: %s\n\nre-prompt Baton would send:\n", res.Failure.Message)
+	for _, line := range strings.Split(reprompt, "\n") {
+		fmt.Fprintf(w, "  | %s\n", line)
+	}
+}
+
+func issueLine(is Issue) string {
+	if is.Path == "" {
+		return is.Message
+	}
+	return is.Path + ": " + is.Message
+}
