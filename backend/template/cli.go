@@ -1,0 +1,188 @@
+package template
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+)
+
+const cliUsage = `usage:
+  baton templates list                  list the system and custom templates
+  baton templates show ID [--resolved]  print a template as stored, or with inheritance applied
+  baton templates validate FILE         check a template file against the schema and its parents
+
+Custom templates live in %s.
+`
+
+// RunCLI runs "baton templates ARGS..." and returns the exit code: 0 on
+// success, 1 when the template is invalid or missing, 2 on a usage error.
+func RunCLI(args []string, stdout, stderr io.Writer) int {
+	dir, err := DefaultDir()
+	if err != nil {
+		fmt.Fprintf(stderr, "baton templates: %v. Set BATON_CONFIG_DIR to a folder Baton may use.\n", err)
+		return 1
+	}
+	return runCLI(dir, args, stdout, stderr)
+}
+
+func runCLI(dir string, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		w := stderr
+		code := 2
+		if len(args) > 0 {
+			w, code = stdout, 0
+		}
+		fmt.Fprintf(w, cliUsage, dir)
+		return code
+	}
+	// Keep the command quiet: only the answer goes to the terminal.
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	m, err := New(dir, Options{Logger: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "baton templates: %v.\n", err)
+		return 1
+	}
+	switch args[0] {
+	case "list":
+		if len(args) != 1 {
+			fmt.Fprintln(stderr, "baton templates list takes no arguments.")
+			return 2
+		}
+		return cliList(m, stdout, stderr)
+	case "show":
+		var id string
+		resolved := false
+		for _, a := range args[1:] {
+			switch {
+			case a == "--resolved" || a == "-resolved":
+				resolved = true
+			case strings.HasPrefix(a, "-"):
+				fmt.Fprintf(stderr, "baton templates show: unknown flag %s. Usage: baton templates show ID [--resolved]\n", a)
+				return 2
+			case id == "":
+				id = a
+			default:
+				fmt.Fprintln(stderr, "baton templates show takes one template id. Usage: baton templates show ID [--resolved]")
+				return 2
+			}
+		}
+		if id == "" {
+			fmt.Fprintln(stderr, "baton templates show needs a template id. Run \"baton templates list\" to see them.")
+			return 2
+		}
+		return cliShow(m, id, resolved, stdout, stderr)
+	case "validate":
+		if len(args) != 2 {
+			fmt.Fprintln(stderr, "baton templates validate needs exactly one file. Usage: baton templates validate FILE")
+			return 2
+		}
+		return cliValidate(m, args[1], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "baton templates: unknown command %q. Run \"baton templates help\" to see the commands.\n", args[0])
+	return 2
+}
+
+func cliList(m *Manager, stdout, stderr io.Writer) int {
+	list, err := m.List()
+	if err != nil {
+		fmt.Fprintf(stderr, "baton templates: %v.\n", err)
+		return 1
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tKIND\tEXTENDS\tSTATUS")
+	for _, t := range list {
+		kind := "custom"
+		if t.IsSystem {
+			kind = "system"
+		}
+		ext := t.Extends
+		if ext == "" {
+			ext = "-"
+		}
+		status := "ok"
+		if t.Error != "" {
+			status = "invalid: " + t.Error
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, kind, ext, status)
+	}
+	if err := tw.Flush(); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func cliShow(m *Manager, id string, resolved bool, stdout, stderr io.Writer) int {
+	if !resolved {
+		raw, err := m.Raw(id)
+		if err != nil {
+			return cliError(stderr, err)
+		}
+		_, _ = stdout.Write(raw)
+		return 0
+	}
+	r, err := m.Resolve(id)
+	if err != nil {
+		return cliError(stderr, err)
+	}
+	b, err := json.MarshalIndent(r.Template, "", "  ")
+	if err != nil {
+		fmt.Fprintf(stderr, "baton templates: %v.\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\n", b)
+	return 0
+}
+
+func cliValidate(m *Manager, file string, stdout, stderr io.Writer) int {
+	fi, err := os.Stat(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "baton templates: cannot read %s: %v.\n", file, errors.Unwrap(err))
+		return 1
+	}
+	if fi.Size() > MaxSize {
+		fmt.Fprintf(stderr, "%s is larger than %d bytes, too large for a template.\n", file, MaxSize)
+		return 1
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "baton templates: cannot read %s: %v.\n", file, err)
+		return 1
+	}
+	problems := m.Validate(data)
+	if len(problems) == 0 {
+		var head struct{ ID, Extends string }
+		_ = json.Unmarshal(data, &head)
+		if head.Extends != "" {
+			fmt.Fprintf(stdout, "%s is a valid template (id %q, extends %q).\n", file, head.ID, head.Extends)
+		} else {
+			fmt.Fprintf(stdout, "%s is a valid template (id %q).\n", file, head.ID)
+		}
+		return 0
+	}
+	fmt.Fprintf(stderr, "%s is not a valid template: %d %s.\n", file, len(problems), plural(len(problems), "problem", "problems"))
+	for _, p := range problems {
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "(document)"
+		}
+		fmt.Fprintf(stderr, "  %s: %s\n", ptr, p.Message)
+	}
+	return 1
+}
+
+func cliError(stderr io.Writer, err error) int {
+	msg := err.Error()
+	if errors.Is(err, ErrNotFound) {
+		msg += `; run "baton templates list" to see the templates`
+	}
+	fmt.Fprintf(stderr, "baton templates: %s.\n", msg)
+	for _, p := range Problems(err) {
+		fmt.Fprintf(stderr, "  %s\n", p)
+	}
+	return 1
+}
