@@ -1,0 +1,211 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The statuses the store accepts. The engine owns their meaning and the
+// transitions between them; the store refuses anything else.
+var (
+	runStatuses = map[string]bool{
+		"created": true, "analyzing": true, "planning": true, "confirming": true,
+		"spawning": true, "running": true, "aggregating": true, "verifying": true,
+		"completed": true, "paused": true, "cancelled": true, "error": true,
+	}
+	workerStatuses = map[string]bool{
+		"pending": true, "spawning": true, "running": true, "paused": true,
+		"completed": true, "failed": true, "timeout": true, "cancelled": true,
+		"awaiting_review": true, "rejected": true,
+	}
+	finishedRun = map[string]bool{"completed": true, "cancelled": true, "error": true}
+)
+
+// ValidRunStatus reports whether s is a run status the store accepts.
+func ValidRunStatus(s string) bool { return runStatuses[s] }
+
+// ValidWorkerStatus reports whether s is a worker status the store accepts.
+func ValidWorkerStatus(s string) bool { return workerStatuses[s] }
+
+// Finished reports whether a run in status s is over (completed, cancelled or
+// error).
+func Finished(s string) bool { return finishedRun[s] }
+
+// Run is one orchestration as stored and shown.
+type Run struct {
+	ID           string         `json:"id"`
+	TemplateID   string         `json:"templateId"`
+	TemplateName string         `json:"templateName"`
+	Cwd          string         `json:"cwd"`
+	Request      string         `json:"request"`
+	Variables    map[string]any `json:"variables"`
+	Status       string         `json:"status"`
+	// ResumeStatus is where a paused run returns to.
+	ResumeStatus  string `json:"resumeStatus,omitempty"`
+	Phase         string `json:"phase"`
+	MainSessionID string `json:"mainSessionId,omitempty"`
+	// Message is the latest note for the user, such as why a task list
+	// cannot be confirmed yet.
+	Message        string     `json:"message,omitempty"`
+	Error          string     `json:"error,omitempty"`
+	TasksTotal     int        `json:"tasksTotal"`
+	TasksCompleted int        `json:"tasksCompleted"`
+	TasksFailed    int        `json:"tasksFailed"`
+	TasksSkipped   int        `json:"tasksSkipped"`
+	InputTokens    int64      `json:"inputTokens"`
+	OutputTokens   int64      `json:"outputTokens"`
+	CostUSD        float64    `json:"costUsd"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	CompletedAt    *time.Time `json:"completedAt,omitempty"`
+
+	// Template is the resolved template the run uses, frozen at creation.
+	Template json.RawMessage `json:"-"`
+	// State is the engine's own bookkeeping (cursors, prompts asked).
+	State json.RawMessage `json:"-"`
+}
+
+// Task is one task of a run's plan.
+type Task struct {
+	RunID        string   `json:"runId"`
+	ID           string   `json:"id"`
+	Position     int      `json:"position"`
+	Title        string   `json:"title"`
+	Description  string   `json:"description"`
+	Scope        []string `json:"scope"`
+	Priority     int      `json:"priority"`
+	Dependencies []string `json:"dependencies"`
+	Complexity   string   `json:"complexity,omitempty"`
+	// Skipped is set when the user chose not to run the task.
+	Skipped bool `json:"skipped"`
+	// Definition is the task as the planner wrote it (protocol.Task).
+	Definition json.RawMessage `json:"definition,omitempty"`
+	// Skills are the ids of the skills matched to the task (seed 004).
+	Skills []string `json:"skills"`
+}
+
+// ToolStats counts a worker's tool calls by kind.
+type ToolStats struct {
+	Total  int `json:"total"`
+	Reads  int `json:"reads"`
+	Writes int `json:"writes"`
+	Edits  int `json:"edits"`
+	Bash   int `json:"bash"`
+	Search int `json:"search"`
+	Web    int `json:"web"`
+	Task   int `json:"task"`
+	Other  int `json:"other"`
+}
+
+// Permission is a tool call a worker is blocked on.
+type Permission struct {
+	RequestID string          `json:"requestId"`
+	ToolName  string          `json:"toolName"`
+	Input     json.RawMessage `json:"input,omitempty"`
+}
+
+// Worker is the session that runs one task (its latest attempt).
+type Worker struct {
+	RunID         string    `json:"runId"`
+	TaskID        string    `json:"taskId"`
+	SessionID     string    `json:"sessionId,omitempty"`
+	Status        string    `json:"status"`
+	RetryCount    int       `json:"retryCount"`
+	Progress      float64   `json:"progress"`
+	CurrentAction string    `json:"currentAction,omitempty"`
+	Tools         ToolStats `json:"tools"`
+	Summary       string    `json:"summary,omitempty"`
+	Output        string    `json:"output,omitempty"`
+	OutputFiles   []string  `json:"outputFiles"`
+	Error         string    `json:"error,omitempty"`
+	// Unstructured is set when completion was only guessed from keywords.
+	Unstructured bool `json:"unstructured"`
+	// Skipped is set when the task never ran (skipped by the user, or a
+	// dependency failed; Error says which).
+	Skipped bool        `json:"skipped"`
+	Waiting *Permission `json:"waiting,omitempty"`
+	// Questions the worker asked (clarification_needed, seed 003); the
+	// worker waits until they are answered.
+	Questions []string `json:"questions"`
+	// Conflicts the worker reported (conflict_detected, seed 003).
+	Conflicts      []string   `json:"conflicts"`
+	InputTokens    int64      `json:"inputTokens"`
+	OutputTokens   int64      `json:"outputTokens"`
+	CostUSD        float64    `json:"costUsd"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	CompletedAt    *time.Time `json:"completedAt,omitempty"`
+	LastActivityAt *time.Time `json:"lastActivityAt,omitempty"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+
+	// State is the engine's own bookkeeping (cursor, prompt position).
+	State json.RawMessage `json:"-"`
+}
+
+// PhaseAnswer is one answer (or failed attempt) of the main session.
+type PhaseAnswer struct {
+	ID        int64           `json:"id"`
+	RunID     string          `json:"runId"`
+	Phase     string          `json:"phase"`
+	Attempt   int             `json:"attempt"`
+	Status    string          `json:"status"` // valid, repaired, invalid, missing
+	Data      json.RawMessage `json:"data,omitempty"`
+	Repairs   []string        `json:"repairs"`
+	Errors    []string        `json:"errors"`
+	CreatedAt time.Time       `json:"createdAt"`
+}
+
+// Event is one event as it was sent to the UI.
+type Event struct {
+	ID        int64           `json:"id"`
+	RunID     string          `json:"runId"`
+	TaskID    string          `json:"taskId,omitempty"`
+	Name      string          `json:"name"`
+	Payload   json.RawMessage `json:"payload,omitempty"`
+	CreatedAt time.Time       `json:"createdAt"`
+}
+
+// Change is everything one step of the engine changed in a run. Commit
+// writes it in one transaction.
+type Change struct {
+	// Run replaces the stored run row (it must exist).
+	Run *Run
+	// Tasks are upserted; with ReplaceTasks, tasks (and workers) not listed
+	// are removed first.
+	Tasks        []Task
+	ReplaceTasks bool
+	// Workers are upserted; their task must exist.
+	Workers []Worker
+	Answers []PhaseAnswer
+	Events  []Event
+	// FinalReport, when set, is the run's final report (a JSON object). It
+	// comes only with a run row in a finished status and replaces any
+	// report stored before.
+	FinalReport json.RawMessage
+}
+
+// HistoryQuery selects runs for the history view.
+type HistoryQuery struct {
+	// Status keeps runs in any of these statuses (all when empty).
+	Status     []string `json:"status,omitempty"`
+	TemplateID string   `json:"templateId,omitempty"`
+	// Text keeps runs whose request holds every word (prefix match).
+	Text string `json:"text,omitempty"`
+	// From and To bound the creation time (inclusive, exclusive); zero
+	// means unbounded.
+	From time.Time `json:"from,omitempty"`
+	To   time.Time `json:"to,omitempty"`
+	// Limit is the page size (default 50, at most 500); Offset skips runs.
+	Limit  int `json:"limit,omitempty"`
+	Offset int `json:"offset,omitempty"`
+}
+
+// Page is one page of history, newest first.
+type Page struct {
+	Runs   []Run `json:"runs"`
+	Total  int   `json:"total"`
+	Limit  int   `json:"limit"`
+	Offset int   `json:"offset"`
+	// NextOffset is the Offset of the next page, or -1 when this is the last.
+	NextOffset int `json:"nextOffset"`
+}
