@@ -1,0 +1,46 @@
+// listen installs Baton's two listeners on LocalSessions: one on onOnEvent and
+// one on onOnToolPermissionRequest. Each forwards only {sessionId, kind} to Go
+// through the CDP binding named by the argument, never the content, and never
+// blocks. A second call with the same binding replaces the listeners of the
+// first, so there is never more than one of each per connection.
+function (binding) {
+  const key = Symbol.for('baton.listeners.' + binding);
+  const previous = globalThis[key];
+  if (Array.isArray(previous)) {
+    for (const off of previous) {
+      Promise.resolve(off).then((f) => { if (typeof f === 'function') f(); }).catch(() => {});
+    }
+  }
+  const ls = globalThis['claude.web'] && globalThis['claude.web'].LocalSessions;
+  const send = (sessionId, kind) => {
+    if (typeof sessionId !== 'string' || sessionId === '') return;
+    const f = globalThis[binding];
+    if (typeof f !== 'function') return;
+    try { f(JSON.stringify({ sessionId: sessionId, kind: kind })); } catch (e) { /* never throw into the app */ }
+  };
+  const offs = [];
+  const result = { events: false, permissions: false };
+  if (ls && typeof ls.onOnEvent === 'function') {
+    offs.push(ls.onOnEvent((ev) => {
+      if (!ev || typeof ev !== 'object') return;
+      if (ev.type === 'message') {
+        const t = ev.message && ev.message.type;
+        if (t === 'stream_event') return;
+        send(ev.sessionId, t === 'result' ? 'result' : 'message');
+      } else if (ev.type === 'session_updated') {
+        send(ev.sessionId || (ev.session && ev.session.sessionId), 'updated');
+      } else if (ev.sessionId) {
+        send(ev.sessionId, 'updated');
+      }
+    }));
+    result.events = true;
+  }
+  if (ls && typeof ls.onOnToolPermissionRequest === 'function') {
+    offs.push(ls.onOnToolPermissionRequest((req) => {
+      if (req && typeof req === 'object') send(req.sessionId, 'permission');
+    }));
+    result.permissions = true;
+  }
+  Object.defineProperty(globalThis, key, { value: offs, configurable: true, enumerable: false, writable: true });
+  return result;
+}

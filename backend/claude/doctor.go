@@ -1,0 +1,234 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/baton-app/baton/backend/chrome"
+)
+
+// DoctorOptions say what to check.
+type DoctorOptions struct {
+	Endpoint     string
+	AllowRemote  bool
+	PagePatterns []string
+	ChromePath   string
+	// GOOS chooses the platform of the advice; runtime.GOOS when empty.
+	GOOS string
+}
+
+// MethodStatus is one LocalSessions method and whether the page has it.
+type MethodStatus struct {
+	Name     string `json:"name"`
+	Present  bool   `json:"present"`
+	Required bool   `json:"required"`
+}
+
+// Check is one line of the report. Fix is one sentence saying how to fix a
+// failed check.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Report is what "baton doctor" prints and the Settings view's "Test
+// connection" shows.
+type Report struct {
+	ChromePath    string         `json:"chromePath"`
+	ChromeVersion string         `json:"chromeVersion"`
+	Endpoint      string         `json:"endpoint"`
+	Browser       string         `json:"browser"`
+	Page          string         `json:"page"`
+	AppVersion    string         `json:"appVersion"`
+	Methods       []MethodStatus `json:"methods"`
+	Checks        []Check        `json:"checks"`
+	// OK is true when the endpoint, the page and every required method
+	// are there (a missing local Chrome does not matter for Claude
+	// Desktop).
+	OK bool `json:"ok"`
+}
+
+// StartAdvice is the sentence that says how to start Claude Desktop with
+// its DevTools port on goos.
+func StartAdvice(goos, port string) string {
+	if port == "" {
+		port = "9222"
+	}
+	switch goos {
+	case "darwin":
+		return fmt.Sprintf("Quit Claude Desktop fully (Cmd+Q), then start it with: open -a Claude --args --remote-debugging-port=%s", port)
+	case "windows":
+		return fmt.Sprintf("Quit Claude Desktop fully (also from the tray), then start it with: claude.exe --remote-debugging-port=%s", port)
+	default:
+		return fmt.Sprintf("Quit Claude Desktop fully, then start its binary with --remote-debugging-port=%s (or run \"baton sim --port %s\" to use the simulator instead)", port, port)
+	}
+}
+
+// Diagnose checks the browser, the endpoint, the page and the LocalSessions
+// methods. It never fails: every problem is a failed Check with a Fix.
+func Diagnose(ctx context.Context, opts DoctorOptions) Report {
+	goos := opts.GOOS
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	var r Report
+
+	// The local browser (needed for the simulator, not for Claude Desktop).
+	if p, err := chrome.FindChrome(opts.ChromePath); err != nil {
+		r.Checks = append(r.Checks, Check{Name: "chrome", Detail: err.Error(),
+			Fix: "Install Chromium or Google Chrome, or set its path in Settings or in BATON_CHROME; it is only needed for the simulator."})
+	} else {
+		r.ChromePath = p
+		v, err := chrome.BrowserVersion(ctx, p)
+		if err != nil {
+			r.Checks = append(r.Checks, Check{Name: "chrome", Detail: err.Error(), Fix: "Check that " + p + " is a working Chrome or Chromium, or choose another in Settings."})
+		} else {
+			r.ChromeVersion = v
+			r.Checks = append(r.Checks, Check{Name: "chrome", OK: true, Detail: v + " at " + p})
+		}
+	}
+
+	u, err := chrome.ParseEndpoint(opts.Endpoint, opts.AllowRemote)
+	if err != nil {
+		fix := "Use an endpoint such as http://127.0.0.1:9222."
+		if errors.Is(err, chrome.ErrRemoteEndpoint) {
+			fix = "Use a 127.0.0.1 endpoint, or turn on the warned setting that allows remote endpoints (anyone who reaches the port controls the app)."
+		}
+		r.Checks = append(r.Checks, Check{Name: "endpoint", Detail: err.Error(), Fix: fix})
+		return r
+	}
+	r.Endpoint = u.String()
+	port := u.Port()
+	v, err := chrome.Version(ctx, u)
+	if err != nil {
+		r.Checks = append(r.Checks, Check{Name: "endpoint", Detail: err.Error(), Fix: "Nothing answers at " + r.Endpoint + ". " + StartAdvice(goos, port) + "."})
+		return r
+	}
+	r.Browser = v.Browser
+	r.Checks = append(r.Checks, Check{Name: "endpoint", OK: true, Detail: r.Endpoint + " answers (" + v.Browser + ")"})
+
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	conn, err := chrome.Connect(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns, ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fix := "Open the main Claude window, or adjust the page pattern in Settings."
+		if !errors.Is(err, chrome.ErrNoPage) {
+			fix = "Check that the endpoint belongs to Claude Desktop. " + StartAdvice(goos, port) + "."
+		}
+		r.Checks = append(r.Checks, Check{Name: "page", Detail: err.Error(), Fix: fix})
+		return r
+	}
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		_ = conn.Close(sctx)
+	}()
+	p := conn.Probe()
+	r.Page = conn.Status().Page
+	r.AppVersion = p.Version
+	if !p.Present {
+		r.Checks = append(r.Checks, Check{Name: "page", Detail: "page " + r.Page + " has no window['claude.web'].LocalSessions",
+			Fix: "Update Claude Desktop to a version with Claude Code sessions, and open its main window."})
+		return r
+	}
+	r.Checks = append(r.Checks, Check{Name: "page", OK: true, Detail: r.Page})
+	var missing []string
+	for _, m := range RequiredMethods {
+		r.Methods = append(r.Methods, MethodStatus{Name: m, Present: p.Has(m), Required: true})
+		if !p.Has(m) {
+			missing = append(missing, m)
+		}
+	}
+	for _, m := range OptionalMethods {
+		r.Methods = append(r.Methods, MethodStatus{Name: m, Present: p.Has(m)})
+	}
+	if len(missing) > 0 {
+		r.Checks = append(r.Checks, Check{Name: "methods", Detail: "missing: " + strings.Join(missing, ", "),
+			Fix: "This Claude Desktop version (" + p.Version + ") lacks methods Baton needs; update Claude Desktop or Baton."})
+		return r
+	}
+	var opt []string
+	for _, m := range OptionalMethods {
+		if !p.Has(m) {
+			opt = append(opt, m)
+		}
+	}
+	detail := "all methods present"
+	if len(opt) > 0 {
+		detail = "required methods present; optional missing: " + strings.Join(opt, ", ")
+		if slices.Contains(opt, "onOnEvent") {
+			detail += " (Baton will poll instead of being notified)"
+		}
+	}
+	r.Checks = append(r.Checks, Check{Name: "methods", OK: true, Detail: detail})
+	r.OK = true
+	return r
+}
+
+// Print writes the report for a person.
+func (r Report) Print(w io.Writer) {
+	for _, c := range r.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "%s %-9s %s\n", mark, c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(w, "     fix: %s\n", c.Fix)
+		}
+	}
+	if len(r.Methods) > 0 {
+		fmt.Fprintln(w, "LocalSessions methods:")
+		for _, m := range r.Methods {
+			state := "present"
+			if !m.Present {
+				state = "missing"
+			}
+			kind := "optional"
+			if m.Required {
+				kind = "required"
+			}
+			fmt.Fprintf(w, "  %-26s %s (%s)\n", m.Name, state, kind)
+		}
+	}
+}
+
+// RunDoctor is "baton doctor [--cdp URL]".
+func RunDoctor(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cdpURL := fs.String("cdp", chrome.DefaultEndpoint, "DevTools endpoint of Claude Desktop (or of \"baton sim\")")
+	chromePath := fs.String("chrome", "", "path of Chrome or Chromium to check")
+	pattern := fs.String("page", "", "page URL pattern (default: "+strings.Join(chrome.DefaultPagePatterns, ", ")+")")
+	allowRemote := fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "baton doctor takes no arguments besides its flags; run \"baton help doctor\".")
+		return 2
+	}
+	var patterns []string
+	if *pattern != "" {
+		patterns = []string{*pattern}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r := Diagnose(ctx, DoctorOptions{Endpoint: *cdpURL, ChromePath: *chromePath, PagePatterns: patterns, AllowRemote: *allowRemote})
+	r.Print(stdout)
+	if !r.OK {
+		return 1
+	}
+	fmt.Fprintln(stdout, "Baton can drive the sessions at "+r.Endpoint+".")
+	return 0
+}

@@ -1,0 +1,473 @@
+// Package claude is the LocalSessions adapter: it implements
+// engine.SessionHost (and engine.SessionBrowser) over a CDP connection to
+// Claude Desktop's window['claude.web'].LocalSessions, or to the
+// simulator's page that imitates it.
+package claude
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/baton-app/baton/backend/chrome"
+	"github.com/baton-app/baton/backend/engine"
+)
+
+//go:embed js/*.js
+var scripts embed.FS
+
+func script(name string) string {
+	b, err := scripts.ReadFile("js/" + name)
+	if err != nil {
+		panic("claude: missing embedded script " + name) // a build error, not a runtime one
+	}
+	return string(b)
+}
+
+var (
+	startJS   = script("start.js")
+	sendJS    = script("send.js")
+	readJS    = script("read.js")
+	sessionJS = script("session.js")
+	listJS    = script("list.js")
+	invokeJS  = script("invoke.js")
+)
+
+// RequiredMethods are the LocalSessions methods without which the adapter
+// cannot work; New fails naming the first one missing.
+var RequiredMethods = []string{"getAll", "getSession", "start", "sendMessage", "getTranscript"}
+
+// OptionalMethods are used when present; a call that needs a missing one
+// fails with a *MissingMethodError.
+var OptionalMethods = []string{"interrupt", "archive", "respondToToolPermission", "onOnEvent", "onOnToolPermissionRequest", "stop", "unarchive", "setModel", "setPermissionMode"}
+
+// Sentinel errors.
+var (
+	// ErrNoSession is returned for a session id the host does not know. It
+	// is the engine's sentinel, so a worker whose session never started is
+	// restarted at once under the same id.
+	ErrNoSession = engine.ErrNoSession
+	// ErrNotDelivered is returned when a sent message did not appear in
+	// the session's transcript in time.
+	ErrNotDelivered = errors.New("message did not reach the session")
+	// ErrMissingMethod is matched by every *MissingMethodError.
+	ErrMissingMethod = errors.New("missing LocalSessions method")
+)
+
+// MissingMethodError names a LocalSessions method the page lacks.
+type MissingMethodError struct {
+	Method  string
+	Version string
+}
+
+func (e *MissingMethodError) Error() string {
+	if e.Method == "" {
+		return fmt.Sprintf("the page has no window['claude.web'].LocalSessions (app %s)", e.Version)
+	}
+	return fmt.Sprintf("LocalSessions.%s is missing in this app version (%s)", e.Method, e.Version)
+}
+
+func (e *MissingMethodError) Unwrap() error { return ErrMissingMethod }
+
+// Options tune the adapter.
+type Options struct {
+	// SendTimeout bounds the wait for a sent message to appear in the
+	// transcript; 30s when zero.
+	SendTimeout time.Duration
+	// ReadLimit is the most entries one Read returns; 2000 when zero.
+	ReadLimit int
+	// Logger; slog.Default when nil.
+	Logger *slog.Logger
+}
+
+// Host is the LocalSessions adapter.
+type Host struct {
+	conn    *chrome.Conn
+	owned   bool
+	after   func(context.Context) error // stops what StartSimulator started
+	opts    Options
+	log     *slog.Logger
+	notices chan engine.Notice
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var (
+	_ engine.SessionHost    = (*Host)(nil)
+	_ engine.SessionBrowser = (*Host)(nil)
+)
+
+// New makes the adapter over an open connection and checks that the page
+// has every required method. The caller keeps ownership of conn.
+func New(conn *chrome.Conn, opts Options) (*Host, error) {
+	p := conn.Probe()
+	if !p.Present {
+		return nil, &MissingMethodError{Version: p.Version}
+	}
+	for _, m := range RequiredMethods {
+		if !p.Has(m) {
+			return nil, &MissingMethodError{Method: m, Version: p.Version}
+		}
+	}
+	if opts.SendTimeout <= 0 {
+		opts.SendTimeout = 30 * time.Second
+	}
+	if opts.ReadLimit <= 0 {
+		opts.ReadLimit = 2000
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	h := &Host{conn: conn, opts: opts, log: log.With("component", "claude"), notices: make(chan engine.Notice, 64)}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.wg.Go(h.forward)
+	return h, nil
+}
+
+// Dial connects to the endpoint of cfg and makes the adapter, which then
+// owns the connection and closes it in Close.
+func Dial(ctx context.Context, cfg chrome.Config, opts Options) (*Host, error) {
+	conn, err := chrome.Connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	h, err := New(conn, opts)
+	if err != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return nil, errors.Join(err, conn.Close(cctx))
+	}
+	h.owned = true
+	return h, nil
+}
+
+// Conn returns the underlying connection (for its status and traffic).
+func (h *Host) Conn() *chrome.Conn { return h.conn }
+
+// Close stops forwarding notices and, when Dial made the connection,
+// closes it.
+func (h *Host) Close(ctx context.Context) error {
+	h.cancel()
+	done := make(chan struct{})
+	go func() { h.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	var err error
+	if h.owned {
+		err = h.conn.Close(ctx)
+	}
+	if h.after != nil {
+		err = errors.Join(err, h.after(ctx))
+	}
+	return err
+}
+
+func (h *Host) forward() {
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case n := <-h.conn.Notices():
+			select {
+			case h.notices <- engine.Notice{SessionID: engine.SessionID(n.SessionID), Kind: engine.NoticeKind(n.Kind)}:
+			case <-h.ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// Notices implements engine.SessionHost.
+func (h *Host) Notices() <-chan engine.Notice { return h.notices }
+
+// call runs one embedded function and maps page errors.
+func (h *Host) call(ctx context.Context, fn string, out any, args ...any) error {
+	raw, err := h.conn.Call(ctx, fn, args...)
+	if err != nil {
+		return h.mapErr(err)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decode page answer: %w", err)
+	}
+	return nil
+}
+
+// callIdempotent retries a call that a page reload, a closed page or a lost
+// browser interrupted (the connection reattaches in between).
+func (h *Host) callIdempotent(ctx context.Context, fn string, out any, args ...any) error {
+	var err error
+	for range 5 {
+		err = h.call(ctx, fn, out, args...)
+		if !errors.Is(err, chrome.ErrContextLost) && !errors.Is(err, chrome.ErrConnectionLost) {
+			return err
+		}
+	}
+	return err
+}
+
+func (h *Host) mapErr(err error) error {
+	var js *chrome.JSError
+	if errors.As(err, &js) {
+		switch {
+		case js.Message == "missing LocalSessions":
+			return &MissingMethodError{Version: h.conn.Probe().Version}
+		case strings.HasPrefix(js.Message, "missing method: "):
+			return &MissingMethodError{Method: strings.TrimPrefix(js.Message, "missing method: "), Version: h.conn.Probe().Version}
+		}
+	}
+	return err
+}
+
+// Start implements engine.SessionHost. The id is passed as sessionId: the
+// chosen opts.ID, or a new "local_<uuid>" (so a start interrupted by a page
+// reload can be found again); when the app ignores it, the id it chose is
+// returned.
+func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.SessionID, error) {
+	if opts.Cwd == "" || opts.Message == "" {
+		return "", errors.New("start session: cwd and message are required")
+	}
+	if opts.ID == "" {
+		// Choose the id in the app's own format, so a start that a page
+		// reload interrupts can be found again.
+		opts.ID = engine.SessionID("local_" + newUUID())
+	}
+	info := map[string]string{"cwd": opts.Cwd, "message": opts.Message}
+	for k, v := range map[string]string{"title": opts.Title, "sessionId": string(opts.ID), "model": opts.Model, "permissionMode": opts.PermissionMode} {
+		if v != "" {
+			info[k] = v
+		}
+	}
+	var id string
+	err := h.call(ctx, startJS, &id, info)
+	if errors.Is(err, chrome.ErrContextLost) || errors.Is(err, chrome.ErrConnectionLost) {
+		// the page reloaded during start: the session may exist anyway
+		if _, serr := h.Session(ctx, opts.ID); serr == nil {
+			return opts.ID, nil
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("start session: %w", err)
+	}
+	if opts.ID != "" && engine.SessionID(id) != opts.ID {
+		h.log.Warn("the app chose its own session id", "asked", opts.ID, "got", id)
+	}
+	return engine.SessionID(id), nil
+}
+
+// Send implements engine.SessionHost: it returns once the message is in
+// this session's transcript, or ErrNotDelivered.
+func (h *Host) Send(ctx context.Context, id engine.SessionID, text string) error {
+	if text == "" {
+		return errors.New("send: message is empty")
+	}
+	var res struct {
+		Landed bool `json:"landed"`
+		Index  int  `json:"index"`
+	}
+	if err := h.call(ctx, sendJS, &res, string(id), text, h.opts.SendTimeout.Milliseconds()); err != nil {
+		return fmt.Errorf("send to %s: %w", id, err)
+	}
+	if !res.Landed {
+		return fmt.Errorf("send to %s: %w within %s", id, ErrNotDelivered, h.opts.SendTimeout)
+	}
+	return nil
+}
+
+// Read implements engine.SessionHost. At most Options.ReadLimit entries come
+// back; Next.Index < Total means more are waiting.
+func (h *Host) Read(ctx context.Context, id engine.SessionID, cursor engine.Cursor) (engine.Batch, error) {
+	var res struct {
+		Entries []json.RawMessage `json:"entries"`
+		Total   int               `json:"total"`
+		Index   int               `json:"index"`
+		UUID    string            `json:"uuid"`
+		Reset   bool              `json:"reset"`
+	}
+	if err := h.callIdempotent(ctx, readJS, &res, string(id), cursor.Index, cursor.UUID, h.opts.ReadLimit); err != nil {
+		return engine.Batch{}, fmt.Errorf("read %s: %w", id, err)
+	}
+	if res.Entries == nil {
+		res.Entries = []json.RawMessage{}
+	}
+	return engine.Batch{Entries: res.Entries, Next: engine.Cursor{Index: res.Index, UUID: res.UUID}, Total: res.Total, Reset: res.Reset}, nil
+}
+
+// sessionObject is the page's session shape.
+type sessionObject struct {
+	SessionID      string          `json:"sessionId"`
+	Title          string          `json:"title"`
+	Cwd            string          `json:"cwd"`
+	Model          string          `json:"model"`
+	PermissionMode string          `json:"permissionMode"`
+	IsRunning      bool            `json:"isRunning"`
+	TurnRunning    *bool           `json:"turnRunning"`
+	IsArchived     bool            `json:"isArchived"`
+	CreatedAt      float64         `json:"createdAt"`
+	LastActivityAt float64         `json:"lastActivityAt"`
+	Pending        []pendingObject `json:"pendingToolPermissions"`
+}
+
+type pendingObject struct {
+	RequestID   string          `json:"requestId"`
+	ToolName    string          `json:"toolName"`
+	Input       json.RawMessage `json:"input"`
+	Suggestions json.RawMessage `json:"suggestions"`
+}
+
+func (o sessionObject) info() engine.SessionInfo {
+	si := engine.SessionInfo{
+		ID: engine.SessionID(o.SessionID), Title: o.Title, Cwd: o.Cwd, Model: o.Model, PermissionMode: o.PermissionMode,
+		Running: o.IsRunning, Archived: o.IsArchived, Hidden: engine.IsHidden(engine.SessionID(o.SessionID), o.Title),
+		Pending: []engine.PermissionRequest{},
+	}
+	// turnRunning is preferred; without it, a live process counts as busy.
+	if o.TurnRunning != nil {
+		si.TurnRunning = *o.TurnRunning
+	} else {
+		si.TurnRunning = o.IsRunning
+	}
+	if o.CreatedAt > 0 {
+		si.CreatedAt = time.UnixMilli(int64(o.CreatedAt))
+	}
+	if o.LastActivityAt > 0 {
+		si.LastActivityAt = time.UnixMilli(int64(o.LastActivityAt))
+	}
+	for _, p := range o.Pending {
+		si.Pending = append(si.Pending, engine.PermissionRequest{RequestID: p.RequestID, SessionID: si.ID, ToolName: p.ToolName, Input: p.Input, Suggestions: p.Suggestions})
+	}
+	return si
+}
+
+// Session implements engine.SessionHost.
+func (h *Host) Session(ctx context.Context, id engine.SessionID) (engine.SessionInfo, error) {
+	var o *sessionObject
+	if err := h.callIdempotent(ctx, sessionJS, &o, string(id)); err != nil {
+		return engine.SessionInfo{}, fmt.Errorf("session %s: %w", id, err)
+	}
+	if o == nil {
+		return engine.SessionInfo{}, fmt.Errorf("session %s: %w", id, ErrNoSession)
+	}
+	return o.info(), nil
+}
+
+// List implements engine.SessionBrowser.
+func (h *Host) List(ctx context.Context, includeHidden bool) ([]engine.SessionInfo, error) {
+	var objs []sessionObject
+	if err := h.callIdempotent(ctx, listJS, &objs, includeHidden); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out := make([]engine.SessionInfo, 0, len(objs))
+	for _, o := range objs {
+		si := o.info()
+		if si.Hidden && !includeHidden {
+			continue
+		}
+		out = append(out, si)
+	}
+	return out, nil
+}
+
+// Pending returns the permission requests waiting in every session (hidden
+// ones included: a worker blocked on a permission must be answerable).
+func (h *Host) Pending(ctx context.Context) ([]engine.PermissionRequest, error) {
+	all, err := h.List(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	var out []engine.PermissionRequest
+	for _, s := range all {
+		out = append(out, s.Pending...)
+	}
+	return out, nil
+}
+
+// RespondPermission implements engine.SessionBrowser. updatedInput is
+// passed as the third argument only when given.
+func (h *Host) RespondPermission(ctx context.Context, requestID string, decision engine.PermissionDecision, updatedInput json.RawMessage) error {
+	if !decision.Valid() {
+		return fmt.Errorf("respond to %s: unknown decision %q", requestID, decision)
+	}
+	args := []any{requestID, string(decision)}
+	if len(updatedInput) > 0 {
+		args = append(args, updatedInput)
+	}
+	if err := h.call(ctx, invokeJS, nil, "respondToToolPermission", args); err != nil {
+		return fmt.Errorf("respond to %s: %w", requestID, err)
+	}
+	return nil
+}
+
+// Interrupt implements engine.SessionHost.
+func (h *Host) Interrupt(ctx context.Context, id engine.SessionID) error {
+	if err := h.call(ctx, invokeJS, nil, "interrupt", []any{string(id)}); err != nil {
+		return fmt.Errorf("interrupt %s: %w", id, err)
+	}
+	return nil
+}
+
+// Archive implements engine.SessionHost.
+func (h *Host) Archive(ctx context.Context, id engine.SessionID) error {
+	if err := h.call(ctx, invokeJS, nil, "archive", []any{string(id)}); err != nil {
+		return fmt.Errorf("archive %s: %w", id, err)
+	}
+	return nil
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// Unarchive shows an archived session again.
+func (h *Host) Unarchive(ctx context.Context, id engine.SessionID) error {
+	return h.invoke(ctx, "unarchive", string(id))
+}
+
+// Stop stops the session's process (Running becomes false).
+func (h *Host) Stop(ctx context.Context, id engine.SessionID) error {
+	return h.invoke(ctx, "stop", string(id))
+}
+
+// SetModel changes the model of the session.
+func (h *Host) SetModel(ctx context.Context, id engine.SessionID, model string) error {
+	return h.invoke(ctx, "setModel", string(id), model)
+}
+
+// SetPermissionMode changes the permission mode of the session: default,
+// acceptEdits, plan or bypassPermissions.
+func (h *Host) SetPermissionMode(ctx context.Context, id engine.SessionID, mode string) error {
+	switch mode {
+	case "default", "acceptEdits", "plan", "bypassPermissions":
+	default:
+		return fmt.Errorf("set permission mode of %s: unknown mode %q", id, mode)
+	}
+	return h.invoke(ctx, "setPermissionMode", string(id), mode)
+}
+
+func (h *Host) invoke(ctx context.Context, method string, args ...any) error {
+	if err := h.call(ctx, invokeJS, nil, method, args); err != nil {
+		return fmt.Errorf("%s %v: %w", method, args[0], err)
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+package store
+
+// Store keeps things.
+type Store struct{}

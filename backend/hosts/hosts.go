@@ -1,0 +1,405 @@
+// Package hosts keeps Baton's one connection to a session host, as the
+// settings choose it: the embedded simulator (started in-process with its
+// own headless Chromium) or Claude Desktop (attached over its CDP endpoint).
+// It connects lazily, on first use, and publishes the connection status.
+package hosts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/baton-app/baton/backend/chrome"
+	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/settings"
+	"github.com/baton-app/baton/backend/simulator"
+)
+
+// EventStatus carries a Status to the frontend whenever it changes.
+const EventStatus = "host:status"
+
+// State of the connection to the host.
+type State string
+
+const (
+	StateIdle         State = "idle" // not connected yet: connects on first use
+	StateConnecting   State = "connecting"
+	StateConnected    State = "connected"
+	StateReconnecting State = "reconnecting"
+	StateDisconnected State = "disconnected"
+)
+
+// Status describes the connection for the frontend.
+type Status struct {
+	Host     settings.Host `json:"host"`
+	Label    string        `json:"label"`
+	State    State         `json:"state"`
+	Reason   string        `json:"reason,omitempty"`
+	Endpoint string        `json:"endpoint,omitempty"`
+	Page     string        `json:"page,omitempty"`
+}
+
+// Label is how the UI names a host.
+func Label(h settings.Host) string {
+	if h == settings.HostDesktop {
+		return "Claude Desktop"
+	}
+	return "Simulator — no AI"
+}
+
+// ErrClosed is returned after Shutdown.
+var ErrClosed = errors.New("session host connection is shut down")
+
+// Options are the dependencies of a Manager.
+type Options struct {
+	// Emit receives EventStatus; may be nil.
+	Emit func(name string, payload any)
+	// Logger; slog.Default when nil.
+	Logger *slog.Logger
+	// SimulatorSpeed divides the simulated agent's delays; 1 when zero.
+	SimulatorSpeed float64
+	// SimulatorScenario is the simulator's default scenario; "happy" when empty.
+	SimulatorScenario string
+}
+
+// Manager owns the connection. It is safe for concurrent use. It is itself
+// an engine.SessionHost: each call goes to the host in use, connecting first
+// when needed, and the notices of whichever host is connected arrive on one
+// channel, so the engine keeps working across a reconnect.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+
+	connect sync.Mutex // serializes connecting and disconnecting
+
+	mu     sync.Mutex
+	cfg    settings.Settings
+	host   *claude.Host
+	sim    *simulator.Instance
+	status Status
+	closed bool
+
+	notices     chan engine.Notice
+	stopForward context.CancelFunc
+	forwarding  sync.WaitGroup
+}
+
+var (
+	_ engine.SessionHost    = (*Manager)(nil)
+	_ engine.SessionBrowser = (*Manager)(nil)
+)
+
+// New returns a Manager for the host that cfg chooses; nothing is started.
+func New(cfg settings.Settings, opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	m := &Manager{opts: opts, log: opts.Logger.With("component", "hosts"), cfg: cfg, notices: make(chan engine.Notice, 256)}
+	m.status = Status{Host: cfg.Host, Label: Label(cfg.Host), State: StateIdle}
+	return m
+}
+
+// Status returns the current connection status.
+func (m *Manager) Status() Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.status
+}
+
+func (m *Manager) setStatus(s Status) {
+	m.mu.Lock()
+	s.Host, s.Label = m.cfg.Host, Label(m.cfg.Host)
+	changed := s != m.status
+	m.status = s
+	m.mu.Unlock()
+	if changed && m.opts.Emit != nil {
+		m.opts.Emit(EventStatus, s)
+	}
+}
+
+// ConnectionChanged reports whether moving from a to b needs a new connection.
+func ConnectionChanged(a, b settings.Settings) bool {
+	return a.Host != b.Host || a.CDPEndpoint != b.CDPEndpoint || a.AllowRemoteCDP != b.AllowRemoteCDP ||
+		a.PagePattern != b.PagePattern || a.ChromePath != b.ChromePath || a.Headless != b.Headless ||
+		a.PollIntervalMs != b.PollIntervalMs
+}
+
+// Configure applies new settings. When they change how Baton connects, the
+// current connection is closed; the next use connects with the new ones.
+func (m *Manager) Configure(ctx context.Context, cfg settings.Settings) error {
+	m.connect.Lock()
+	defer m.connect.Unlock()
+	m.mu.Lock()
+	old := m.cfg
+	m.cfg = cfg
+	m.mu.Unlock()
+	if !ConnectionChanged(old, cfg) {
+		return nil
+	}
+	err := m.disconnectLocked(ctx)
+	m.setStatus(Status{State: StateIdle})
+	return err
+}
+
+// Host returns the connected adapter, connecting first if needed.
+func (m *Manager) Host(ctx context.Context) (*claude.Host, error) {
+	m.connect.Lock()
+	defer m.connect.Unlock()
+	m.mu.Lock()
+	host, cfg, closed := m.host, m.cfg, m.closed
+	m.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if host != nil {
+		return host, nil
+	}
+	m.setStatus(Status{State: StateConnecting})
+	host, sim, err := m.dial(ctx, cfg)
+	if err != nil {
+		m.setStatus(Status{State: StateDisconnected, Reason: err.Error()})
+		return nil, err
+	}
+	fctx, stop := context.WithCancel(context.Background())
+	m.mu.Lock()
+	m.host, m.sim, m.stopForward = host, sim, stop
+	m.mu.Unlock()
+	m.forwarding.Add(1)
+	go m.forward(fctx, host.Notices())
+	st := host.Conn().Status()
+	m.setStatus(Status{State: StateConnected, Endpoint: host.Conn().Endpoint(), Page: st.Page})
+	return host, nil
+}
+
+func (m *Manager) dial(ctx context.Context, cfg settings.Settings) (*claude.Host, *simulator.Instance, error) {
+	ccfg := chrome.Config{
+		Endpoint:     cfg.CDPEndpoint,
+		AllowRemote:  cfg.AllowRemoteCDP,
+		PagePatterns: pagePatterns(cfg),
+		PollInterval: time.Duration(cfg.PollIntervalMs) * time.Millisecond,
+		Logger:       m.opts.Logger,
+		OnStatus:     m.onConnStatus,
+	}
+	var sim *simulator.Instance
+	if cfg.Host == settings.HostSimulator {
+		var err error
+		sim, err = simulator.Launch(ctx, simulator.InstanceOptions{
+			Simulator:  simulator.Options{Speed: m.opts.SimulatorSpeed, Scenario: m.opts.SimulatorScenario, Logger: m.opts.Logger},
+			ChromePath: cfg.ChromePath,
+			Headed:     !cfg.Headless,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("start the simulator: %w", err)
+		}
+		ccfg.Endpoint, ccfg.AllowRemote = sim.Endpoint(), false
+		ccfg.PagePatterns = []string{sim.PagePattern()}
+	}
+	host, err := claude.Dial(ctx, ccfg, claude.Options{Logger: m.opts.Logger})
+	if err != nil {
+		if sim != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err = errors.Join(err, sim.Shutdown(sctx))
+		}
+		return nil, nil, err
+	}
+	return host, sim, nil
+}
+
+// pagePatterns is the user's page pattern, or nil for the usual ones.
+func pagePatterns(cfg settings.Settings) []string {
+	if p := strings.TrimSpace(cfg.PagePattern); p != "" {
+		return []string{p}
+	}
+	return nil
+}
+
+// onConnStatus follows the CDP connection's own status (reconnects).
+func (m *Manager) onConnStatus(s chrome.Status) {
+	m.mu.Lock()
+	connected := m.host != nil
+	endpoint := ""
+	if m.host != nil {
+		endpoint = m.host.Conn().Endpoint()
+	}
+	m.mu.Unlock()
+	if !connected {
+		return // the first connect reports its own outcome
+	}
+	state := StateDisconnected
+	switch s.State {
+	case chrome.Connected:
+		state = StateConnected
+	case chrome.Reconnecting:
+		state = StateReconnecting
+	}
+	m.setStatus(Status{State: state, Reason: s.Reason, Endpoint: endpoint, Page: s.Page})
+}
+
+// forward passes the notices of one connected host on until it is dropped.
+func (m *Manager) forward(ctx context.Context, in <-chan engine.Notice) {
+	defer m.forwarding.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case n, ok := <-in:
+			if !ok {
+				return
+			}
+			select {
+			case m.notices <- n:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+func (m *Manager) disconnectLocked(ctx context.Context) error {
+	m.mu.Lock()
+	host, sim, stop := m.host, m.sim, m.stopForward
+	m.host, m.sim, m.stopForward = nil, nil, nil
+	m.mu.Unlock()
+	if stop != nil {
+		stop()
+		m.forwarding.Wait()
+	}
+	var errs []error
+	if host != nil {
+		errs = append(errs, host.Close(ctx))
+	}
+	if sim != nil {
+		errs = append(errs, sim.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// Diagnose checks the host that cfg chooses, as "baton doctor" does,
+// without changing the connection in use: Claude Desktop is probed at cfg's
+// endpoint; the simulator is the one this Manager runs (it connects first,
+// so the report shows its page).
+func (m *Manager) Diagnose(ctx context.Context, cfg settings.Settings) claude.Report {
+	opts := claude.DoctorOptions{
+		Endpoint:     cfg.CDPEndpoint,
+		AllowRemote:  cfg.AllowRemoteCDP,
+		PagePatterns: pagePatterns(cfg),
+		ChromePath:   cfg.ChromePath,
+	}
+	if cfg.Host == settings.HostSimulator {
+		m.mu.Lock()
+		running := m.cfg.Host == settings.HostSimulator
+		m.mu.Unlock()
+		if !running {
+			return claude.Report{Checks: []claude.Check{{
+				Name:   "Simulator",
+				Detail: "the simulator is not the host in use",
+				Fix:    "Save the settings with Simulator as the host, then test the connection.",
+			}}}
+		}
+		if _, err := m.Host(ctx); err != nil {
+			return claude.Report{Checks: []claude.Check{{
+				Name: "Simulator", Detail: err.Error(),
+				Fix: "Install Chromium (or set its path in Settings) so Baton can start the simulator.",
+			}}}
+		}
+		m.mu.Lock()
+		if m.sim != nil {
+			opts.Endpoint, opts.PagePatterns, opts.AllowRemote = m.sim.Endpoint(), []string{m.sim.PagePattern()}, false
+		}
+		m.mu.Unlock()
+	}
+	return claude.Diagnose(ctx, opts)
+}
+
+// Shutdown closes the connection and stops the simulator; later calls to
+// Host fail with ErrClosed.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.connect.Lock()
+	defer m.connect.Unlock()
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	return m.disconnectLocked(ctx)
+}
+
+// Notices implements engine.SessionHost: the notices of the connected host.
+func (m *Manager) Notices() <-chan engine.Notice { return m.notices }
+
+// Start implements engine.SessionHost.
+func (m *Manager) Start(ctx context.Context, opts engine.StartOptions) (engine.SessionID, error) {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return "", err
+	}
+	return h.Start(ctx, opts)
+}
+
+// Send implements engine.SessionHost.
+func (m *Manager) Send(ctx context.Context, id engine.SessionID, text string) error {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return err
+	}
+	return h.Send(ctx, id, text)
+}
+
+// Read implements engine.SessionHost.
+func (m *Manager) Read(ctx context.Context, id engine.SessionID, cursor engine.Cursor) (engine.Batch, error) {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return engine.Batch{}, err
+	}
+	return h.Read(ctx, id, cursor)
+}
+
+// Session implements engine.SessionHost.
+func (m *Manager) Session(ctx context.Context, id engine.SessionID) (engine.SessionInfo, error) {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return engine.SessionInfo{}, err
+	}
+	return h.Session(ctx, id)
+}
+
+// Interrupt implements engine.SessionHost.
+func (m *Manager) Interrupt(ctx context.Context, id engine.SessionID) error {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return err
+	}
+	return h.Interrupt(ctx, id)
+}
+
+// Archive implements engine.SessionHost.
+func (m *Manager) Archive(ctx context.Context, id engine.SessionID) error {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return err
+	}
+	return h.Archive(ctx, id)
+}
+
+// List implements engine.SessionBrowser.
+func (m *Manager) List(ctx context.Context, includeHidden bool) ([]engine.SessionInfo, error) {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return h.List(ctx, includeHidden)
+}
+
+// RespondPermission implements engine.SessionBrowser.
+func (m *Manager) RespondPermission(ctx context.Context, requestID string, decision engine.PermissionDecision, updatedInput json.RawMessage) error {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return err
+	}
+	return h.RespondPermission(ctx, requestID, decision, updatedInput)
+}

@@ -1,0 +1,160 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/settings"
+)
+
+type recorder struct {
+	mu     sync.Mutex
+	events []Status
+}
+
+func (r *recorder) emit(name string, payload any) {
+	if name != EventStatus {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, payload.(Status))
+}
+
+func (r *recorder) states() []State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []State
+	for _, e := range r.events {
+		out = append(out, e.State)
+	}
+	return out
+}
+
+func needChromium(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium; skipped under -short")
+	}
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Fatal("these tests start the simulator in Chromium, which is not installed; \"make test-deps\" installs it")
+	}
+}
+
+func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
+	needChromium(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rec := &recorder{}
+	m := New(settings.Defaults(), Options{Emit: rec.emit, SimulatorSpeed: 100})
+	defer m.Shutdown(context.Background())
+
+	if st := m.Status(); st.State != StateIdle || st.Label != "Simulator — no AI" {
+		t.Fatalf("status before first use = %+v, want idle simulator", st)
+	}
+	host, err := m.Host(ctx)
+	if err != nil {
+		t.Fatalf("connect to the simulator: %v", err)
+	}
+	again, err := m.Host(ctx)
+	if err != nil || again != host {
+		t.Fatalf("second Host() = %p, %v; want the same connection", again, err)
+	}
+	st := m.Status()
+	if st.State != StateConnected || !strings.HasPrefix(st.Endpoint, "http://127.0.0.1:") {
+		t.Fatalf("status after connect = %+v", st)
+	}
+	if got := rec.states(); len(got) < 2 || got[0] != StateConnecting || got[len(got)-1] != StateConnected {
+		t.Fatalf("status events = %v, want connecting … connected", got)
+	}
+	if _, err := host.List(ctx, true); err != nil {
+		t.Fatalf("list sessions of the simulator: %v", err)
+	}
+
+	// The Manager is itself a session host: calls go to the simulator and
+	// its notices arrive on the Manager's channel.
+	id, err := m.Start(ctx, engine.StartOptions{Cwd: t.TempDir(), Message: "Say hello", Title: "hello"})
+	if err != nil {
+		t.Fatalf("start a session through the Manager: %v", err)
+	}
+	deadline := time.After(60 * time.Second)
+	for got := false; !got; {
+		select {
+		case n := <-m.Notices():
+			got = n.SessionID == id
+		case <-deadline:
+			t.Fatalf("no notice for session %s reached the Manager's channel", id)
+		}
+	}
+	batch, err := m.Read(ctx, id, engine.Cursor{})
+	if err != nil || len(batch.Entries) == 0 {
+		t.Fatalf("Read through the Manager = %d entries, %v", len(batch.Entries), err)
+	}
+
+	report := m.Diagnose(ctx, settings.Defaults())
+	if !report.OK {
+		t.Fatalf("doctor on the simulator is not OK: %+v", report.Checks)
+	}
+
+	// A setting that does not change the connection keeps it.
+	same := settings.Defaults()
+	same.Notifications = false
+	if err := m.Configure(ctx, same); err != nil {
+		t.Fatal(err)
+	}
+	if m.Status().State != StateConnected {
+		t.Fatalf("an unrelated setting dropped the connection: %+v", m.Status())
+	}
+	// Switching to Claude Desktop on a closed port closes the simulator and
+	// fails the next connect with a sentence about the endpoint.
+	desktop := settings.Defaults()
+	desktop.Host = settings.HostDesktop
+	desktop.CDPEndpoint = "http://" + closedAddr(t)
+	if err := m.Configure(ctx, desktop); err != nil {
+		t.Fatalf("Configure: %v", err)
+	}
+	if st := m.Status(); st.State != StateIdle || st.Label != "Claude Desktop" {
+		t.Fatalf("status after switching host = %+v", st)
+	}
+	if _, err := m.Host(ctx); err == nil {
+		t.Fatal("connecting to a closed port succeeded")
+	}
+	if report := m.Diagnose(ctx, desktop); report.OK || !strings.Contains(fmt.Sprint(report.Checks), "--remote-debugging-port") {
+		t.Fatalf("doctor on a closed port = %+v, want a failed report that says how to start Claude Desktop", report.Checks)
+	}
+	if st := m.Status(); st.State != StateDisconnected || st.Reason == "" {
+		t.Fatalf("status after a failed connect = %+v, want disconnected with a reason", st)
+	}
+}
+
+func TestShutdownRefusesFurtherUse(t *testing.T) {
+	t.Parallel()
+	m := New(settings.Defaults(), Options{})
+	if err := m.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Host(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Host after Shutdown = %v, want ErrClosed", err)
+	}
+}
+
+// closedAddr returns a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}

@@ -1,0 +1,231 @@
+package simulator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// session is the Go-side state of one simulated session. Fields are
+// guarded by Simulator.mu.
+type session struct {
+	id, cwd, title, model, permissionMode, initialMessage string
+	createdAt, lastActivity                               time.Time
+	running, turnRunning, archived                        bool
+
+	transcript []json.RawMessage
+	pending    []*permission
+	queue      []string
+	busy       bool // a runner goroutine owns the queue
+	turnCancel context.CancelFunc
+
+	scenario   string            // from a marker; overrides rules and default
+	params     map[string]string // parameters of the marker
+	allowed    map[string]bool   // tools allowed "always"
+	phaseCount map[string]int
+	dialects   map[string]string // phase → the dialect it was last asked in
+	reloaded   bool
+	lastUUID   string
+}
+
+// permission is a tool call waiting for an answer.
+type permission struct {
+	RequestID   string         `json:"requestId"`
+	SessionID   string         `json:"sessionId"`
+	ToolName    string         `json:"toolName"`
+	Input       map[string]any `json:"input"`
+	Suggestions []any          `json:"suggestions"`
+	answer      chan answer
+}
+
+type answer struct {
+	decision     string
+	updatedInput json.RawMessage
+}
+
+// object is the session object LocalSessions returns.
+func (ss *session) object() map[string]any {
+	pending := make([]map[string]any, 0, len(ss.pending))
+	for _, p := range ss.pending {
+		pending = append(pending, map[string]any{"requestId": p.RequestID, "toolName": p.ToolName, "input": p.Input, "suggestions": p.Suggestions})
+	}
+	return map[string]any{
+		"sessionId":              ss.id,
+		"cwd":                    ss.cwd,
+		"title":                  ss.title,
+		"isRunning":              ss.running,
+		"turnRunning":            ss.turnRunning,
+		"isArchived":             ss.archived,
+		"initialMessage":         ss.initialMessage,
+		"createdAt":              ss.createdAt.UnixMilli(),
+		"lastActivityAt":         ss.lastActivity.UnixMilli(),
+		"model":                  ss.model,
+		"permissionMode":         ss.permissionMode,
+		"pendingToolPermissions": pending,
+	}
+}
+
+func (ss *session) interruptLocked() {
+	ss.queue = nil
+	if ss.turnCancel != nil {
+		ss.turnCancel()
+	}
+}
+
+var markerPattern = regexp.MustCompile(`\[\[sim:scenario=([a-z-]+)((?:\s+[a-z]+=[A-Za-z0-9_-]+)*)\]\]`)
+
+// enqueue records the user's message in the transcript at once (so a
+// sender sees it land) and makes sure a runner answers it.
+func (s *Simulator) enqueue(ss *session, text string) {
+	entry := map[string]any{
+		"type": "user", "uuid": newUUID(), "timestamp": now(),
+		"message": map[string]any{"role": "user", "content": text},
+	}
+	s.mu.Lock()
+	if m := markerPattern.FindStringSubmatch(text); m != nil && ValidScenario(m[1]) {
+		ss.scenario = m[1]
+		ss.params = map[string]string{}
+		for _, kv := range strings.Fields(m[2]) {
+			k, v, _ := strings.Cut(kv, "=")
+			ss.params[k] = v
+		}
+	}
+	s.appendLocked(ss, entry)
+	ss.queue = append(ss.queue, text)
+	ss.running = true
+	start := !ss.busy
+	ss.busy = true
+	s.mu.Unlock()
+	if start {
+		s.wg.Go(func() { s.runner(ss) })
+	}
+}
+
+// appendLocked adds an entry to the transcript and publishes it to every
+// page as a "message" event. s.mu is held.
+func (s *Simulator) appendLocked(ss *session, entry map[string]any) {
+	if ss.lastUUID != "" && entry["type"] != "result" {
+		entry["parentUuid"] = ss.lastUUID
+	}
+	if u, ok := entry["uuid"].(string); ok {
+		ss.lastUUID = u
+	}
+	entry["sessionId"] = ss.id
+	b, err := json.Marshal(entry)
+	if err != nil {
+		s.log.Error("encode entry", "err", err)
+		return
+	}
+	ss.transcript = append(ss.transcript, b)
+	ss.lastActivity = time.Now()
+	ev, _ := json.Marshal(map[string]any{"kind": "event", "event": map[string]any{"type": "message", "sessionId": ss.id, "message": json.RawMessage(b)}})
+	for ch := range s.subs {
+		select {
+		case ch <- ev:
+		default:
+			delete(s.subs, ch)
+			close(ch)
+		}
+	}
+	if s.opts.OnEntry != nil {
+		s.opts.OnEntry(ss.id, time.Now())
+	}
+}
+
+// runner answers queued messages one turn at a time.
+func (s *Simulator) runner(ss *session) {
+	for {
+		s.mu.Lock()
+		if len(ss.queue) == 0 || s.ctx.Err() != nil {
+			ss.busy = false
+			ss.turnRunning = false
+			s.mu.Unlock()
+			s.publishUpdate(ss)
+			return
+		}
+		text := ss.queue[0]
+		ss.queue = ss.queue[1:]
+		ctx, cancel := context.WithCancel(s.ctx)
+		ss.turnCancel = cancel
+		ss.turnRunning = true
+		scenario := s.scenarioLocked(ss)
+		s.mu.Unlock()
+		s.publishUpdate(ss)
+
+		t := &turn{s: s, ss: ss, ctx: ctx, scenario: scenario, prompt: text, started: time.Now()}
+		t.run()
+		cancel()
+
+		s.mu.Lock()
+		ss.turnCancel = nil
+		s.mu.Unlock()
+	}
+}
+
+func (s *Simulator) scenarioLocked(ss *session) string {
+	if ss.scenario != "" {
+		return ss.scenario
+	}
+	for _, r := range slices.Backward(s.rules) {
+		if strings.Contains(ss.id, r.match) {
+			return r.scenario
+		}
+	}
+	return s.opts.Scenario
+}
+
+// ask registers a permission request and waits for its answer.
+func (s *Simulator) ask(ctx context.Context, ss *session, tool string, input map[string]any, suggestions []any) (answer, error) {
+	p := &permission{RequestID: "perm_" + newUUID(), SessionID: ss.id, ToolName: tool, Input: input, Suggestions: suggestions, answer: make(chan answer, 1)}
+	s.mu.Lock()
+	ss.pending = append(ss.pending, p)
+	s.perms[p.RequestID] = p
+	ss.lastActivity = time.Now()
+	s.mu.Unlock()
+	s.broadcast(map[string]any{"kind": "permission", "request": p})
+	s.publishUpdate(ss)
+	defer func() {
+		s.mu.Lock()
+		ss.pending = slices.DeleteFunc(ss.pending, func(q *permission) bool { return q == p })
+		delete(s.perms, p.RequestID)
+		s.mu.Unlock()
+		s.publishUpdate(ss)
+	}()
+	select {
+	case a := <-p.answer:
+		return a, nil
+	case <-ctx.Done():
+		return answer{}, ctx.Err()
+	}
+}
+
+func (s *Simulator) respond(requestID, decision string, updated json.RawMessage) error {
+	switch decision {
+	case "once", "always", "deny":
+	default:
+		return fmt.Errorf("respond: unknown decision %q (once, always or deny)", decision)
+	}
+	s.mu.Lock()
+	p := s.perms[requestID]
+	if p != nil {
+		delete(s.perms, requestID)
+		if decision == "always" {
+			if ss := s.sessions[p.SessionID]; ss != nil {
+				ss.allowed[p.ToolName] = true
+			}
+		}
+	}
+	s.mu.Unlock()
+	if p == nil {
+		return errors.New("respond: no pending request " + requestID)
+	}
+	p.answer <- answer{decision: decision, updatedInput: updated}
+	return nil
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }

@@ -1,0 +1,444 @@
+package simulator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func newSim(t *testing.T, opts Options) (*Simulator, string) {
+	t.Helper()
+	if opts.Speed == 0 {
+		opts.Speed = 1000
+	}
+	opts.Logger = slog.New(slog.DiscardHandler)
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// A connection the shared transport dialed but never used is
+		// "new" to the server, whose Shutdown waits 5 s for it: close it.
+		http.DefaultClient.CloseIdleConnections()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return s, s.base
+}
+
+func call(t *testing.T, method, u string, body any) (int, []byte) {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, u, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func project(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"README.md":       "# Demo\n",
+		"go.mod":          "module demo\n",
+		"api/server.go":   "package api\n",
+		"api/handlers.go": "package api\n",
+		"store/db.go":     "package store\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func start(t *testing.T, base string, info map[string]any) string {
+	t.Helper()
+	code, b := call(t, "POST", base+"/api/start", info)
+	if code != http.StatusOK {
+		t.Fatalf("start: %d %s", code, b)
+	}
+	var res struct{ SessionID string }
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.SessionID
+}
+
+// waitResult waits (bounded) until the session's transcript has results
+// results, and returns the transcript.
+func waitResult(t *testing.T, base, id string, results int) []map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, b := call(t, "GET", base+"/api/transcript?id="+url.QueryEscape(id), nil)
+		var tr struct {
+			Entries []map[string]any `json:"entries"`
+		}
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatalf("transcript: %v: %s", err, b)
+		}
+		n := 0
+		for _, e := range tr.Entries {
+			if e["type"] == "result" {
+				n++
+			}
+		}
+		if n >= results {
+			return tr.Entries
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s: %d results after 30s", id, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// finalText is the text of the last assistant entry.
+func finalText(entries []map[string]any) string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i]["type"] != "assistant" {
+			continue
+		}
+		msg := entries[i]["message"].(map[string]any)
+		for _, blk := range msg["content"].([]any) {
+			if m := blk.(map[string]any); m["type"] == "text" {
+				return m["text"].(string)
+			}
+		}
+	}
+	return ""
+}
+
+// parseBlock returns the JSON between the delimiters, or "" and false.
+func parseBlock(text string) (string, bool) {
+	s := strings.LastIndex(text, startDelim)
+	if s < 0 {
+		return "", false
+	}
+	e := strings.Index(text[s:], endDelim)
+	if e < 0 {
+		return "", false
+	}
+	return strings.TrimSpace(text[s+len(startDelim) : s+e]), true
+}
+
+func TestDetect(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ prompt, phase, dialect string }{
+		{`Explore and answer {"phase": "analysis", "data": {}}`, "analysis", dialectOrchestrator},
+		{`Make the plan: {"phase":"task_list","data":{"tasks":[]}}`, "task_list", dialectOrchestrator},
+		{`Do task_003. Report {"phase": "progress"} while working and {"phase": "completion"} at the end.`, "completion", dialectOrchestrator},
+		{`Merge them: {"phase": "aggregation"} — earlier phases were "phase": "analysis"`, "aggregation", dialectOrchestrator},
+		{`Delegate each task with one new_task object: {"taskId": "...", "objective": "..."}`, "task_list", dialectDelegation},
+		// A worker's prompt quotes its own new_task too: the report wins.
+		{`Your task (a new_task): {"taskId": "A-1", "objective": "x"}. End with an attempt_completion: {"taskId": "A-1", "result": "..."}`, "completion", dialectDelegation},
+		// A phase block example wins over the dialect's words.
+		{`Merge the attempt_completion reports {"result": "success"}; answer {"phase": "aggregation"}`, "aggregation", dialectOrchestrator},
+		// Words alone say no dialect.
+		{`Without new_task objects or attempt_completion reports, write the task list.`, "task_list", ""},
+		{`The answer to your questions: yes. Continue and report completion as before.`, "completion", ""},
+		{`Verify everything and report.`, "verification", ""},
+		{`Please write the task list now.`, "task_list", ""},
+		{`Analyze the repository.`, "analysis", ""},
+		{`hello`, "", ""},
+	}
+	for _, tt := range tests {
+		if phase, dialect := detect(tt.prompt); phase != tt.phase || dialect != tt.dialect {
+			t.Errorf("detect(%q) = %q, %q, want %q, %q", tt.prompt, phase, dialect, tt.phase, tt.dialect)
+		}
+	}
+}
+
+func TestPhaseAnswers(t *testing.T) {
+	t.Parallel()
+	_, base := newSim(t, Options{})
+	dir := project(t)
+	required := map[string][]string{
+		"analysis":     {"summary", "recommended_splits"},
+		"task_list":    {"tasks"},
+		"completion":   {"task_id", "status"},
+		"aggregation":  {"status"},
+		"verification": {"status"},
+	}
+	prompts := map[string]string{
+		"analysis":     `Analyze. Answer {"phase": "analysis", "data": {...}}`,
+		"task_list":    `Plan. Answer {"phase": "task_list", "data": {"tasks": []}}`,
+		"completion":   `Do task_007 on api/. Answer {"phase": "completion", "data": {"task_id": "task_007"}}`,
+		"aggregation":  `Merge task_001 and task_002. Answer {"phase": "aggregation"}`,
+		"verification": `Verify. Answer {"phase": "verification"}`,
+	}
+	tests := []struct {
+		scenario string
+		check    func(t *testing.T, phase, text string)
+	}{
+		{"happy", func(t *testing.T, phase, text string) {
+			body, ok := parseBlock(text)
+			if !ok {
+				t.Fatalf("no block in %q", text)
+			}
+			var v struct {
+				Phase string         `json:"phase"`
+				Data  map[string]any `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(body), &v); err != nil {
+				t.Fatalf("block is not JSON: %v", err)
+			}
+			if v.Phase != phase {
+				t.Fatalf("phase = %q, want %q", v.Phase, phase)
+			}
+			for _, k := range required[phase] {
+				if _, ok := v.Data[k]; !ok {
+					t.Fatalf("%s block lacks %s: %v", phase, k, v.Data)
+				}
+			}
+			if phase == "completion" && v.Data["task_id"] != "task_007" {
+				t.Fatalf("task_id = %v", v.Data["task_id"])
+			}
+			if phase == "task_list" {
+				tasks := v.Data["tasks"].([]any)
+				if len(tasks) != 4 { // ".", api, store, plus the integration task
+					t.Fatalf("task_list has %d tasks: %v", len(tasks), tasks)
+				}
+			}
+		}},
+		{"malformed-json", func(t *testing.T, phase, text string) {
+			body, ok := parseBlock(text)
+			if !ok || json.Valid([]byte(body)) {
+				t.Fatalf("want a block with broken JSON, got %q", text)
+			}
+		}},
+		{"no-delimiters", func(t *testing.T, phase, text string) {
+			if strings.Contains(text, startDelim) || !strings.Contains(text, `"phase"`) {
+				t.Fatalf("want JSON without delimiters, got %q", text)
+			}
+		}},
+		{"missing-fields", func(t *testing.T, phase, text string) {
+			body, _ := parseBlock(text)
+			var v struct {
+				Data map[string]any `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(body), &v); err != nil {
+				t.Fatal(err)
+			}
+			missing := false
+			for _, k := range required[phase] {
+				if _, ok := v.Data[k]; !ok {
+					missing = true
+				}
+			}
+			if tasks, ok := v.Data["tasks"].([]any); ok && len(tasks) > 0 {
+				_, has := tasks[0].(map[string]any)["description"]
+				missing = missing || !has
+			}
+			if !missing && phase != "task_list" {
+				t.Fatalf("%s block has every required field: %v", phase, v.Data)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		for phase, prompt := range prompts {
+			t.Run(tt.scenario+"/"+phase, func(t *testing.T) {
+				t.Parallel()
+				id := start(t, base, map[string]any{"cwd": dir, "message": "[[sim:scenario=" + tt.scenario + "]] " + prompt})
+				entries := waitResult(t, base, id, 1)
+				tt.check(t, phase, finalText(entries))
+				if tt.scenario != "happy" {
+					// A re-prompt of the same phase gets a valid answer.
+					call(t, "POST", base+"/api/send", map[string]string{"sessionId": id, "message": "Again, strictly: " + prompt})
+					entries = waitResult(t, base, id, 2)
+					body, ok := parseBlock(finalText(entries))
+					if !ok || !json.Valid([]byte(body)) {
+						t.Fatalf("second answer is not a valid block: %q", finalText(entries))
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestWorkerFails(t *testing.T) {
+	t.Parallel()
+	s, base := newSim(t, Options{})
+	if err := s.SetScenario("_worker_task_002", "worker-fails"); err != nil {
+		t.Fatal(err)
+	}
+	dir := project(t)
+	id := start(t, base, map[string]any{"cwd": dir, "sessionId": "local___orch_r1_worker_task_002", "message": `Do it; answer {"phase": "completion"}`})
+	entries := waitResult(t, base, id, 1)
+	body, _ := parseBlock(finalText(entries))
+	var v struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(body), &v); err != nil || v.Data["status"] != "failed" || v.Data["task_id"] != "task_002" {
+		t.Fatalf("completion = %s (%v)", body, err)
+	}
+	if res := entries[len(entries)-1]; res["is_error"] != true {
+		t.Fatalf("result = %v", res)
+	}
+	// The rule is by id: another worker is happy.
+	other := start(t, base, map[string]any{"cwd": dir, "sessionId": "local___orch_r1_worker_task_003", "message": `Do it; answer {"phase": "completion"}`})
+	body, _ = parseBlock(finalText(waitResult(t, base, other, 1)))
+	if !strings.Contains(body, `"success"`) {
+		t.Fatalf("other worker = %s", body)
+	}
+}
+
+func TestFolderEndpointStaysInside(t *testing.T) {
+	t.Parallel()
+	_, base := newSim(t, Options{Scenario: "worker-hangs"})
+	dir := project(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("TOPSECRET-CONTENT"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	id := start(t, base, map[string]any{"cwd": dir, "message": "hello"})
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{"README.md", true},
+		{"api/server.go", true},
+		{"../secret.txt", false},
+		{"api/../../secret.txt", false},
+		{outside, false},
+		{"link.txt", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		code, b := call(t, "GET", base+"/fs/"+url.PathEscape(id)+"/read?path="+url.QueryEscape(tt.path), nil)
+		if (code == http.StatusOK) != tt.ok || strings.Contains(string(b), "TOPSECRET") && !tt.ok {
+			t.Errorf("read %q = %d %q, want ok=%v", tt.path, code, b, tt.ok)
+		}
+	}
+	code, b := call(t, "GET", base+"/fs/"+url.PathEscape(id)+"/list", nil)
+	if code != http.StatusOK || strings.Contains(string(b), "TOPSECRET") || !strings.Contains(string(b), "api/server.go") {
+		t.Fatalf("list = %d %s", code, b)
+	}
+	if code, _ := call(t, "GET", base+"/fs/local_nope/list", nil); code != http.StatusNotFound {
+		t.Fatalf("list of unknown session = %d", code)
+	}
+}
+
+func TestStartValidation(t *testing.T) {
+	t.Parallel()
+	_, base := newSim(t, Options{Scenario: "worker-hangs"})
+	dir := project(t)
+	tests := []struct {
+		name string
+		info map[string]any
+	}{
+		{"relative cwd", map[string]any{"cwd": "rel", "message": "x"}},
+		{"missing cwd", map[string]any{"cwd": filepath.Join(dir, "nope"), "message": "x"}},
+		{"empty message", map[string]any{"cwd": dir, "message": ""}},
+		{"bad id", map[string]any{"cwd": dir, "message": "x", "sessionId": "local_../x"}},
+		{"bad mode", map[string]any{"cwd": dir, "message": "x", "permissionMode": "yolo"}},
+	}
+	for _, tt := range tests {
+		if code, b := call(t, "POST", base+"/api/start", tt.info); code != http.StatusBadRequest {
+			t.Errorf("%s: start = %d %s, want 400", tt.name, code, b)
+		}
+	}
+	start(t, base, map[string]any{"cwd": dir, "message": "x", "sessionId": "local_dup"})
+	if code, _ := call(t, "POST", base+"/api/start", map[string]any{"cwd": dir, "message": "x", "sessionId": "local_dup"}); code != http.StatusBadRequest {
+		t.Errorf("duplicate id: start = %d, want 400", code)
+	}
+}
+
+func TestForeignHostRefused(t *testing.T) {
+	t.Parallel()
+	_, base := newSim(t, Options{})
+	req, _ := http.NewRequest("GET", base+"/api/sessions", nil)
+	req.Host = "evil.example:80"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign Host = %d, want 403", resp.StatusCode)
+	}
+	dir := project(t)
+	body := `{"cwd":` + strconvQuote(dir) + `,"message":"x"}`
+	tests := []struct {
+		name, origin, ctype string
+		want                int
+	}{
+		{"foreign origin", "https://evil.example", "application/json", http.StatusForbidden},
+		{"simple form post", "", "text/plain", http.StatusUnsupportedMediaType},
+		{"own origin", base, "application/json", http.StatusOK},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest("POST", base+"/api/start", strings.NewReader(body))
+		req.Header.Set("Content-Type", tt.ctype)
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: start = %d, want %d", tt.name, resp.StatusCode, tt.want)
+		}
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func TestOptionsValidation(t *testing.T) {
+	t.Parallel()
+	if _, err := New(Options{Scenario: "nope"}); err == nil {
+		t.Fatal("New accepted an unknown scenario")
+	}
+	s, err := New(Options{Addr: "0.0.0.0:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err == nil {
+		t.Fatal("Start listened on a non-loopback address")
+	}
+	if err := s.SetScenario("x", "nope"); err == nil {
+		t.Fatal("SetScenario accepted an unknown scenario")
+	}
+}

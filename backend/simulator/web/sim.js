@@ -1,0 +1,117 @@
+// The simulator's LocalSessions: the same surface as Claude Desktop's
+// window['claude.web'].LocalSessions, backed by the Go simulator server, so
+// sessions survive a reload of this page. Values are only ever shown with
+// textContent: nothing a session holds is parsed as HTML or code.
+(() => {
+  'use strict';
+
+  async function api(method, path, body) {
+    const init = { method: method, headers: {} };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    const res = await fetch(path, init);
+    if (!res.ok) {
+      const text = (await res.text()).trim();
+      throw new Error(text || (method + ' ' + path + ': ' + res.status));
+    }
+    const type = res.headers.get('Content-Type') || '';
+    return type.includes('json') ? res.json() : null;
+  }
+
+  const q = (v) => encodeURIComponent(String(v));
+  const eventListeners = new Set();
+  const permissionListeners = new Set();
+  const transcripts = new Map(); // sessionId -> entries already fetched
+  const locks = new Map(); // sessionId -> promise of the fetch in flight
+
+  // getTranscript returns the whole transcript, like Claude Desktop; the page
+  // fetches from the server only the entries it does not hold yet.
+  function getTranscript(id) {
+    id = String(id);
+    const prev = locks.get(id) || Promise.resolve();
+    const next = prev.then(async () => {
+      let have = transcripts.get(id) || [];
+      let r = await api('GET', '/api/transcript?id=' + q(id) + '&from=' + have.length);
+      if (r.total < have.length) {
+        have = [];
+        r = await api('GET', '/api/transcript?id=' + q(id) + '&from=0');
+      }
+      for (const e of r.entries) have.push(e);
+      transcripts.set(id, have);
+      return have;
+    });
+    locks.set(id, next.catch(() => {}));
+    return next;
+  }
+
+  const post = (action, body) => api('POST', '/api/' + action, body).then(() => undefined);
+
+  const LocalSessions = {
+    getAll: () => api('GET', '/api/sessions'),
+    getSession: (id) => api('GET', '/api/session?id=' + q(id)),
+    start: (info) => api('POST', '/api/start', info),
+    sendMessage: (id, message) => post('send', { sessionId: id, message: message }),
+    getTranscript: getTranscript,
+    interrupt: (id) => post('interrupt', { sessionId: id }),
+    stop: (id) => post('stop', { sessionId: id }),
+    archive: (id) => post('archive', { sessionId: id }),
+    unarchive: (id) => post('unarchive', { sessionId: id }),
+    delete: (id) => post('delete', { sessionId: id }),
+    setModel: (id, model) => post('model', { sessionId: id, value: model }),
+    setPermissionMode: (id, mode) => post('mode', { sessionId: id, value: mode }),
+    respondToToolPermission: (requestId, decision, updatedInput) =>
+      post('respond', { requestId: requestId, decision: decision, updatedInput: updatedInput }),
+    onOnEvent: (cb) => { eventListeners.add(cb); return () => { eventListeners.delete(cb); }; },
+    onOnToolPermissionRequest: (cb) => { permissionListeners.add(cb); return () => { permissionListeners.delete(cb); }; },
+  };
+
+  Object.defineProperty(window, 'claude.web', {
+    value: Object.freeze({ LocalSessions: Object.freeze(LocalSessions), version: 'baton-simulator/1' }),
+    enumerable: true,
+  });
+
+  function deliver(listeners, value) {
+    for (const cb of Array.from(listeners)) {
+      try { cb(value); } catch (e) { console.error('listener failed', e); }
+    }
+  }
+
+  let refresh = null;
+  const events = new EventSource('/api/events');
+  events.onmessage = (m) => {
+    let ev;
+    try { ev = JSON.parse(m.data); } catch (e) { return; }
+    if (ev.kind === 'reload') {
+      events.close();
+      location.reload();
+      return;
+    }
+    if (ev.kind === 'event') deliver(eventListeners, ev.event);
+    if (ev.kind === 'permission') deliver(permissionListeners, ev.request);
+    if (!refresh) refresh = setTimeout(render, 250);
+  };
+
+  async function render() {
+    refresh = null;
+    const body = document.getElementById('sessions');
+    if (!body) return;
+    let all;
+    try { all = await LocalSessions.getAll(); } catch (e) { return; }
+    const rows = [];
+    for (const s of all) {
+      const tr = document.createElement('tr');
+      const state = s.turnRunning ? 'working' : (s.isRunning ? 'idle' : 'stopped');
+      const pending = (s.pendingToolPermissions || []).length;
+      for (const text of [s.sessionId, s.title || '', state + (pending ? ' (waiting for permission)' : '') + (s.isArchived ? ', archived' : '')]) {
+        const td = document.createElement('td');
+        td.textContent = text;
+        tr.appendChild(td);
+      }
+      rows.push(tr);
+    }
+    body.replaceChildren(...rows);
+  }
+  document.addEventListener('DOMContentLoaded', render);
+})();
