@@ -1,0 +1,519 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
+)
+
+// Sentinel errors of the engine.
+var (
+	ErrShuttingDown = errors.New("engine is shutting down")
+	ErrUnknownRun   = errors.New("unknown run")
+	ErrUnknownTask  = errors.New("unknown task")
+	ErrBadRequest   = errors.New("bad request")
+)
+
+// Templates is where the engine finds a run's template (template.Manager).
+type Templates interface {
+	Get(id string) (template.Template, error)
+}
+
+// Options are the dependencies of an Engine.
+type Options struct {
+	Store     *store.Store
+	Host      SessionHost
+	Templates Templates
+	// Emitter receives events; nil drops them.
+	Emitter Emitter
+	Logger  *slog.Logger
+	// Now is the clock (default time.Now); tests move it to fire timeouts.
+	Now func() time.Time
+	// NewID makes run ids (default "orch_" and 12 random hex digits).
+	NewID func() string
+	// ProgressInterval is the shortest time between two coalesced progress
+	// events of one run (default 100 ms, so at most ~10 a second).
+	ProgressInterval time.Duration
+	// HostTimeout bounds every call to the host (default 60 s).
+	HostTimeout time.Duration
+	// Home is the folder whose .claude/skills holds the user's skills
+	// (default os.UserHomeDir()).
+	Home string
+}
+
+// Engine runs orchestrations. Each run has one goroutine that owns its state;
+// the methods send it commands and wait for the answer.
+type Engine struct {
+	store     *store.Store
+	host      SessionHost
+	templates Templates
+	emitter   Emitter
+	logger    *slog.Logger
+	now       func() time.Time
+	newID     func() string
+	progress  time.Duration
+	hostWait  time.Duration
+	home      string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	closing  bool
+	runs     map[string]*runner
+	sessions map[SessionID]*runner
+	dispatch bool
+}
+
+// New returns an engine. Call Restore to pick up unfinished runs, and
+// Shutdown to stop it.
+func New(opts Options) (*Engine, error) {
+	if opts.Store == nil || opts.Host == nil || opts.Templates == nil {
+		return nil, fmt.Errorf("new engine: store, host and templates are required: %w", ErrBadRequest)
+	}
+	e := &Engine{store: opts.Store, host: opts.Host, templates: opts.Templates, emitter: opts.Emitter,
+		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
+		hostWait: opts.HostTimeout, home: opts.Home, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
+	if e.logger == nil {
+		e.logger = slog.Default()
+	}
+	e.logger = e.logger.With("component", "engine")
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.newID == nil {
+		e.newID = randomID
+	}
+	if e.progress <= 0 {
+		e.progress = 100 * time.Millisecond
+	}
+	if e.hostWait <= 0 {
+		e.hostWait = 60 * time.Second
+	}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	if ch := e.host.Notices(); ch != nil {
+		e.dispatch = true
+		e.wg.Add(1)
+		go e.dispatchNotices(ch)
+	}
+	return e, nil
+}
+
+func randomID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "orch_" + hex.EncodeToString(b)
+}
+
+// dispatchNotices hands each host notice to the run that owns the session.
+func (e *Engine) dispatchNotices(ch <-chan Notice) {
+	defer e.wg.Done()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case n, ok := <-ch:
+			if !ok {
+				return
+			}
+			e.mu.Lock()
+			r := e.sessions[n.SessionID]
+			e.mu.Unlock()
+			if r != nil {
+				r.markDirty(n.SessionID, n.Kind)
+			}
+		}
+	}
+}
+
+func (e *Engine) track(id SessionID, r *runner) {
+	if id == "" {
+		return
+	}
+	e.mu.Lock()
+	e.sessions[id] = r
+	e.mu.Unlock()
+}
+
+func (e *Engine) untrack(id SessionID) {
+	e.mu.Lock()
+	delete(e.sessions, id)
+	e.mu.Unlock()
+}
+
+func (e *Engine) emit(name string, p Payload) {
+	if e.emitter != nil {
+		e.emitter.Emit(name, p)
+	}
+}
+
+// CreateRequest describes a new run.
+type CreateRequest struct {
+	TemplateID string         `json:"templateId"`
+	Cwd        string         `json:"cwd"`
+	Request    string         `json:"request"`
+	Variables  map[string]any `json:"variables,omitempty"`
+	// Overrides change some of the template's settings for this run only.
+	Overrides *Overrides `json:"overrides,omitempty"`
+}
+
+// Create stores a new run in status created. Start begins it.
+func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, error) {
+	if strings.TrimSpace(req.Request) == "" {
+		return store.Run{}, fmt.Errorf("create run: the request is empty: %w", ErrBadRequest)
+	}
+	if !filepath.IsAbs(req.Cwd) {
+		return store.Run{}, fmt.Errorf("create run: the folder %q is not an absolute path: %w", req.Cwd, ErrBadRequest)
+	}
+	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
+		return store.Run{}, fmt.Errorf("create run: the folder %s does not exist: %w", req.Cwd, ErrBadRequest)
+	}
+	tmpl, err := e.templates.Get(req.TemplateID)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	values, err := tmpl.Values(req.Variables)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	// The run keeps its own copy of the template, so the overrides hold for
+	// its whole life, restores included.
+	if tmpl.Config, err = req.Overrides.apply(tmpl.Config); err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	if _, err := protocol.NewParser(delimiters(tmpl), nil); err != nil {
+		return store.Run{}, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
+	}
+	tj, err := json.Marshal(tmpl)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	id := e.newID()
+	if _, err := WorkerSessionID(id, "t"); err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	run := store.Run{ID: id, TemplateID: tmpl.ID, TemplateName: tmpl.Name, Cwd: req.Cwd, Request: req.Request,
+		Variables: values, Status: RunCreated.String(), Template: tj, CreatedAt: e.now()}
+	r, err := newRunner(e, run, tmpl, nil, nil)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	p := Payload{RunID: id, Status: run.Status, Run: &run}
+	pj, _ := json.Marshal(p)
+	e.mu.Lock()
+	if e.closing {
+		e.mu.Unlock()
+		return store.Run{}, ErrShuttingDown
+	}
+	e.mu.Unlock()
+	if err := e.store.CreateRun(ctx, run, store.Event{RunID: id, Name: EventCreated, Payload: pj}); err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	e.emit(EventCreated, p)
+	if err := e.launch(r); err != nil {
+		return store.Run{}, err
+	}
+	return run, nil
+}
+
+func delimiters(t template.Template) protocol.Delimiters {
+	return protocol.Delimiters{Start: t.Prompts.ResponseFormat.StartDelimiter, End: t.Prompts.ResponseFormat.EndDelimiter}
+}
+
+// launch starts the goroutine of a runner.
+func (e *Engine) launch(r *runner) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closing {
+		return ErrShuttingDown
+	}
+	e.runs[r.run.ID] = r
+	if id := SessionID(r.run.MainSessionID); id != "" {
+		e.sessions[id] = r
+	}
+	for _, w := range r.workers {
+		if w.w.SessionID != "" && !w.status.Done() {
+			e.sessions[SessionID(w.w.SessionID)] = r
+		}
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		r.loop(e.ctx)
+		e.mu.Lock()
+		if e.runs[r.run.ID] == r {
+			delete(e.runs, r.run.ID)
+		}
+		for id, owner := range e.sessions {
+			if owner == r {
+				delete(e.sessions, id)
+			}
+		}
+		e.mu.Unlock()
+	}()
+	return nil
+}
+
+// do runs fn in the goroutine of run id and returns its error. A run that is
+// not active (finished) gets ErrIllegalTransition naming its status.
+func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *runner) error) error {
+	e.mu.Lock()
+	closing := e.closing
+	r := e.runs[id]
+	e.mu.Unlock()
+	if closing {
+		return ErrShuttingDown
+	}
+	if r == nil {
+		run, err := e.store.Run(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("run %s: %w", id, ErrUnknownRun)
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("run %s is %s and can no longer change: %w", id, run.Status, ErrIllegalTransition)
+	}
+	reply := make(chan error, 1)
+	select {
+	case r.cmds <- command{fn: fn, reply: reply}:
+	case <-r.done:
+		return fmt.Errorf("run %s is %s and can no longer change: %w", id, r.status, ErrIllegalTransition)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Start begins a created run: the analysis (or, when the template disables
+// it, the planning) prompt goes to a new main session.
+func (e *Engine) Start(ctx context.Context, runID string) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.begin(ctx) })
+}
+
+// Confirm accepts the proposed task list with the user's modifications and
+// starts the workers. A list that fails the checks is refused with a
+// *TaskListError and the run stays in confirming, unchanged.
+func (e *Engine) Confirm(ctx context.Context, runID string, mods Modifications) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.confirm(ctx, mods) })
+}
+
+// Pause stops starting new workers and sending new prompts; nothing running
+// is interrupted.
+func (e *Engine) Pause(ctx context.Context, runID string) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.pause(ctx) })
+}
+
+// Resume returns a paused run to the status it was paused in.
+func (e *Engine) Resume(ctx context.Context, runID string) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeRun(ctx) })
+}
+
+// Cancel interrupts and archives the run's workers and ends it as cancelled.
+func (e *Engine) Cancel(ctx context.Context, runID string) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.cancel(ctx) })
+}
+
+// PauseWorker stops watching one worker (and keeps a pending one from
+// starting) without interrupting it.
+func (e *Engine) PauseWorker(ctx context.Context, runID, taskID string) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.pauseWorker(ctx, taskID) })
+}
+
+// ResumeWorker undoes PauseWorker.
+func (e *Engine) ResumeWorker(ctx context.Context, runID, taskID string) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeWorker(ctx, taskID) })
+}
+
+// CancelWorker interrupts and archives one worker; its dependents are
+// skipped.
+func (e *Engine) CancelWorker(ctx context.Context, runID, taskID string) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.cancelWorker(ctx, taskID) })
+}
+
+// RetryWorker runs a failed, timed-out, cancelled or rejected task again in
+// a new session; the tasks skipped because of it become pending again.
+func (e *Engine) RetryWorker(ctx context.Context, runID, taskID string) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.retryWorker(ctx, taskID) })
+}
+
+// RespondPermission answers the permission request worker taskID is
+// blocked on (the host must also be a SessionBrowser).
+func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, decision PermissionDecision, updatedInput json.RawMessage) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
+		return r.respondPermission(ctx, taskID, decision, updatedInput)
+	})
+}
+
+// Snapshot is the whole state of a run, for a view that opens late.
+type Snapshot struct {
+	Run            store.Run           `json:"run"`
+	Tasks          []store.Task        `json:"tasks"`
+	Workers        []store.Worker      `json:"workers"`
+	Answers        []store.PhaseAnswer `json:"answers"`
+	ParallelGroups [][]string          `json:"parallelGroups"`
+	// FinalReport is stored when the run finishes (nil before).
+	FinalReport *FinalReport `json:"finalReport,omitempty"`
+}
+
+// Snapshot returns the current state of run id from the store, which holds
+// every committed change (progress at most ProgressInterval behind). It
+// never waits for the run's goroutine, so a view is not held up by a slow
+// host call.
+func (e *Engine) Snapshot(ctx context.Context, runID string) (Snapshot, error) {
+	return e.storedSnapshot(ctx, runID)
+}
+
+func (e *Engine) storedSnapshot(ctx context.Context, runID string) (Snapshot, error) {
+	run, err := e.store.Run(ctx, runID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Snapshot{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
+	}
+	if err != nil {
+		return Snapshot{}, err
+	}
+	tasks, err := e.store.Tasks(ctx, runID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	workers, err := e.store.Workers(ctx, runID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	answers, err := e.store.Answers(ctx, runID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks)}
+	if raw, err := e.store.FinalReport(ctx, runID); err == nil {
+		var rep FinalReport
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			return Snapshot{}, fmt.Errorf("final report of %s: %w", runID, err)
+		}
+		snap.FinalReport = &rep
+	} else if !errors.Is(err, store.ErrNoReport) {
+		return Snapshot{}, err
+	}
+	return snap, nil
+}
+
+// Wait blocks until run id is finished (completed, cancelled or error) or
+// ctx ends, and returns the stored run.
+func (e *Engine) Wait(ctx context.Context, runID string) (store.Run, error) {
+	e.mu.Lock()
+	r := e.runs[runID]
+	e.mu.Unlock()
+	if r != nil {
+		select {
+		case <-r.finished:
+		case <-r.done:
+		case <-ctx.Done():
+			return store.Run{}, ctx.Err()
+		}
+	}
+	run, err := e.store.Run(ctx, runID)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Run{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
+	}
+	return run, err
+}
+
+// Active returns the ids of the runs the engine is driving.
+func (e *Engine) Active() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]string, 0, len(e.runs))
+	for id := range e.runs {
+		out = append(out, id)
+	}
+	return out
+}
+
+// Restore loads every unfinished run from the store and takes it up again,
+// re-attaching to worker sessions by id: a task whose session is alive is
+// never started a second time. It returns how many runs it restored.
+func (e *Engine) Restore(ctx context.Context) (int, error) {
+	runs, err := e.store.Unfinished(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("restore: %w", err)
+	}
+	n := 0
+	var errs []error
+	for _, run := range runs {
+		e.mu.Lock()
+		_, active := e.runs[run.ID]
+		e.mu.Unlock()
+		if active {
+			continue
+		}
+		if err := e.restoreRun(ctx, run); err != nil {
+			errs = append(errs, fmt.Errorf("restore run %s: %w", run.ID, err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+func (e *Engine) restoreRun(ctx context.Context, run store.Run) error {
+	var tmpl template.Template
+	if err := json.Unmarshal(run.Template, &tmpl); err != nil {
+		return fmt.Errorf("template: %w", err)
+	}
+	tasks, err := e.store.Tasks(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	workers, err := e.store.Workers(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	r, err := newRunner(e, run, tmpl, tasks, workers)
+	if err != nil {
+		return err
+	}
+	if err := r.reattach(ctx); err != nil {
+		return err
+	}
+	return e.launch(r)
+}
+
+// Shutdown stops taking work, stops every run's goroutine (their state is in
+// the store; Restore picks them up) and waits for them, giving up with
+// ctx.Err() when ctx ends first.
+func (e *Engine) Shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	e.closing = true
+	e.mu.Unlock()
+	e.cancel()
+	done := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,1238 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
+)
+
+func TestHappyPath(t *testing.T) {
+	t.Parallel()
+	for _, push := range []bool{true, false} {
+		name := "polling"
+		if push {
+			name = "push"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tasks := plan(planned{"task_001", 5, nil}, planned{"task_002", 7, nil}, planned{"task_003", 3, []string{"task_001", "task_002"}})
+			h := newHarness(t, testTemplate(nil), scripted(tasks, nil), push)
+			id := h.create()
+			if got := h.status(id); got != "created" {
+				t.Fatalf("status after create = %s", got)
+			}
+			if err := h.eng.Start(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+			run := h.wait(id)
+			if run.Status != "completed" || run.TasksCompleted != 3 || run.TasksFailed != 0 {
+				t.Fatalf("run = %s %d/%d failed %d: %s %s", run.Status, run.TasksCompleted, run.TasksTotal, run.TasksFailed, run.Message, run.Error)
+			}
+			if run.InputTokens == 0 || run.OutputTokens == 0 || run.CostUSD == 0 {
+				t.Errorf("totals not counted: %d in, %d out, $%f", run.InputTokens, run.OutputTokens, run.CostUSD)
+			}
+			ws := h.workers(id)
+			w := ws["task_001"]
+			if w.Tools.Reads != 1 || w.Tools.Writes != 1 || w.Tools.Search != 1 || w.Tools.Total != 3 {
+				t.Errorf("tool stats = %+v", w.Tools)
+			}
+			if len(w.OutputFiles) != 1 || w.OutputFiles[0] != "docs/task_001.md" {
+				t.Errorf("output files = %v", w.OutputFiles)
+			}
+			if w.InputTokens != 250 || w.OutputTokens != 25 || w.Unstructured {
+				t.Errorf("worker usage = %d/%d unstructured=%v", w.InputTokens, w.OutputTokens, w.Unstructured)
+			}
+			answers, _ := h.st.Answers(context.Background(), id)
+			var phases []string
+			for _, a := range answers {
+				phases = append(phases, a.Phase)
+			}
+			if strings.Join(phases, ",") != "analysis,task_list,aggregation,verification" {
+				t.Errorf("answers stored = %v", phases)
+			}
+			// Priority order: task_002 (7) before task_001 (5); task_003 after both.
+			if order := h.rec.spawned(id); strings.Join(order, ",") != "task_002,task_001,task_003" {
+				t.Errorf("spawn order = %v", order)
+			}
+			starts := h.host.starts
+			// Every prompt had its variables substituted.
+			for _, s := range starts {
+				if strings.Contains(s.Message, "{") {
+					t.Errorf("unsubstituted variable in %q", s.Message)
+				}
+			}
+			if !strings.Contains(h.host.sends[len(h.host.sends)-2], "Did task_003") {
+				t.Errorf("aggregation prompt lacks the worker outputs: %q", h.host.sends[len(h.host.sends)-2])
+			}
+			for _, ev := range []string{EventCreated, EventStarted, EventAnalysisComplete, EventTasksReady,
+				EventWorkersSpawned, EventWorkerStarted, EventWorkerCompleted, EventCompleted, EventProgress} {
+				if h.rec.count(ev) == 0 {
+					t.Errorf("event %s never emitted", ev)
+				}
+			}
+			if h.rec.count(EventWorkerCompleted) != 3 {
+				t.Errorf("worker:completed %d times", h.rec.count(EventWorkerCompleted))
+			}
+			snap, err := h.eng.Snapshot(context.Background(), id)
+			if err != nil || len(snap.ParallelGroups) != 2 || len(snap.Answers) != 4 {
+				t.Errorf("snapshot = %+v, %v", snap.ParallelGroups, err)
+			}
+			if err := h.eng.Pause(context.Background(), id); !errors.Is(err, ErrIllegalTransition) || !strings.Contains(err.Error(), "completed") {
+				t.Errorf("Pause of a completed run: %v", err)
+			}
+		})
+	}
+}
+
+func TestSchedulingNeverExceedsMaxWorkers(t *testing.T) {
+	t.Parallel()
+	var ts []planned
+	for i := 0; i < 30; i++ {
+		p := planned{id: "t" + string(rune('a'+i%26)) + string(rune('0'+i/26)), priority: 1 + i%10}
+		if i >= 20 {
+			p.deps = []string{ts[i-20].id}
+		}
+		ts = append(ts, p)
+	}
+	tasks := plan(ts...)
+	// Workers hang until the test finishes them, so several run at once.
+	var h *harness
+	h = newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxWorkers = 3; tp.Phases.Verification.Enabled = false }),
+		scripted(tasks, func(_ *fakeHost, s *fakeSession, task string, _ bool) bool { return true }), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	finished := map[string]bool{}
+	var startOrder []string
+	for len(finished) < 30 {
+		h.until("a worker to be running", func() bool {
+			for _, w := range h.workers(id) {
+				if w.Status == "running" && !finished[w.TaskID] {
+					return true
+				}
+			}
+			return false
+		})
+		// Finish the running worker that started first.
+		h.host.mu.Lock()
+		var next SessionID
+		var task string
+		for _, sid := range h.host.order {
+			m := workerRe.FindStringSubmatch(string(sid))
+			if m != nil && !finished[m[1]] && h.host.sessions[sid].turnRunning {
+				next, task = sid, m[1]
+				break
+			}
+		}
+		h.host.mu.Unlock()
+		if next == "" {
+			continue
+		}
+		finished[task] = true
+		startOrder = append(startOrder, task)
+		h.host.finishTurn(next, block("completion", map[string]any{"task_id": task, "status": "success"}))
+	}
+	run := h.wait(id)
+	if run.Status != "completed" || run.TasksCompleted != 30 {
+		t.Fatalf("run = %s, %d completed", run.Status, run.TasksCompleted)
+	}
+	if h.host.maxLive > 3 {
+		t.Errorf("%d workers ran at once, maxWorkers is 3", h.host.maxLive)
+	}
+	if h.host.maxLive < 3 {
+		t.Errorf("only %d workers ran at once; expected the pool to be used", h.host.maxLive)
+	}
+	// The first three started are the three highest priorities among tasks
+	// without dependencies: priorities 10, 10, 9 → ids with i%10 == 9, 19, 8.
+	first := h.rec.spawned(id)[:3]
+	want := []string{ts[9].id, ts[19].id, ts[8].id}
+	if strings.Join(first, ",") != strings.Join(want, ",") {
+		t.Errorf("first started = %v, want %v (priority, then id)", first, want)
+	}
+	// No dependent started before its dependency finished.
+	pos := map[string]int{}
+	for i, id := range startOrder {
+		pos[id] = i
+	}
+	for i := 20; i < 30; i++ {
+		if pos[ts[i].id] < pos[ts[i-20].id] {
+			t.Errorf("%s finished before its dependency %s", ts[i].id, ts[i-20].id)
+		}
+	}
+}
+
+func TestTaskListChecksKeepConfirming(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		tasks []map[string]any
+		want  string
+		fix   Modifications
+	}{
+		{"cycle", plan(planned{"a", 5, []string{"c"}}, planned{"b", 5, []string{"a"}}, planned{"c", 5, []string{"b"}}),
+			"cycle: a → c → b → a", Modifications{Edit: []TaskEdit{{ID: "a", Dependencies: &[]string{}}}}},
+		{"unknown dependency", plan(planned{"a", 5, []string{"zzz"}}), "a depends on zzz, which is not in the list",
+			Modifications{Edit: []TaskEdit{{ID: "a", Dependencies: &[]string{}}}}},
+		{"duplicate id", plan(planned{"a", 5, nil}, planned{"a", 5, nil}), "the id a is used by more than one task",
+			Modifications{}},
+		{"too many", plan(planned{"a", 5, nil}, planned{"b", 5, nil}, planned{"c", 5, nil}, planned{"d", 5, nil}),
+			"more than the template's limit of 3", Modifications{Skip: []string{"d"}}},
+		{"bad id", plan(planned{"a b", 5, nil}), "may only hold letters", Modifications{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxTasks = 3 }), scripted(tc.tasks, nil), true)
+			id := h.create()
+			if err := h.eng.Start(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+			h.until("tasksInvalid", func() bool { return h.rec.count(EventTasksInvalid) > 0 })
+			if h.status(id) != "confirming" {
+				t.Fatalf("status = %s, want confirming", h.status(id))
+			}
+			run, _ := h.st.Run(context.Background(), id)
+			if !strings.Contains(run.Message, tc.want) {
+				t.Errorf("message = %q, want it to contain %q", run.Message, tc.want)
+			}
+			if h.rec.count(EventTasksInvalid) != 1 {
+				t.Errorf("tasksInvalid emitted %d times", h.rec.count(EventTasksInvalid))
+			}
+			before, _ := h.st.Tasks(context.Background(), id)
+			if tc.name == "duplicate id" {
+				// The copy is kept, renamed and skipped; the user decides.
+				if len(before) != 2 || before[1].ID != "a-dup2" || !before[1].Skipped {
+					t.Fatalf("tasks = %+v", before)
+				}
+				if err := h.eng.Confirm(context.Background(), id, Modifications{}); err != nil {
+					t.Fatal(err)
+				}
+				if run := h.wait(id); run.Status != "completed" || run.TasksCompleted != 1 || run.TasksSkipped != 1 {
+					t.Errorf("run = %s %d/%d", run.Status, run.TasksCompleted, run.TasksSkipped)
+				}
+				return
+			}
+			err := h.eng.Confirm(context.Background(), id, Modifications{})
+			if !errors.Is(err, ErrInvalidTasks) {
+				t.Fatalf("Confirm of a bad list = %v", err)
+			}
+			after, _ := h.st.Tasks(context.Background(), id)
+			if len(after) != len(before) || h.status(id) != "confirming" {
+				t.Errorf("a refused confirmation changed the run")
+			}
+			if tc.name == "too many" {
+				// Skipping does not shorten the list; removing is not offered, so the
+				// limit holds: the run stays in confirming.
+				if err := h.eng.Confirm(context.Background(), id, tc.fix); !errors.Is(err, ErrInvalidTasks) {
+					t.Errorf("Confirm with a skip = %v", err)
+				}
+				return
+			}
+			if len(tc.fix.Edit) > 0 {
+				if err := h.eng.Confirm(context.Background(), id, tc.fix); err != nil {
+					t.Fatalf("Confirm with the fix: %v", err)
+				}
+				if run := h.wait(id); run.Status != "completed" {
+					t.Errorf("after the fix the run ended %s", run.Status)
+				}
+			}
+		})
+	}
+}
+
+func TestConfirmWithModifications(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, []string{"a"}}, planned{"c", 2, nil})
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.AutoConfirm = false; tp.Config.MaxWorkers = 1 }),
+		scripted(tasks, nil), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("confirming", func() bool { return h.status(id) == "confirming" })
+	title := "Renamed"
+	prio := 9
+	err := h.eng.Confirm(context.Background(), id, Modifications{
+		Skip: []string{"a"},
+		Edit: []TaskEdit{{ID: "c", Title: &title, Priority: &prio}},
+		Add:  []NewTask{{ID: "d", Title: "New", Description: "Added by the user", Priority: 10, Dependencies: []string{"c"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	if run.Status != "completed" || run.TasksCompleted != 3 || run.TasksSkipped != 1 {
+		t.Fatalf("run = %s, %d completed, %d skipped", run.Status, run.TasksCompleted, run.TasksSkipped)
+	}
+	got := h.host.workerStarts()
+	if got["a"] != 0 || got["d"] != 1 || got["b"] != 1 {
+		t.Errorf("starts = %v", got)
+	}
+	ts, _ := h.st.Tasks(context.Background(), id)
+	if ts[2].Title != "Renamed" || ts[2].Priority != 9 || ts[3].ID != "d" {
+		t.Errorf("tasks = %+v", ts)
+	}
+	if err := h.eng.Confirm(context.Background(), id, Modifications{}); !errors.Is(err, ErrIllegalTransition) {
+		t.Errorf("second Confirm = %v", err)
+	}
+}
+
+func TestRepromptThenFallbackThenFailure(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		reply       string // what the worker says every time
+		wantStatus  string
+		wantFlagged bool
+		wantReason  string
+	}{
+		{"keyword fallback", "I am finished. The task is complete and done.", "completed", true, ""},
+		{"failure", "Hmm, let me think about colours.", "failed", false, "no valid completion report after 2 re-prompts"},
+		{"broken json", startDelim + "\n{\"phase\": \"completion\", \"data\": {\"task_id\": \n" + endDelim, "failed", false, "after 2 re-prompts"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tasks := plan(planned{"a", 5, nil}, planned{"b", 5, []string{"a"}})
+			h := newHarness(t, testTemplate(nil), scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+				if task != "a" {
+					return false
+				}
+				s.say(tc.reply)
+				s.endTurn(h)
+				return true
+			}), true)
+			id := h.create()
+			if err := h.eng.Start(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+			run := h.wait(id)
+			w := h.workers(id)
+			if w["a"].Status != tc.wantStatus || w["a"].Unstructured != tc.wantFlagged {
+				t.Fatalf("worker a = %s unstructured=%v (%s)", w["a"].Status, w["a"].Unstructured, w["a"].Error)
+			}
+			if !strings.Contains(w["a"].Error, tc.wantReason) {
+				t.Errorf("reason = %q, want %q", w["a"].Error, tc.wantReason)
+			}
+			if n := h.rec.count(EventWorkerReprompted); n != 2 {
+				t.Errorf("re-prompted %d times, want 2 (maxRetries)", n)
+			}
+			if run.Status != "completed" {
+				t.Errorf("run = %s (%s)", run.Status, run.Error)
+			}
+			if tc.wantStatus == "failed" {
+				if w["b"].Status != "cancelled" || !w["b"].Skipped || !strings.Contains(w["b"].Error, "a failed") {
+					t.Errorf("dependent b = %+v", w["b"])
+				}
+				if run.TasksFailed != 1 || run.TasksSkipped != 1 || !strings.Contains(run.Message, "1 failed, 1 skipped") {
+					t.Errorf("run counts: failed %d skipped %d message %q", run.TasksFailed, run.TasksSkipped, run.Message)
+				}
+			}
+			// Every re-prompt names what was wrong and is the protocol's text.
+			h.host.mu.Lock()
+			n := 0
+			for _, s := range h.host.sends {
+				if strings.HasPrefix(s, "Baton could not read your last reply") {
+					n++
+				}
+			}
+			h.host.mu.Unlock()
+			if n != 2 {
+				t.Errorf("%d protocol re-prompts sent", n)
+			}
+		})
+	}
+}
+
+func TestMainSessionRepromptThenError(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, testTemplate(nil), func(h *fakeHost, s *fakeSession, text string) {
+		s.say("I looked around but I will not use your format.")
+		s.endTurn(h)
+	}, false)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	if run.Status != "error" || !strings.Contains(run.Error, "analysis answer is still missing or invalid after 2 re-prompts") {
+		t.Fatalf("run = %s: %q", run.Status, run.Error)
+	}
+	answers, _ := h.st.Answers(context.Background(), id)
+	if len(answers) != 3 || answers[0].Status != "invalid" {
+		t.Errorf("answers = %+v", answers)
+	}
+}
+
+func TestTimeoutRetryThenFail(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"absolute", "inactivity"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			tasks := plan(planned{"a", 5, nil}, planned{"b", 5, []string{"a"}})
+			tmpl := testTemplate(func(tp *template.Template) {
+				tp.Config.MaxRetries = 1
+				if kind == "absolute" {
+					tp.Config.WorkerTimeout, tp.Config.InactivityTimeout = 60, 0
+				} else {
+					tp.Config.WorkerTimeout, tp.Config.InactivityTimeout = 0, 30
+				}
+			})
+			// Worker a hangs: its turn never ends.
+			h := newHarness(t, tmpl, scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+				return task == "a"
+			}), true)
+			id := h.create()
+			if err := h.eng.Start(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+			h.until("worker a running", func() bool { return h.workers(id)["a"].Status == "running" })
+			// Move the clock until both attempts have timed out (the engine's
+			// first read of a session may come after a single move).
+			h.untilf(func() string {
+				w := h.workers(id)["a"]
+				return fmt.Sprintf("worker a to fail: %s, %d starts, %s", w.Status, h.host.workerStarts()["a"], w.Error)
+			}, func() bool {
+				h.clock.Add(20 * time.Second)
+				return h.workers(id)["a"].Status == "failed"
+			})
+			run := h.wait(id)
+			w := h.workers(id)
+			if w["a"].Status != "failed" || w["a"].RetryCount != 1 {
+				t.Fatalf("worker a = %s, retries %d: %s", w["a"].Status, w["a"].RetryCount, w["a"].Error)
+			}
+			want := "worker timeout of 60 s"
+			if kind == "inactivity" {
+				want = "no transcript activity for 30 s"
+			}
+			if !strings.Contains(w["a"].Error, want) {
+				t.Errorf("reason = %q", w["a"].Error)
+			}
+			if h.rec.count(EventWorkerTimeout) != 2 || h.rec.count(EventWorkerRetrying) != 1 {
+				t.Errorf("timeout events %d, retrying %d", h.rec.count(EventWorkerTimeout), h.rec.count(EventWorkerRetrying))
+			}
+			if w["b"].Status != "cancelled" || !w["b"].Skipped {
+				t.Errorf("dependent b = %s", w["b"].Status)
+			}
+			if run.Status != "completed" || run.TasksFailed != 1 {
+				t.Errorf("run = %s failed %d", run.Status, run.TasksFailed)
+			}
+			h.host.mu.Lock()
+			interrupted := len(h.host.interrupts)
+			h.host.mu.Unlock()
+			if interrupted < 2 {
+				t.Errorf("timed-out sessions were interrupted %d times", interrupted)
+			}
+		})
+	}
+}
+
+func TestPauseResumeCancel(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 9, nil}, planned{"b", 5, nil}, planned{"c", 1, nil})
+	hold := true
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxWorkers = 1 }),
+		scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool { return hold }), true)
+	id := h.create()
+	ctx := context.Background()
+	if err := h.eng.Resume(ctx, id); !errors.Is(err, ErrIllegalTransition) || !strings.Contains(err.Error(), "created") {
+		t.Errorf("Resume of a created run = %v", err)
+	}
+	if err := h.eng.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("a running", func() bool { return h.workers(id)["a"].Status == "running" })
+	if err := h.eng.Pause(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Pause(ctx, id); !errors.Is(err, ErrIllegalTransition) || !strings.Contains(err.Error(), "paused") {
+		t.Errorf("second Pause = %v", err)
+	}
+	// Finishing a while paused is recorded, but b does not start.
+	h.host.mu.Lock()
+	h.host.mu.Unlock()
+	sid, _ := WorkerSessionID(id, "a")
+	h.host.finishTurn(sid, block("completion", map[string]any{"task_id": "a", "status": "success"}))
+	h.until("a completed", func() bool { return h.workers(id)["a"].Status == "completed" })
+	// Let a few polls pass: still nothing new starts.
+	for i := 0; i < 5; i++ {
+		_, _ = h.eng.Snapshot(ctx, id)
+	}
+	if n := h.host.workerStarts()["b"]; n != 0 {
+		t.Fatalf("b started while paused")
+	}
+	h.host.mu.Lock()
+	interrupted := len(h.host.interrupts)
+	h.host.mu.Unlock()
+	if interrupted != 0 {
+		t.Errorf("pause interrupted %d sessions", interrupted)
+	}
+	if err := h.eng.Resume(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if h.status(id) != "running" {
+		t.Errorf("resumed to %s, want running", h.status(id))
+	}
+	h.until("b running", func() bool { return h.workers(id)["b"].Status == "running" })
+	// Single worker: pause c (pending), cancel b (running).
+	if err := h.eng.PauseWorker(ctx, id, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.CancelWorker(ctx, id, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.CancelWorker(ctx, id, "nope"); !errors.Is(err, ErrUnknownTask) {
+		t.Errorf("CancelWorker of unknown task = %v", err)
+	}
+	for i := 0; i < 5; i++ {
+		_, _ = h.eng.Snapshot(ctx, id)
+	}
+	if h.host.workerStarts()["c"] != 0 || h.workers(id)["c"].Status != "paused" {
+		t.Fatalf("paused pending worker c started: %s", h.workers(id)["c"].Status)
+	}
+	if err := h.eng.ResumeWorker(ctx, id, "c"); err != nil {
+		t.Fatal(err)
+	}
+	h.until("c running", func() bool { return h.workers(id)["c"].Status == "running" })
+	if err := h.eng.Cancel(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	if run.Status != "cancelled" {
+		t.Fatalf("run = %s", run.Status)
+	}
+	w := h.workers(id)
+	if w["c"].Status != "cancelled" || w["b"].Status != "cancelled" || w["a"].Status != "completed" {
+		t.Errorf("workers = a %s b %s c %s", w["a"].Status, w["b"].Status, w["c"].Status)
+	}
+	h.host.mu.Lock()
+	defer h.host.mu.Unlock()
+	sc, _ := WorkerSessionID(id, "c")
+	if !contains(h.host.interrupts, sc) || !contains(h.host.archives, sc) {
+		t.Errorf("cancel did not interrupt and archive c: %v %v", h.host.interrupts, h.host.archives)
+	}
+}
+
+func contains(ids []SessionID, id SessionID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func TestManualRetryUnskipsDependents(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, []string{"a"}}, planned{"c", 1, nil})
+	failA := true
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxWorkers = 1 }),
+		scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+			switch {
+			case task == "a" && failA:
+				s.say(block("completion", map[string]any{"task_id": "a", "status": "failed", "error": "the files are missing"}))
+				s.endTurn(h)
+				return true
+			case task == "c":
+				return true // c hangs, keeping the run in its worker phase
+			}
+			return false
+		}), true)
+	id := h.create()
+	ctx := context.Background()
+	if err := h.eng.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("a failed and c running", func() bool {
+		w := h.workers(id)
+		return w["a"].Status == "failed" && w["c"].Status == "running"
+	})
+	w := h.workers(id)
+	if w["a"].Error != "the files are missing" || w["b"].Status != "cancelled" || !strings.Contains(w["b"].Error, "a failed") {
+		t.Fatalf("a = %q, b = %s %q", w["a"].Error, w["b"].Status, w["b"].Error)
+	}
+	h.host.mu.Lock()
+	failA = false
+	h.host.mu.Unlock()
+	if err := h.eng.RetryWorker(ctx, id, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.RetryWorker(ctx, id, "c"); !errors.Is(err, ErrIllegalTransition) || !strings.Contains(err.Error(), "running") {
+		t.Errorf("RetryWorker of a running worker = %v", err)
+	}
+	sc, _ := WorkerSessionID(id, "c")
+	h.host.finishTurn(sc, block("completion", map[string]any{"task_id": "c", "status": "success"}))
+	run := h.wait(id)
+	w = h.workers(id)
+	if run.Status != "completed" || w["a"].Status != "completed" || w["b"].Status != "completed" || w["a"].RetryCount != 1 {
+		t.Fatalf("run %s: a %s (%d retries) b %s", run.Status, w["a"].Status, w["a"].RetryCount, w["b"].Status)
+	}
+	if got := h.host.workerStarts(); got["a"] != 2 || got["b"] != 1 {
+		t.Errorf("starts = %v", got)
+	}
+}
+
+func TestPermissionSurfaced(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil})
+	h := newHarness(t, testTemplate(nil), scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+		s.tool("Bash", map[string]any{"command": "rm -rf build"})
+		s.pending = []PermissionRequest{{RequestID: "req1", ToolName: "Bash", Input: []byte(`{"command":"rm -rf build"}`)}}
+		return true
+	}), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("worker waiting", func() bool { return h.rec.count(EventWorkerWaiting) > 0 })
+	w := h.workers(id)["a"]
+	if w.Waiting.ToolName != "Bash" || w.Waiting.RequestID != "req1" || w.Status != "running" || w.Tools.Bash != 1 {
+		t.Errorf("worker = %+v", w)
+	}
+	if h.rec.count(EventWorkerWaiting) != 1 {
+		t.Errorf("permission events = %d", h.rec.count(EventWorkerWaiting))
+	}
+	ctx := context.Background()
+	if err := h.eng.RespondPermission(ctx, id, "a", "maybe", nil); !errors.Is(err, ErrBadRequest) {
+		t.Errorf("bad decision = %v", err)
+	}
+	h.host.onRespond = func(s *fakeSession) {
+		s.say(block("completion", map[string]any{"task_id": "a", "status": "success"}))
+		s.endTurn(h.host)
+	}
+	if err := h.eng.RespondPermission(ctx, id, "a", AllowOnce, nil); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" {
+		t.Errorf("run = %s", run.Status)
+	}
+	if w := h.workers(id)["a"]; w.Waiting != nil || w.Status != "completed" {
+		t.Errorf("worker after the answer = %s waiting=%v", w.Status, w.Waiting)
+	}
+	h.host.mu.Lock()
+	defer h.host.mu.Unlock()
+	if len(h.host.responses) != 1 || h.host.responses[0] != "req1:once" {
+		t.Errorf("responses = %v", h.host.responses)
+	}
+}
+
+func TestRestoreAfterCrashNoDuplicateWorkers(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, nil}, planned{"c", 5, []string{"a"}})
+	h := newHarness(t, testTemplate(nil), scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+		return task == "a" || task == "b" // a and b run until the test ends them
+	}), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("a and b running", func() bool {
+		w := h.workers(id)
+		return w["a"].Status == "running" && w["b"].Status == "running"
+	})
+	// Simulate a crash that happened after b's session id was stored but
+	// before its start was confirmed: b is "spawning" in the store.
+	h.close()
+	st, err := store.Open(h.path, store.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := st.Workers(context.Background(), id)
+	for _, w := range ws {
+		if w.TaskID == "b" {
+			w.Status = "spawning"
+			if err := st.Commit(context.Background(), id, store.Change{Workers: []store.Worker{w}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_ = st.Close()
+	// Meanwhile worker a finished its work.
+	sa, _ := WorkerSessionID(id, "a")
+	h.host.finishTurn(sa, block("completion", map[string]any{"task_id": "a", "status": "success"}))
+
+	h.open()
+	n, err := h.eng.Restore(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("Restore = %d, %v", n, err)
+	}
+	h.until("a completed after restore", func() bool { return h.workers(id)["a"].Status == "completed" })
+	h.until("b re-attached", func() bool { return h.workers(id)["b"].Status == "running" })
+	sb, _ := WorkerSessionID(id, "b")
+	h.host.finishTurn(sb, block("completion", map[string]any{"task_id": "b", "status": "success"}))
+	run := h.wait(id)
+	if run.Status != "completed" || run.TasksCompleted != 3 {
+		t.Fatalf("run = %s, %d completed: %s", run.Status, run.TasksCompleted, run.Error)
+	}
+	for task, n := range h.host.workerStarts() {
+		if n != 1 {
+			t.Errorf("task %s was started %d times", task, n)
+		}
+	}
+	// Tool and usage totals were not counted twice by the replay.
+	if w := h.workers(id)["a"]; w.InputTokens != 100 {
+		t.Errorf("a input tokens = %d after restore, want 100", w.InputTokens)
+	}
+}
+
+func TestRestoreMidAnalysis(t *testing.T) {
+	t.Parallel()
+	var hold bool = true
+	h := newHarness(t, testTemplate(nil), func(fh *fakeHost, s *fakeSession, text string) {
+		if hold && strings.Contains(text, "ASK analysis") {
+			return
+		}
+		scripted(plan(planned{"a", 5, nil}), nil)(fh, s, text)
+	}, false)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("analyzing", func() bool { return h.status(id) == "analyzing" })
+	h.close()
+	h.host.mu.Lock()
+	hold = false
+	main := h.host.sessions[h.host.order[0]]
+	main.asked = "analysis"
+	h.host.mu.Unlock()
+	h.host.finishTurn(main.id, block("analysis", map[string]any{"summary": "ok", "recommended_splits": 1}))
+	h.open()
+	if n, err := h.eng.Restore(context.Background()); err != nil || n != 1 {
+		t.Fatalf("Restore = %d, %v", n, err)
+	}
+	run := h.wait(id)
+	if run.Status != "completed" {
+		t.Fatalf("run = %s: %s", run.Status, run.Error)
+	}
+	h.host.mu.Lock()
+	defer h.host.mu.Unlock()
+	mains := 0
+	for _, s := range h.host.starts {
+		if s.ID == "" {
+			mains++
+		}
+	}
+	if mains != 1 {
+		t.Errorf("%d main sessions started", mains)
+	}
+}
+
+func TestStartErrorsRetryThenFail(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil})
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxRetries = 2 }), scripted(tasks, nil), true)
+	h.host.startErr = func(o StartOptions) error {
+		if o.ID != "" {
+			return errBoom
+		}
+		return nil
+	}
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	w := h.workers(id)["a"]
+	if w.Status != "failed" || !strings.Contains(w.Error, "boom") || w.RetryCount != 2 {
+		t.Errorf("worker = %s retries %d: %s", w.Status, w.RetryCount, w.Error)
+	}
+	if run.Status != "completed" || run.TasksFailed != 1 {
+		t.Errorf("run = %s failed %d", run.Status, run.TasksFailed)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, testTemplate(nil), scripted(nil, nil), true)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		req  CreateRequest
+	}{
+		{"empty request", CreateRequest{TemplateID: "test", Cwd: h.dir}},
+		{"relative folder", CreateRequest{TemplateID: "test", Cwd: "rel", Request: "x"}},
+		{"missing folder", CreateRequest{TemplateID: "test", Cwd: h.dir + "/nope", Request: "x"}},
+		{"unknown template", CreateRequest{TemplateID: "nope", Cwd: h.dir, Request: "x"}},
+		{"unknown variable", CreateRequest{TemplateID: "test", Cwd: h.dir, Request: "x", Variables: map[string]any{"NOPE": 1}}},
+	}
+	for _, tc := range tests {
+		if _, err := h.eng.Create(ctx, tc.req); err == nil {
+			t.Errorf("%s: Create succeeded", tc.name)
+		}
+	}
+	if p, _ := h.st.Runs(ctx, store.HistoryQuery{}); p.Total != 0 {
+		t.Errorf("refused creates stored %d runs", p.Total)
+	}
+	if err := h.eng.Start(ctx, "orch_nope"); !errors.Is(err, ErrUnknownRun) {
+		t.Errorf("Start of unknown run = %v", err)
+	}
+	id := h.create()
+	if err := h.eng.Confirm(ctx, id, Modifications{}); !errors.Is(err, ErrIllegalTransition) || !strings.Contains(err.Error(), "created") {
+		t.Errorf("Confirm of a created run = %v", err)
+	}
+	if err := h.eng.RetryWorker(ctx, id, "a"); !errors.Is(err, ErrUnknownTask) && !errors.Is(err, ErrIllegalTransition) {
+		t.Errorf("RetryWorker = %v", err)
+	}
+}
+
+func TestAnswersOnlyAfterThePrompt(t *testing.T) {
+	t.Parallel()
+	early := plan(planned{"early", 5, nil})
+	fresh := plan(planned{"fresh", 5, nil})
+	planningReplies := 0
+	h := newHarness(t, testTemplate(nil), func(fh *fakeHost, s *fakeSession, text string) {
+		switch {
+		case strings.Contains(text, "ASK analysis"):
+			// An eager agent sends a task list with its analysis.
+			s.say(block("analysis", map[string]any{"summary": "ok", "recommended_splits": 1}) + "\n" +
+				block("task_list", map[string]any{"tasks": early}))
+			s.endTurn(fh)
+			return
+		case strings.Contains(text, "ASK task_list") || (s.asked == "task_list" && !strings.Contains(text, "ASK")):
+			s.asked = "task_list"
+			planningReplies++
+			if planningReplies == 1 {
+				s.say("Let me think about the split first.")
+			} else {
+				s.say(block("task_list", map[string]any{"tasks": fresh}))
+			}
+			s.endTurn(fh)
+			return
+		}
+		scripted(fresh, nil)(fh, s, text)
+	}, true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	if run.Status != "completed" {
+		t.Fatalf("run = %s: %s", run.Status, run.Error)
+	}
+	ts, _ := h.st.Tasks(context.Background(), id)
+	if len(ts) != 1 || ts[0].ID != "fresh" {
+		t.Errorf("tasks = %+v: an answer from before the planning prompt was taken", ts)
+	}
+	if h.rec.count(EventReprompted) != 1 {
+		t.Errorf("re-prompts = %d, want 1", h.rec.count(EventReprompted))
+	}
+}
+
+func TestShutdownGivesUpWithContext(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil})
+	block := make(chan struct{})
+	h := newHarness(t, testTemplate(nil), scripted(tasks, nil), true)
+	h.host.onStart = func(o StartOptions) {
+		if o.ID != "" {
+			<-block // the host hangs while starting a worker, ignoring its context
+		}
+	}
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("a spawning", func() bool { return h.workers(id)["a"].Status == "spawning" })
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := h.eng.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown = %v, want DeadlineExceeded", err)
+	}
+	if _, err := h.eng.Create(context.Background(), CreateRequest{TemplateID: "test", Cwd: h.dir, Request: "x"}); !errors.Is(err, ErrShuttingDown) {
+		t.Errorf("Create after Shutdown = %v", err)
+	}
+	close(block)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	if err := h.eng.Shutdown(ctx2); err != nil {
+		t.Errorf("second Shutdown = %v", err)
+	}
+}
+
+func TestProgressIsCoalesced(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil})
+	h := newHarness(t, testTemplate(nil), scripted(tasks, func(fh *fakeHost, s *fakeSession, task string, _ bool) bool {
+		for i := 0; i < 200; i++ {
+			s.tool("Read", map[string]any{"file_path": fmt.Sprintf("%s/f%d.go", s.opts.Cwd, i)})
+		}
+		s.say(block("progress", map[string]any{"task_id": task, "status": "in_progress", "progress_percent": 40, "current_action": "Reading"}))
+		return true
+	}), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("progress seen", func() bool {
+		w := h.workers(id)["a"]
+		return w.Progress == 40 && w.Tools.Reads == 200
+	})
+	if n := h.rec.count(EventWorkerProgress); n == 0 || n > 20 {
+		t.Errorf("%d progress events for 201 entries read in one batch", n)
+	}
+	w := h.workers(id)["a"]
+	if w.CurrentAction != "Reading" {
+		t.Errorf("current action = %q", w.CurrentAction)
+	}
+	snap, err := h.eng.Snapshot(context.Background(), id)
+	if err != nil || len(snap.Workers) != 1 || snap.Workers[0].Tools.Reads != 200 {
+		t.Errorf("snapshot = %+v, %v", snap.Workers, err)
+	}
+	_ = h.eng.Cancel(context.Background(), id)
+}
+
+func TestPhaseToggles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                          string
+		analysis, aggregation, verify bool
+		wantAnswers                   string
+	}{
+		{"all", true, true, true, "analysis,task_list,aggregation,verification"},
+		{"no analysis", false, true, false, "task_list,aggregation"},
+		{"workers only", false, false, false, "task_list"},
+		{"verification without aggregation", true, false, true, "analysis,task_list,verification"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmpl := testTemplate(func(tp *template.Template) {
+				tp.Phases.Analysis.Enabled = tc.analysis
+				tp.Phases.Aggregation.Enabled = tc.aggregation
+				tp.Phases.Verification.Enabled = tc.verify
+			})
+			h := newHarness(t, tmpl, scripted(plan(planned{"a", 5, nil}), nil), false)
+			id := h.create()
+			if err := h.eng.Start(context.Background(), id); err != nil {
+				t.Fatal(err)
+			}
+			run := h.wait(id)
+			if run.Status != "completed" || run.TasksCompleted != 1 {
+				t.Fatalf("run = %s: %s", run.Status, run.Error)
+			}
+			answers, _ := h.st.Answers(context.Background(), id)
+			var got []string
+			for _, a := range answers {
+				got = append(got, a.Phase)
+			}
+			if strings.Join(got, ",") != tc.wantAnswers {
+				t.Errorf("answers = %v, want %s", got, tc.wantAnswers)
+			}
+		})
+	}
+}
+
+func TestRestoreAsksAgainAPromptThatWasNeverSent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, testTemplate(nil), scripted(plan(planned{"a", 5, nil}), nil), true)
+	id := h.create()
+	// The process stopped right after the run became "planning", before the
+	// planning prompt went out.
+	run, err := h.st.Run(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.close()
+	st, err := store.Open(h.path, store.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Status = "planning"
+	run.Phase = string(PhaseTaskPlanning)
+	if err := st.Commit(context.Background(), id, store.Change{Run: &run}); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+	h.open()
+	if err := h.eng.RestoreRun(context.Background(), "orch_nope"); !errors.Is(err, ErrUnknownRun) {
+		t.Errorf("RestoreRun of an unknown run = %v", err)
+	}
+	if err := h.eng.RestoreRun(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" {
+		t.Fatalf("run = %s: %s", run.Status, run.Error)
+	}
+	// Once the run's goroutine has ended, a finished run cannot be restored.
+	h.until("RestoreRun of a completed run to be refused", func() bool {
+		return errors.Is(h.eng.RestoreRun(context.Background(), id), ErrIllegalTransition)
+	})
+}
+
+func TestReport(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, []string{"a"}})
+	h := newHarness(t, testTemplate(nil), scripted(tasks, func(fh *fakeHost, s *fakeSession, task string, _ bool) bool {
+		if task != "a" {
+			return false
+		}
+		s.say(block("completion", map[string]any{"task_id": "a", "status": "failed", "error": "no | pipes allowed"}))
+		s.endTurn(fh)
+		return true
+	}), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(id)
+	snap, err := h.eng.Snapshot(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Report(snap)
+	for _, want := range []string{"# Document everything", "Status: **completed**", "0 completed, 1 failed, 1 skipped of 2",
+		"## Analysis\n\nA project.", "## Result (success)", "| `a` | Do a | 5 | failed | 0 |", "| `b` | Do b | 5 | skipped |",
+		"**Reason:** no | pipes allowed", "**Skipped:** skipped because a failed", "## Verification (pass)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestRestoreInConfirmingShowsThePlanAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.AutoConfirm = false }),
+		scripted(plan(planned{"a", 5, nil}, planned{"b", 5, []string{"a"}}), nil), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("confirming", func() bool { return h.rec.count(EventTasksReady) > 0 })
+	h.close()
+	h.open()
+	if err := h.eng.RestoreRun(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if h.rec.count(EventTasksReady) != 1 {
+		t.Fatalf("tasksReady after restore: %d", h.rec.count(EventTasksReady))
+	}
+	h.rec.mu.Lock()
+	var ready Payload
+	for _, p := range h.rec.byRun[id] {
+		if len(p.Tasks) > 0 {
+			ready = p
+		}
+	}
+	h.rec.mu.Unlock()
+	if len(ready.Tasks) != 2 || len(ready.Groups) != 2 || ready.Status != "confirming" {
+		t.Errorf("tasksReady payload = %+v", ready)
+	}
+	if err := h.eng.Confirm(context.Background(), id, Modifications{}); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" || run.TasksCompleted != 2 {
+		t.Errorf("run = %s, %d completed", run.Status, run.TasksCompleted)
+	}
+}
+
+func TestRestoreStartsANeverStartedWorkerUnderItsID(t *testing.T) {
+	t.Parallel()
+	for _, transient := range []bool{false, true} {
+		name := "never started"
+		if transient {
+			name = "host cannot tell"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.AutoConfirm = false }),
+				scripted(plan(planned{"a", 5, nil}), nil), true)
+			id := h.create()
+			ctx := context.Background()
+			if err := h.eng.Start(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			h.until("confirming", func() bool { return h.rec.count(EventTasksReady) > 0 })
+			h.close()
+			// The process stopped after storing worker a as spawning, before
+			// the host heard of it.
+			st, err := store.Open(h.path, store.WithLogger(quiet))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, _ := st.Run(ctx, id)
+			run.Status, run.Phase = "running", string(PhaseWorkerExecution)
+			sid, _ := WorkerSessionID(id, "a")
+			if err := st.Commit(ctx, id, store.Change{Run: &run, Workers: []store.Worker{{TaskID: "a", Status: "spawning", SessionID: string(sid)}}}); err != nil {
+				t.Fatal(err)
+			}
+			_ = st.Close()
+			if transient {
+				// The host fails every call about a unknown session with an
+				// error that does not say "no such session": the engine follows
+				// the session until reads keep failing, then retries under a new id.
+				h.host.mu.Lock()
+				h.host.opaque = true
+				h.host.mu.Unlock()
+			}
+			h.open()
+			if err := h.eng.RestoreRun(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			run = h.wait(id)
+			if run.Status != "completed" || run.TasksCompleted != 1 {
+				t.Fatalf("run = %s: %s", run.Status, run.Error)
+			}
+			h.host.mu.Lock()
+			defer h.host.mu.Unlock()
+			var ids []string
+			for _, s := range h.host.starts {
+				if s.ID != "" {
+					ids = append(ids, string(s.ID))
+				}
+			}
+			want := sid
+			if transient {
+				want, _ = WorkerSessionID(id, "a-r1")
+			}
+			if len(ids) != 1 || ids[0] != string(want) {
+				t.Errorf("worker starts = %v, want once under %s", ids, want)
+			}
+		})
+	}
+}
+
+func TestManyTasksAsyncWorkersRespectLimitsAndDependencies(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 11))
+	var ts []planned
+	for i := 0; i < 60; i++ {
+		p := planned{id: fmt.Sprintf("t%02d", i), priority: 1 + rng.IntN(10)}
+		for j := 0; j < i; j++ {
+			if rng.IntN(20) == 0 {
+				p.deps = append(p.deps, ts[j].id)
+			}
+		}
+		ts = append(ts, p)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait)
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxWorkers = 5; tp.Config.MaxTasks = 100 }),
+		scripted(plan(ts...), func(fh *fakeHost, s *fakeSession, task string, _ bool) bool {
+			id := s.id
+			delay := time.Duration(rng.IntN(3)) * time.Millisecond
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(delay)
+				fh.finishTurn(id, block("completion", map[string]any{"task_id": task, "status": "success"}))
+			}()
+			return true
+		}), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	if run.Status != "completed" || run.TasksCompleted != 60 {
+		t.Fatalf("run = %s, %d completed: %s", run.Status, run.TasksCompleted, run.Error)
+	}
+	h.host.mu.Lock()
+	maxLive := h.host.maxLive
+	h.host.mu.Unlock()
+	if maxLive > 5 {
+		t.Errorf("%d workers ran at once, maxWorkers is 5", maxLive)
+	}
+	// From the events: a task was spawned only after all its dependencies completed.
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	done := map[string]bool{}
+	deps := map[string][]string{}
+	for _, p := range ts {
+		deps[p.id] = p.deps
+	}
+	for _, p := range h.rec.byRun[id] {
+		if p.Worker == nil {
+			continue
+		}
+		switch p.Worker.Status {
+		case "completed":
+			done[p.TaskID] = true
+		case "spawning":
+			for _, d := range deps[p.TaskID] {
+				if !done[d] {
+					t.Errorf("%s spawned before its dependency %s completed", p.TaskID, d)
+				}
+			}
+		}
+	}
+}
+
+func TestWorkerCommandsRefusedWithTheirState(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, nil})
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxWorkers = 2 }),
+		scripted(tasks, func(fh *fakeHost, s *fakeSession, task string, _ bool) bool { return task == "b" }), true)
+	id := h.create()
+	ctx := context.Background()
+	if err := h.eng.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("a completed, b running", func() bool {
+		w := h.workers(id)
+		return w["a"].Status == "completed" && w["b"].Status == "running"
+	})
+	tests := []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"pause a completed worker", func() error { return h.eng.PauseWorker(ctx, id, "a") }, "worker a is completed"},
+		{"resume a running worker", func() error { return h.eng.ResumeWorker(ctx, id, "b") }, "worker b is running"},
+		{"retry a completed worker", func() error { return h.eng.RetryWorker(ctx, id, "a") }, "worker a is completed"},
+		{"cancel a completed worker", func() error { return h.eng.CancelWorker(ctx, id, "a") }, "worker a is completed"},
+		{"confirm a running run", func() error { return h.eng.Confirm(ctx, id, Modifications{}) }, "run is running"},
+		{"start a running run", func() error { return h.eng.Start(ctx, id) }, "run is running"},
+		{"resume a running run", func() error { return h.eng.Resume(ctx, id) }, "run is running"},
+	}
+	for _, tc := range tests {
+		err := tc.call()
+		if !errors.Is(err, ErrIllegalTransition) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an illegal transition naming %q", tc.name, err, tc.want)
+		}
+	}
+	before := h.workers(id)
+	if before["a"].Status != "completed" || before["b"].Status != "running" {
+		t.Errorf("refused commands changed the workers: a %s, b %s", before["a"].Status, before["b"].Status)
+	}
+	if err := h.eng.Cancel(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Cancel(ctx, id); !errors.Is(err, ErrIllegalTransition) || !strings.Contains(err.Error(), "cancelled") {
+		t.Errorf("second Cancel = %v", err)
+	}
+}
+
+func TestMainPhaseTimeout(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, testTemplate(nil), func(fh *fakeHost, s *fakeSession, text string) {
+		s.tool("Read", map[string]any{"file_path": s.opts.Cwd + "/README.md"}) // and then nothing
+	}, true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("analyzing", func() bool { return h.status(id) == "analyzing" })
+	h.until("the analysis to time out", func() bool {
+		h.clock.Add(5 * time.Minute)
+		run, _ := h.st.Run(context.Background(), id)
+		return run.Status == "error"
+	})
+	run, _ := h.st.Run(context.Background(), id)
+	if !strings.Contains(run.Error, "the analysis answer did not come within 600 s") {
+		t.Errorf("error = %q", run.Error)
+	}
+	h.host.mu.Lock()
+	defer h.host.mu.Unlock()
+	if len(h.host.interrupts) != 1 {
+		t.Errorf("the main session was interrupted %d times", len(h.host.interrupts))
+	}
+}

@@ -1,0 +1,97 @@
+package engine
+
+import "github.com/baton-app/baton/backend/store"
+
+// Event names (seed 002), declared once; the frontend has a matching
+// TypeScript union.
+const (
+	EventCreated          = "orchestrator:created"
+	EventStarted          = "orchestrator:started"
+	EventPhaseChanged     = "orchestrator:phaseChanged"
+	EventStatusChanged    = "orchestrator:statusChanged"
+	EventAnalysisComplete = "orchestrator:analysisComplete"
+	EventTasksReady       = "orchestrator:tasksReady"
+	EventTasksInvalid     = "orchestrator:tasksInvalid"
+	EventWorkersSpawned   = "orchestrator:workersSpawned"
+	EventProgress         = "orchestrator:progress"
+	EventReprompted       = "orchestrator:reprompted"
+	EventCompleted        = "orchestrator:completed"
+	EventError            = "orchestrator:error"
+	EventCancelled        = "orchestrator:cancelled"
+	EventPaused           = "orchestrator:paused"
+	EventResumed          = "orchestrator:resumed"
+	// EventRemediation: verification failed and its issues became new tasks
+	// (Payload.Tasks); the run is back in worker execution (seed 004).
+	EventRemediation = "orchestrator:remediation"
+
+	EventWorkerSpawned    = "worker:spawned"
+	EventWorkerStarted    = "worker:started"
+	EventWorkerProgress   = "worker:progress"
+	EventWorkerCompleted  = "worker:completed"
+	EventWorkerFailed     = "worker:failed"
+	EventWorkerTimeout    = "worker:timeout"
+	EventWorkerRetrying   = "worker:retrying"
+	EventWorkerReprompted = "worker:reprompted"
+	EventWorkerSkipped    = "worker:skipped"
+	EventWorkerPaused     = "worker:paused"
+	EventWorkerResumed    = "worker:resumed"
+	EventWorkerCancelled  = "worker:cancelled"
+	EventWorkerWaiting    = "worker:permission"
+	// EventWorkerAwaitingReview: the task waits for its reviewer (seed 001).
+	EventWorkerAwaitingReview = "worker:awaitingReview"
+	// EventWorkerRejected: the reviewer rejected the task; the message is
+	// the reason, and a worker:retrying (or worker:failed) follows.
+	EventWorkerRejected = "worker:rejected"
+	// EventWorkerQuestion: the worker asked for clarification (seed 003);
+	// Worker.Questions lists the questions, Engine.Answer answers them.
+	EventWorkerQuestion = "worker:question"
+	// EventWorkerAnswered: the answer was sent to the worker's session.
+	EventWorkerAnswered = "worker:answered"
+)
+
+// EventNames lists every event the engine emits.
+func EventNames() []string {
+	return []string{EventCreated, EventStarted, EventPhaseChanged, EventStatusChanged, EventAnalysisComplete,
+		EventTasksReady, EventTasksInvalid, EventWorkersSpawned, EventProgress, EventReprompted, EventCompleted,
+		EventError, EventCancelled, EventPaused, EventResumed, EventWorkerSpawned, EventWorkerStarted,
+		EventWorkerProgress, EventWorkerCompleted, EventWorkerFailed, EventWorkerTimeout, EventWorkerRetrying,
+		EventWorkerReprompted, EventWorkerSkipped, EventWorkerPaused, EventWorkerResumed, EventWorkerCancelled,
+		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
+		EventWorkerQuestion, EventWorkerAnswered, EventRemediation}
+}
+
+// Emitter receives every event after the change it describes is committed.
+// The desktop app forwards them with runtime.EventsEmit. Emit is called from
+// the run's own goroutine: it must not block, and must not call the Engine
+// (hand the event to another goroutine for that).
+type Emitter interface {
+	Emit(name string, payload Payload)
+}
+
+// EmitterFunc adapts a function to Emitter.
+type EmitterFunc func(name string, payload Payload)
+
+// Emit implements Emitter.
+func (f EmitterFunc) Emit(name string, payload Payload) { f(name, payload) }
+
+// Payload is what every event carries: the run's id and status, and the
+// worker it is about, if any. Progress events carry only what changed.
+type Payload struct {
+	RunID   string        `json:"runId"`
+	Status  string        `json:"status"`
+	Phase   string        `json:"phase,omitempty"`
+	TaskID  string        `json:"taskId,omitempty"`
+	Message string        `json:"message,omitempty"`
+	Worker  *store.Worker `json:"worker,omitempty"`
+	// Workers carries coalesced worker progress.
+	Workers []store.Worker `json:"workers,omitempty"`
+	// Run carries counters and totals on run-level events.
+	Run *store.Run `json:"run,omitempty"`
+	// Problems lists what is wrong with a task list.
+	Problems []string `json:"problems,omitempty"`
+	// Skipped names tasks skipped because of this event.
+	Skipped []string `json:"skipped,omitempty"`
+	// Tasks and Groups carry the proposed plan on tasksReady.
+	Tasks  []store.Task `json:"tasks,omitempty"`
+	Groups [][]string   `json:"groups,omitempty"`
+}

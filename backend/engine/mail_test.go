@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baton-app/baton/backend/mailbox"
+	"github.com/baton-app/baton/backend/template"
+)
+
+func TestMailboxTransport(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"task_001", 5, nil})
+	assigned := make(chan string, 4)
+	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		dir := filepath.Join(s.opts.Cwd, mailbox.DirName)
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mailbox.ToDeveloper)))
+		if err != nil {
+			t.Errorf("read the assignments: %v", err)
+		}
+		assigned <- string(b)
+		build := "failed"
+		if strings.Contains(s.opts.Message, "rejected") {
+			build = "success"
+		}
+		// The developer reports only in the mailbox file and goes on.
+		var f struct {
+			Messages []json.RawMessage `json:"messages"`
+			LastRead any               `json:"lastRead"`
+		}
+		path := filepath.Join(dir, filepath.FromSlash(mailbox.ToTeamLead))
+		if old, err := os.ReadFile(path); err == nil && len(old) > 0 {
+			_ = json.Unmarshal(old, &f)
+		}
+		msg, _ := json.Marshal(map[string]any{"type": "completion_report", "taskId": task, "platform": "web",
+			"status": "awaiting_review", "summary": "Built " + task, "filesCreated": []string{"src/a.ts"},
+			"filesModified": []string{}, "buildResult": map[string]any{"status": build, "command": "npm run build", "errors": 0},
+			"timestamp": "2026-11-22T07:00:00Z"})
+		f.Messages = append(f.Messages, msg)
+		out, _ := json.Marshal(f)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Errorf("write the report: %v", err)
+		}
+		s.tool("Read", map[string]any{"file_path": path})
+		return true
+	}
+	agent := reviewing(scripted(tasks, worker), func(task string, n int, prompt string) (string, string) {
+		return "approved", "fine"
+	})
+	h := newHarness(t, testTemplate(func(tp *template.Template) {
+		tp.Config.Transport = TransportMailbox
+		tp.Phases.Review = template.ReviewGate{Enabled: true, Reviewer: "orchestrator", RequireBuildSuccess: true}
+		tp.Prompts.Review = template.Prompt{User: "ASK review {TASK_ID}\n{COMPLETION_REPORT}"}
+	}), agent, true)
+	run, err := h.eng.Create(context.Background(), CreateRequest{TemplateID: "test", Cwd: h.dir, Request: "Build it",
+		Variables: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Start(context.Background(), run.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := h.wait(run.ID)
+	if got.Status != "completed" || got.TasksCompleted != 1 {
+		t.Fatalf("run = %s %d/%d: %s %s", got.Status, got.TasksCompleted, got.TasksTotal, got.Message, got.Error)
+	}
+	first := <-assigned
+	if !strings.Contains(first, `"task_assignment"`) || !strings.Contains(first, `"task_001"`) {
+		t.Errorf("to-developer.json at the first start = %s", first)
+	}
+	if second := <-assigned; !strings.Contains(second, "previousRejection") || !strings.Contains(second, "the build failed") {
+		t.Errorf("to-developer.json at the retry lacks the rejection: %s", second)
+	}
+	w := h.workers(run.ID)["task_001"]
+	if w.RetryCount != 1 || w.Summary != "Built task_001" || len(w.OutputFiles) != 1 {
+		t.Errorf("worker = %+v", w)
+	}
+	q, err := os.ReadFile(filepath.Join(h.dir, mailbox.DirName, filepath.FromSlash(mailbox.QueueFile)))
+	if err != nil || !strings.Contains(string(q), `"completed"`) {
+		t.Errorf("queue.json = %s, %v", q, err)
+	}
+	log, err := os.ReadFile(filepath.Join(h.dir, mailbox.DirName, filepath.FromSlash(mailbox.LogFile)))
+	if err != nil || !strings.Contains(string(log), "task_001: approved") || !strings.Contains(string(log), "rejected") {
+		t.Errorf("log.md = %s, %v", log, err)
+	}
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/skills"
+	"github.com/baton-app/baton/backend/store"
+)
+
+// Skills (seed 004): with config.skills.enabled the run loads the skill
+// library of its folder (config.skills.directory first, then <cwd>/skills,
+// <cwd>/.claude/skills, ~/.claude/skills and the shipped skills), matches
+// each planned task, stores the matched ids on the task (Task.Skills, for
+// the review table) and adds the skills' text to the worker's prompt.
+
+// library loads the run's skill library once (nil when skills are off).
+func (r *runner) library() *skills.Library {
+	if !r.tmpl.Config.Skills.Enabled {
+		return nil
+	}
+	if r.skills == nil {
+		dir := r.tmpl.Config.Skills.Directory
+		if dir != "" && !filepath.IsAbs(dir) {
+			dir = filepath.Join(r.run.Cwd, dir)
+		}
+		home := r.e.home
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		r.skills = skills.Load(skills.LoadOptions{UserDir: dir, Cwd: r.run.Cwd, Home: home})
+	}
+	return r.skills
+}
+
+// matchSkills sets the matched skill ids of every task and returns a line
+// about the library's warnings ("" without any).
+func (r *runner) matchSkills(tasks []store.Task) string {
+	lib := r.library()
+	if lib == nil {
+		return ""
+	}
+	for i := range tasks {
+		tasks[i].Skills = skills.IDs(lib.Match(taskInfo(tasks[i])))
+	}
+	if len(lib.Warnings) == 0 {
+		return ""
+	}
+	var ws []string
+	for _, w := range lib.Warnings {
+		ws = append(ws, w.String())
+	}
+	return fmt.Sprintf("Skipped %d skill file(s): %s", len(lib.Warnings), strings.Join(ws, "; "))
+}
+
+// skillSection is the "Your Skills" part of a task's worker prompt.
+func (r *runner) skillSection(t *store.Task) string {
+	lib := r.library()
+	if lib == nil {
+		return ""
+	}
+	return skills.PromptSection(lib.Match(taskInfo(*t)))
+}
+
+// taskInfo describes a task for matching. The plan names no task type, so
+// it is taken from the task's mode (seed 003) or else from its words.
+func taskInfo(t store.Task) skills.TaskInfo {
+	var def protocol.Task
+	_ = json.Unmarshal(t.Definition, &def)
+	complexity := skills.NormalizeComplexity(t.Complexity)
+	if complexity == "" {
+		complexity = skills.Normal
+	}
+	return skills.TaskInfo{ID: t.ID, Type: taskType(def.Mode, t.Title+" "+t.Description), Complexity: complexity,
+		Objective: t.Title + ". " + t.Description, AcceptanceCriteria: def.AcceptanceCriteria, Keywords: t.Scope}
+}
+
+// taskType maps a seed 003 mode, or the first telling word of the text, to
+// a seed 004 task type (implementation when nothing tells).
+func taskType(mode, text string) string {
+	switch strings.ToLower(mode) {
+	case "architect", "design":
+		return "design"
+	case "debug":
+		return "bugfix"
+	case "test", "tdd", "qa":
+		return "testing"
+	case "docs", "docs-writer", "documentation":
+		return "documentation"
+	case "refactor", "refactor-optimizer":
+		return "refactor"
+	}
+	words := strings.FieldsFunc(strings.ToLower(text), func(c rune) bool {
+		return !(c >= 'a' && c <= 'z')
+	})
+	for _, w := range words {
+		switch w {
+		case "fix", "bug", "bugfix", "crash", "regression":
+			return "bugfix"
+		case "test", "tests", "testing", "coverage":
+			return "testing"
+		case "document", "documentation", "docs", "readme":
+			return "documentation"
+		case "refactor", "refactoring", "restructure", "cleanup":
+			return "refactor"
+		case "design", "architecture", "architect":
+			return "design"
+		}
+	}
+	return "implementation"
+}

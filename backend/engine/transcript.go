@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/store"
+)
+
+// rawEntry is what the engine reads from a transcript entry beyond what the
+// protocol parser needs: usage and cost.
+type rawEntry struct {
+	Type    string `json:"type"`
+	Message *struct {
+		ID    string `json:"id"`
+		Usage *struct {
+			InputTokens              int64 `json:"input_tokens"`
+			OutputTokens             int64 `json:"output_tokens"`
+			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+		} `json:"usage"`
+	} `json:"message"`
+	TotalCostUSD float64 `json:"total_cost_usd"`
+}
+
+// digest is what a batch of new transcript entries says.
+type digest struct {
+	entries      []protocol.Entry
+	tools        store.ToolStats
+	files        []string
+	lastAction   string
+	inputTokens  int64
+	outputTokens int64
+	costUSD      float64
+	assistant    bool // an assistant entry arrived
+	text         bool // an assistant entry with text arrived
+	result       bool // a result entry arrived (the turn ended)
+	resultError  string
+}
+
+// digestEntries reads new entries. seen holds the message ids whose usage
+// was already counted (Claude Code repeats a message's usage on every entry
+// of that message).
+func digestEntries(raw []json.RawMessage, seen map[string]bool) digest {
+	var d digest
+	for _, r := range raw {
+		var e protocol.Entry
+		if err := json.Unmarshal(r, &e); err != nil {
+			continue
+		}
+		if hasText(e) {
+			// Only what the agent said can hold an answer; tool calls and
+			// results are counted below but not kept.
+			d.entries = append(d.entries, e)
+			d.text = true
+		}
+		var re rawEntry
+		_ = json.Unmarshal(r, &re)
+		switch e.Type {
+		case "assistant":
+			if e.IsSidechain {
+				continue
+			}
+			d.assistant = true
+			if re.Message != nil && re.Message.Usage != nil && !seen[re.Message.ID] {
+				if re.Message.ID != "" {
+					seen[re.Message.ID] = true
+				}
+				u := re.Message.Usage
+				d.inputTokens += u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+				d.outputTokens += u.OutputTokens
+			}
+			if e.Message == nil {
+				continue
+			}
+			for _, b := range e.Message.Content {
+				if b.Type != "tool_use" {
+					continue
+				}
+				countTool(&d.tools, b.Name)
+				d.lastAction = describeTool(b.Name, b.Input)
+				if f := writtenFile(b.Name, b.Input); f != "" {
+					d.files = append(d.files, f)
+				}
+			}
+		case "result":
+			d.result = true
+			d.costUSD += re.TotalCostUSD
+			if e.IsError {
+				d.resultError = e.Result
+				if d.resultError == "" {
+					d.resultError = e.Subtype
+				}
+			}
+		}
+	}
+	return d
+}
+
+func hasText(e protocol.Entry) bool {
+	if e.Type != "assistant" || e.IsSidechain || e.Message == nil {
+		return false
+	}
+	for _, c := range e.Message.Content {
+		if c.Type == "text" && c.Text != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// countTool files a tool_use under its kind.
+func countTool(s *store.ToolStats, name string) {
+	s.Total++
+	switch toolKind(name) {
+	case "reads":
+		s.Reads++
+	case "writes":
+		s.Writes++
+	case "edits":
+		s.Edits++
+	case "bash":
+		s.Bash++
+	case "search":
+		s.Search++
+	case "web":
+		s.Web++
+	case "task":
+		s.Task++
+	default:
+		s.Other++
+	}
+}
+
+func toolKind(name string) string {
+	switch name {
+	case "Read", "NotebookRead", "LS":
+		return "reads"
+	case "Write":
+		return "writes"
+	case "Edit", "MultiEdit", "NotebookEdit":
+		return "edits"
+	case "Bash", "BashOutput", "KillShell", "KillBash":
+		return "bash"
+	case "Grep", "Glob":
+		return "search"
+	case "WebFetch", "WebSearch":
+		return "web"
+	case "Task", "Agent":
+		return "task"
+	}
+	if strings.HasPrefix(name, "mcp__") && strings.Contains(strings.ToLower(name), "search") {
+		return "search"
+	}
+	return "other"
+}
+
+type toolInput struct {
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Path         string `json:"path"`
+	Command      string `json:"command"`
+	Pattern      string `json:"pattern"`
+	URL          string `json:"url"`
+	Query        string `json:"query"`
+	Description  string `json:"description"`
+}
+
+func writtenFile(name string, input json.RawMessage) string {
+	switch name {
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+	default:
+		return ""
+	}
+	var in toolInput
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	if in.FilePath != "" {
+		return in.FilePath
+	}
+	return in.NotebookPath
+}
+
+// describeTool says in a few words what a tool call does, for the worker card.
+func describeTool(name string, input json.RawMessage) string {
+	var in toolInput
+	_ = json.Unmarshal(input, &in)
+	arg := ""
+	switch {
+	case in.FilePath != "":
+		arg = filepath.Base(in.FilePath)
+	case in.NotebookPath != "":
+		arg = filepath.Base(in.NotebookPath)
+	case in.Description != "":
+		arg = in.Description
+	case in.Command != "":
+		arg = in.Command
+	case in.Pattern != "":
+		arg = in.Pattern
+	case in.URL != "":
+		arg = in.URL
+	case in.Query != "":
+		arg = in.Query
+	case in.Path != "":
+		arg = in.Path
+	}
+	if len(arg) > 80 {
+		arg = arg[:77] + "..."
+	}
+	if arg == "" {
+		return name
+	}
+	return fmt.Sprintf("%s %s", name, arg)
+}
+
+// assistantText joins the text the agent said in entries (for keyword
+// fallback).
+func assistantText(entries []protocol.Entry) string {
+	var b strings.Builder
+	for _, e := range entries {
+		if e.Type != "assistant" || e.IsSidechain || e.Message == nil {
+			continue
+		}
+		for _, c := range e.Message.Content {
+			if c.Type == "text" {
+				b.WriteString(c.Text)
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// relFiles makes paths relative to cwd where they are inside it, and
+// removes duplicates, keeping order.
+func relFiles(cwd string, lists ...[]string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, l := range lists {
+		for _, f := range l {
+			if f == "" {
+				continue
+			}
+			if filepath.IsAbs(f) && cwd != "" {
+				if r, err := filepath.Rel(cwd, f); err == nil && !strings.HasPrefix(r, "..") {
+					f = r
+				}
+			}
+			f = filepath.ToSlash(filepath.Clean(f))
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
