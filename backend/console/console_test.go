@@ -1,0 +1,130 @@
+package console
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func needChromium(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the simulator in Chromium; skipped under -short")
+	}
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Fatal("these tests run the simulator in Chromium, which is not installed; \"make test-deps\" installs it")
+	}
+}
+
+// run calls "baton run" in a fresh config directory shared by the test.
+func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = RunCLI(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func sample(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("testdata/sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var runIDPattern = regexp.MustCompile(`Run (orch_[0-9a-f]+)`)
+
+func TestRunBadInput(t *testing.T) {
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no arguments", nil, "needs --template and --message"},
+		{"no message", []string{"--template", "documentation"}, "needs --template and --message"},
+		{"bad var", []string{"--template", "documentation", "--message", "x", "--var", "novalue"}, "--var takes NAME=VALUE"},
+		{"unknown host", []string{"--template", "documentation", "--message", "x", "--host", "cloud"}, "--host must be sim or desktop"},
+		{"missing folder", []string{"--template", "documentation", "--message", "x", "--cwd", "/nonexistent/baton"}, "does not exist"},
+		{"unknown template", []string{"--template", "nope", "--message", "x", "--cwd", "."}, "nope"},
+		{"resume unknown run", []string{"--resume", "orch_000000000000"}, "cannot resume orch_000000000000"},
+		{"stray argument", []string{"--template", "documentation", "--message", "x", "extra"}, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := run(t, "", tt.args...)
+			if code != ExitError || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, ExitError, tt.want)
+			}
+		})
+	}
+	var out, errOut bytes.Buffer
+	if code := HistoryCLI(nil, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "No runs found.") {
+		t.Fatalf("history of an empty store: exit %d, %q %q", code, out.String(), errOut.String())
+	}
+	errOut.Reset()
+	if code := HistoryCLI([]string{"--status", "flying"}, &out, &errOut); code != ExitError || !strings.Contains(errOut.String(), `"flying" is not a run status`) {
+		t.Fatalf("history --status flying: exit %d, %q", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := ShowCLI([]string{"orch_missing"}, &out, &errOut); code != ExitError || !strings.Contains(errOut.String(), `there is no run "orch_missing"`) {
+		t.Fatalf("show of a missing run: exit %d, %q", code, errOut.String())
+	}
+}
+
+// TestRunDocumentationOnTheSimulator runs a whole documentation orchestration
+// through real Chromium and the simulator, then finds it in the history.
+func TestRunDocumentationOnTheSimulator(t *testing.T) {
+	needChromium(t)
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
+		"--message", "Document the api and store packages", "--yes", "--host", "sim", "--sim-speed", "50")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	m := runIDPattern.FindStringSubmatch(stdout)
+	if m == nil || !strings.Contains(stdout, "completed:") {
+		t.Fatalf("no run id or completion in the output:\n%s", stdout)
+	}
+	for _, want := range []string{"phase analysis", "phase taskPlanning", "phase aggregation", "Proposed tasks"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	var out, errOut bytes.Buffer
+	if code := HistoryCLI([]string{"--status", "completed"}, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), m[1]) {
+		t.Fatalf("history does not list %s: exit %d\n%s%s", m[1], code, out.String(), errOut.String())
+	}
+	out.Reset()
+	if code := ShowCLI([]string{m[1]}, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "Status:  completed") || !strings.Contains(out.String(), "task_001") {
+		t.Fatalf("show %s: exit %d\n%s%s", m[1], code, out.String(), errOut.String())
+	}
+}
+
+func TestRunAsksBeforeStartingTasks(t *testing.T) {
+	needChromium(t)
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	code, stdout, stderr := run(t, "n\n", "--template", "documentation", "--cwd", sample(t),
+		"--message", "Document the store", "--host", "sim", "--sim-speed", "50")
+	if code != ExitError || !strings.Contains(stdout, "Start these tasks? [y/N]") || !strings.Contains(stdout, "Cancelled") {
+		t.Fatalf("answering n: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+func TestRunWithAFailingWorkerNamesIt(t *testing.T) {
+	needChromium(t)
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
+		"--message", "Document everything", "--yes", "--host", "sim", "--sim-speed", "50", "--scenario", "worker-fails")
+	if code != ExitFailures {
+		t.Fatalf("exit %d, want %d (finished with failures)\nstdout:\n%s\nstderr:\n%s", code, ExitFailures, stdout, stderr)
+	}
+	if !regexp.MustCompile(`- task_\d+ failed: \S`).MatchString(stdout) {
+		t.Fatalf("the failed task is not named with its reason:\n%s", stdout)
+	}
+}

@@ -1,0 +1,235 @@
+package console
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/chrome"
+	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/engine"
+)
+
+// buildBaton compiles the baton command (its headless subcommands need no
+// WebKit) into a temporary folder.
+func buildBaton(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "baton")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/baton-app/baton")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build baton: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startSim runs "baton sim" as its own process, as Claude Desktop would be,
+// and returns its CDP endpoint.
+func startSim(t *testing.T, bin string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "sim", "--port", "0", "--speed", "3")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	endpoint := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if ep, ok := strings.CutPrefix(sc.Text(), "CDP endpoint: "); ok {
+				endpoint <- ep
+			}
+		}
+	}()
+	select {
+	case ep := <-endpoint:
+		return ep
+	case <-time.After(60 * time.Second):
+		t.Fatal("baton sim did not print its endpoint within a minute")
+	}
+	return ""
+}
+
+var startedLine = regexp.MustCompile(`task_\d+ started`)
+
+// TestCrashAndResume kills "baton run" with SIGKILL in the middle of the
+// worker phase and resumes it with --resume; every task must end completed
+// exactly once, with no second worker session for any task.
+func TestCrashAndResume(t *testing.T) {
+	needChromium(t)
+	bin := buildBaton(t)
+	endpoint := startSim(t, bin)
+	project := sample(t)
+
+	const rounds = 10
+	for round := 1; round <= rounds; round++ {
+		config := t.TempDir()
+		env := append(os.Environ(), "BATON_CONFIG_DIR="+config)
+
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		first := exec.CommandContext(ctx, bin, "run", "--host", "desktop", "--cdp", endpoint, "--template", "documentation",
+			"--cwd", project, "--message", fmt.Sprintf("Document the sample project (round %d)", round), "--yes")
+		first.Env = env
+		out, err := first.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		first.Stderr = io.Discard
+		if err := first.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var runID string
+		sc := bufio.NewScanner(out)
+		killed := false
+		for sc.Scan() {
+			line := sc.Text()
+			if m := runIDPattern.FindStringSubmatch(line); m != nil && runID == "" {
+				runID = m[1]
+			}
+			if startedLine.MatchString(line) {
+				_ = first.Process.Signal(syscall.SIGKILL)
+				killed = true
+				break
+			}
+		}
+		_ = first.Wait()
+		cancel()
+		if runID == "" || !killed {
+			t.Fatalf("round %d: the run did not reach the worker phase before it ended (run %q)", round, runID)
+		}
+
+		ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
+		resume := exec.CommandContext(ctx, bin, "run", "--resume", runID, "--host", "desktop", "--cdp", endpoint, "--yes")
+		resume.Env = env
+		res, err := resume.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("round %d: resume %s failed: %v\n%s", round, runID, err, res)
+		}
+		if !strings.Contains(string(res), "completed: ") || strings.Contains(string(res), "failed") {
+			t.Fatalf("round %d: the resumed run did not complete every task:\n%s", round, res)
+		}
+		assertOneWorkerPerTask(t, endpoint, runID)
+	}
+}
+
+// assertOneWorkerPerTask reads the simulator's sessions: each task of the run
+// has exactly one worker session.
+func assertOneWorkerPerTask(t *testing.T, endpoint, runID string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h, err := claude.Dial(ctx, chrome.Config{Endpoint: endpoint, ProbeOnly: true}, claude.Options{})
+	if err != nil {
+		t.Fatalf("attach to the simulator: %v", err)
+	}
+	defer h.Close(context.Background())
+	list, err := h.List(ctx, true)
+	if err != nil {
+		t.Fatalf("list the simulator's sessions: %v", err)
+	}
+	perTask := map[string]int{}
+	prefix := "local_" + engine.HiddenMarker + runID + "_worker_"
+	for _, s := range list {
+		// A retry's session is named task_001-r1: it counts for task_001.
+		if rest, ok := strings.CutPrefix(string(s.ID), prefix); ok {
+			task, _, _ := strings.Cut(rest, "-r")
+			perTask[task]++
+		}
+	}
+	if len(perTask) == 0 {
+		t.Fatalf("run %s has no worker sessions on the simulator", runID)
+	}
+	for task, n := range perTask {
+		if n != 1 {
+			t.Errorf("run %s: task %s has %d worker sessions, want exactly 1", runID, task, n)
+		}
+	}
+}
+
+// TestInterruptPausesAndResumes sends Ctrl-C (SIGINT) to "baton run" in the
+// worker phase: it pauses the run and exits 130; --resume finishes it.
+func TestInterruptPausesAndResumes(t *testing.T) {
+	needChromium(t)
+	bin := buildBaton(t)
+	endpoint := startSim(t, bin)
+	env := append(os.Environ(), "BATON_CONFIG_DIR="+t.TempDir())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	first := exec.CommandContext(ctx, bin, "run", "--host", "desktop", "--cdp", endpoint, "--template", "documentation",
+		"--cwd", sample(t), "--message", "Document the sample project", "--yes")
+	first.Env = env
+	out, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Stderr = io.Discard
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var runID string
+	var rest strings.Builder
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := runIDPattern.FindStringSubmatch(line); m != nil && runID == "" {
+			runID = m[1]
+		}
+		if startedLine.MatchString(line) {
+			_ = first.Process.Signal(os.Interrupt)
+			break
+		}
+	}
+	for sc.Scan() {
+		rest.WriteString(sc.Text() + "\n")
+	}
+	err = first.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitPaused {
+		t.Fatalf("Ctrl-C: %v, want exit code %d; output after the signal:\n%s", err, ExitPaused, rest.String())
+	}
+	if !strings.Contains(rest.String(), "Paused "+runID+". Continue it with: baton run --resume "+runID) {
+		t.Fatalf("Ctrl-C did not say how to continue; output:\n%s", rest.String())
+	}
+
+	var history bytes.Buffer
+	show := exec.Command(bin, "show", runID)
+	show.Env, show.Stdout = env, &history
+	if err := show.Run(); err != nil || !strings.Contains(history.String(), "Status:  paused") {
+		t.Fatalf("the interrupted run is not stored as paused (%v):\n%s", err, history.String())
+	}
+
+	resume := exec.CommandContext(ctx, bin, "run", "--resume", runID, "--host", "desktop", "--cdp", endpoint, "--yes")
+	resume.Env = env
+	res, err := resume.CombinedOutput()
+	if err != nil || !strings.Contains(string(res), "completed: ") {
+		t.Fatalf("resume %s: %v\n%s", runID, err, res)
+	}
+	assertOneWorkerPerTask(t, endpoint, runID)
+}

@@ -1,0 +1,280 @@
+package console
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/store"
+)
+
+const runUsage = `usage: baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes]
+                 [--host sim|desktop] [--cdp URL] [--scenario NAME]
+       baton run --resume RUN_ID [--yes] [--host sim|desktop] [--cdp URL]
+
+Runs a whole orchestration without a window and shows its progress.
+Exit codes: 0 every task completed, 2 finished with failed or skipped tasks,
+1 error, 130 interrupted (the run is paused: continue it with --resume).
+`
+
+type varFlags map[string]any
+
+func (v varFlags) String() string { return "" }
+
+func (v varFlags) Set(s string) error {
+	k, val, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("--var takes NAME=VALUE, not %q", s)
+	}
+	v[strings.TrimSpace(k)] = val
+	return nil
+}
+
+// RunCLI is "baton run". Stdin answers the confirmation question.
+func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	tmpl := fs.String("template", "", "template id")
+	cwd := fs.String("cwd", ".", "project folder")
+	message := fs.String("message", "", "the request")
+	yes := fs.Bool("yes", false, "confirm the task list without asking")
+	host := fs.String("host", "", "sim or desktop (default: the host in Settings)")
+	cdp := fs.String("cdp", "", "Claude Desktop's DevTools endpoint (implies --host desktop)")
+	scenario := fs.String("scenario", "", "simulator scenario")
+	speed := fs.Float64("sim-speed", 1, "simulator speed factor")
+	resume := fs.String("resume", "", "continue a paused or interrupted run")
+	vars := varFlags{}
+	fs.Var(vars, "var", "template variable NAME=VALUE (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "baton run: %v\n\n%s", err, runUsage)
+		return ExitError
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "baton run: unexpected argument %q\n\n%s", fs.Arg(0), runUsage)
+		return ExitError
+	}
+	if *resume == "" && (*tmpl == "" || strings.TrimSpace(*message) == "") {
+		fmt.Fprintf(stderr, "baton run needs --template and --message (or --resume RUN_ID).\n\n%s", runUsage)
+		return ExitError
+	}
+	dir, err := filepath.Abs(*cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "baton run: the folder %s cannot be used: %v\n", *cwd, err)
+		return ExitError
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	view := newProgress(stdout)
+	events := make(chan evt, 1024)
+	emitter := engine.EmitterFunc(func(name string, p engine.Payload) {
+		select {
+		case events <- evt{name, p}:
+		default: // the display is behind; the snapshot at the end is complete
+		}
+	})
+	svc, err := open(hostOverrides{host: *host, cdp: *cdp, scenario: *scenario, speed: *speed}, emitter, quietLogger(stderr))
+	if err != nil {
+		fmt.Fprintf(stderr, "baton run: %v\n", err)
+		return ExitError
+	}
+	defer func() {
+		if err := svc.close(context.Background()); err != nil {
+			fmt.Fprintf(stderr, "baton run: while stopping: %v\n", err)
+		}
+	}()
+
+	var runID string
+	if *resume != "" {
+		runID = *resume
+		if err := svc.engine.RestoreRun(ctx, runID); err != nil {
+			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
+			return ExitError
+		}
+		if snap, err := svc.engine.Snapshot(ctx, runID); err == nil && snap.Run.Status == engine.RunPaused.String() {
+			if err := svc.engine.Resume(ctx, runID); err != nil {
+				fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
+				return ExitError
+			}
+		}
+		fmt.Fprintf(stdout, "Resuming %s\n", runID)
+	} else {
+		run, err := svc.engine.Create(ctx, engine.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars})
+		if err != nil {
+			fmt.Fprintf(stderr, "baton run: %v\n", err)
+			return ExitError
+		}
+		runID = run.ID
+		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.hosts.Status().Label)
+		if err := svc.engine.Start(ctx, runID); err != nil {
+			fmt.Fprintf(stderr, "baton run: %v\n", err)
+			return ExitError
+		}
+	}
+
+	answers := bufio.NewReader(stdin)
+	finished := make(chan store.Run, 1)
+	go func() {
+		run, err := svc.engine.Wait(ctx, runID)
+		if err == nil {
+			finished <- run
+		}
+		close(finished)
+	}()
+
+	for {
+		select {
+		case <-ctx.Done():
+			stop()
+			pctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			err := svc.engine.Pause(pctx, runID)
+			cancel()
+			if err != nil && !errors.Is(err, engine.ErrIllegalTransition) {
+				fmt.Fprintf(stderr, "\nbaton run: could not pause %s: %v\n", runID, err)
+			}
+			fmt.Fprintf(stdout, "\nPaused %s. Continue it with: baton run --resume %s\n", runID, runID)
+			return ExitPaused
+		case e := <-events:
+			view.event(e)
+			if e.name == engine.EventTasksReady || e.name == engine.EventTasksInvalid {
+				if code, done := confirm(ctx, svc, runID, e, *yes, answers, stdout, stderr); done {
+					return code
+				}
+			}
+		case run, ok := <-finished:
+			if !ok {
+				continue // ctx ended; the next loop pauses
+			}
+			drain(view, events)
+			return summary(ctx, svc, run, stdout)
+		}
+	}
+}
+
+type evt struct {
+	name string
+	p    engine.Payload
+}
+
+func drain(view *progress, events chan evt) {
+	for {
+		select {
+		case e := <-events:
+			view.event(e)
+		default:
+			return
+		}
+	}
+}
+
+// confirm shows the proposed tasks and asks for confirmation when the run
+// waits for it. It reports done with an exit code when the command ends.
+func confirm(ctx context.Context, svc *services, runID string, e evt, yes bool, answers *bufio.Reader, stdout, stderr io.Writer) (int, bool) {
+	snap, err := svc.engine.Snapshot(ctx, runID)
+	if err != nil || snap.Run.Status != engine.RunConfirming.String() {
+		return 0, false
+	}
+	if e.name == engine.EventTasksInvalid {
+		fmt.Fprintf(stderr, "The proposed task list cannot be used: %s\n", strings.Join(e.p.Problems, "; "))
+		fmt.Fprintf(stderr, "Fix it in Baton's window (Runs → %s), or cancel the run there.\n", runID)
+		return ExitError, true
+	}
+	fmt.Fprintf(stdout, "\nProposed tasks (%d):\n", len(snap.Tasks))
+	for _, group := range snap.ParallelGroups {
+		for _, id := range group {
+			for _, t := range snap.Tasks {
+				if t.ID == id {
+					deps := ""
+					if len(t.Dependencies) > 0 {
+						deps = " after " + strings.Join(t.Dependencies, ", ")
+					}
+					fmt.Fprintf(stdout, "  %-10s p%-2d %s%s\n", t.ID, t.Priority, t.Title, deps)
+				}
+			}
+		}
+	}
+	if !yes {
+		fmt.Fprint(stdout, "Start these tasks? [y/N] ")
+		line, _ := answers.ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			if err := svc.engine.Cancel(ctx, runID); err != nil {
+				fmt.Fprintf(stderr, "baton run: cancel %s: %v\n", runID, err)
+			}
+			fmt.Fprintf(stdout, "Cancelled %s.\n", runID)
+			return ExitError, true
+		}
+	}
+	if err := svc.engine.Confirm(ctx, runID, engine.Modifications{}); err != nil {
+		fmt.Fprintf(stderr, "baton run: %v\n", err)
+		return ExitError, true
+	}
+	return 0, false
+}
+
+// summary prints how the run ended and returns the exit code.
+func summary(ctx context.Context, svc *services, run store.Run, stdout io.Writer) int {
+	snap, err := svc.engine.Snapshot(ctx, run.ID)
+	if err != nil {
+		snap = engine.Snapshot{Run: run}
+	}
+	r := snap.Run
+	fmt.Fprintf(stdout, "\nRun %s %s: %d of %d tasks completed", r.ID, r.Status, r.TasksCompleted, r.TasksTotal)
+	if r.TasksFailed > 0 {
+		fmt.Fprintf(stdout, ", %d failed", r.TasksFailed)
+	}
+	if r.TasksSkipped > 0 {
+		fmt.Fprintf(stdout, ", %d skipped", r.TasksSkipped)
+	}
+	fmt.Fprintf(stdout, ". Tokens %d in / %d out, cost $%.2f.\n", r.InputTokens, r.OutputTokens, r.CostUSD)
+	var bad, files []string
+	for _, w := range snap.Workers {
+		switch {
+		case w.Status == "completed" && !w.Skipped:
+			files = append(files, w.OutputFiles...)
+		case w.Skipped:
+			bad = append(bad, fmt.Sprintf("%s skipped: %s", w.TaskID, w.Error))
+		default:
+			bad = append(bad, fmt.Sprintf("%s %s: %s", w.TaskID, w.Status, w.Error))
+		}
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		fmt.Fprintf(stdout, "  - %s\n", b)
+	}
+	if len(files) > 0 {
+		sort.Strings(files)
+		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(dedup(files), ", "))
+	}
+	switch {
+	case r.Status == engine.RunError.String():
+		fmt.Fprintf(stdout, "Error: %s\n", r.Error)
+		return ExitError
+	case r.Status == engine.RunCancelled.String():
+		return ExitError
+	case r.TasksFailed > 0 || r.TasksSkipped > 0 || len(bad) > 0:
+		return ExitFailures
+	}
+	return ExitOK
+}
+
+func dedup(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package notify
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/store"
+)
+
+type recordingSender struct {
+	mu   sync.Mutex
+	sent []Notification
+	got  chan struct{}
+}
+
+func (r *recordingSender) Notify(ctx context.Context, n Notification) error {
+	r.mu.Lock()
+	r.sent = append(r.sent, n)
+	r.mu.Unlock()
+	r.got <- struct{}{}
+	return nil
+}
+
+func TestAnnouncer(t *testing.T) {
+	t.Parallel()
+	run := &store.Run{ID: "orch_1", TemplateName: "Documentation", Request: "Document the REST API", TasksTotal: 4, TasksCompleted: 3, TasksFailed: 1}
+	tests := []struct {
+		name        string
+		event       string
+		payload     engine.Payload
+		wantSummary string
+		wantBody    string
+		urgency     Urgency
+	}{
+		{"finished with a failure", engine.EventCompleted, engine.Payload{RunID: "orch_1", Status: "completed", Run: run},
+			"Run finished: Documentation — Document the REST API", "3 of 4 tasks completed, 1 failed, 0 skipped.", UrgencyCritical},
+		{"stopped on an error", engine.EventError, engine.Payload{RunID: "orch_1", Status: "error", Message: "the main session did not answer"},
+			"Run stopped: Documentation — Document the REST API", "the main session did not answer", UrgencyCritical},
+		{"worker waits", engine.EventWorkerWaiting, engine.Payload{RunID: "orch_1", TaskID: "task_002", Message: "Bash rm -rf build"},
+			"A worker needs you: Documentation — Document the REST API", "task_002 waits for your answer: Bash rm -rf build", UrgencyCritical},
+		{"tasks to review", engine.EventTasksReady, engine.Payload{RunID: "orch_1", Status: "confirming"},
+			"Tasks to review: Documentation — Document the REST API", "The plan is ready", UrgencyNormal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := &recordingSender{got: make(chan struct{}, 4)}
+			a := NewAnnouncer(s, nil)
+			defer a.Close()
+			a.Emit(engine.EventStarted, engine.Payload{RunID: "orch_1", Status: "analyzing", Run: run})
+			a.Emit(engine.EventWorkerProgress, engine.Payload{RunID: "orch_1"}) // says nothing
+			a.Emit(tt.event, tt.payload)
+			select {
+			case <-s.got:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no notification was sent")
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if len(s.sent) != 1 {
+				t.Fatalf("sent %d notifications, want 1: %+v", len(s.sent), s.sent)
+			}
+			n := s.sent[0]
+			if n.Summary != tt.wantSummary || !strings.HasPrefix(n.Body, tt.wantBody) || n.RunID != "orch_1" || n.Urgency != tt.urgency {
+				t.Fatalf("sent %+v, want summary %q body %q urgency %d", n, tt.wantSummary, tt.wantBody, tt.urgency)
+			}
+		})
+	}
+}
+
+func TestAnnouncerIgnoresTaskListsNotWaiting(t *testing.T) {
+	t.Parallel()
+	s := &recordingSender{got: make(chan struct{}, 4)}
+	a := NewAnnouncer(s, nil)
+	// Auto-confirmed: the list is ready but the run already spawns workers.
+	a.Emit(engine.EventTasksReady, engine.Payload{RunID: "orch_2", Status: "spawning"})
+	a.Close()
+	if len(s.sent) != 0 {
+		t.Fatalf("sent %+v for a task list nobody has to review", s.sent)
+	}
+}
+
+func TestRunName(t *testing.T) {
+	t.Parallel()
+	if got := RunName("Code review", "  Review   the\nparser "); got != "Code review — Review the parser" {
+		t.Fatalf("RunName = %q", got)
+	}
+	if got := RunName("", strings.Repeat("x", 80)); len([]rune(got)) != 60 || !strings.HasSuffix(got, "…") {
+		t.Fatalf("long request not shortened: %q", got)
+	}
+}
