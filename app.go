@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/baton-app/baton/backend/desktop"
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/hosts"
+	"github.com/baton-app/baton/backend/settings"
+	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
+)
+
+// Services are the backend services the bindings delegate to; main.go builds them.
+type Services struct {
+	Info      desktop.Info
+	Smoke     *desktop.StartupCheck
+	Templates *template.Manager
+	Settings  *settings.Store
+	Hosts     *hosts.Manager
+	Store     *store.Store
+	Engine    *engine.Engine
+	// OnSettings is told about saved settings (the notification switch).
+	OnSettings func(settings.Settings)
+}
+
+// App holds the Wails bindings. Each method checks its input, makes one call
+// into backend/ and turns an error into a sentence for the user; no logic
+// lives here that a backend test could not reach. Bindings of one domain
+// live in app_<domain>.go.
+type App struct {
+	ctx context.Context
+	Services
+}
+
+// NewApp returns the binding object.
+func NewApp(s Services) *App {
+	return &App{Services: s}
+}
+
+func (a *App) startup(ctx context.Context) {
+	a.ctx = ctx
+}
+
+// Ready is called by the page once it has mounted. It returns what the
+// window shows about this build.
+func (a *App) Ready() desktop.Info {
+	a.Smoke.Ready()
+	return a.Info
+}
+
+// ChooseFolder opens the native folder dialog and returns the chosen folder,
+// or "" when the user cancelled.
+func (a *App) ChooseFolder(title string) (string, error) {
+	if title == "" {
+		title = "Choose a project folder"
+	}
+	dir, err := wailsruntime.OpenDirectoryDialog(a.ctx, wailsruntime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
+	if err != nil {
+		return "", errors.New("Baton could not open the folder dialog: " + err.Error() + ".")
+	}
+	return dir, nil
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
+)
+
+func TestInsideRun(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "docs", "a.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path string
+		want       string
+		ok         bool
+	}{
+		{"relative file", "docs/a.md", filepath.Join(root, "docs", "a.md"), true},
+		{"absolute file", filepath.Join(root, "docs", "a.md"), filepath.Join(root, "docs", "a.md"), true},
+		{"empty means the folder", "", root, true},
+		{"missing file inside", "docs/new.md", filepath.Join(root, "docs", "new.md"), true},
+		{"parent", "..", "", false},
+		{"dot-dot escape", "docs/../../etc/passwd", "", false},
+		{"absolute outside", outside, "", false},
+		{"symlink out of the folder", "escape", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := insideRun(root, tc.path)
+			if tc.ok != (err == nil) {
+				t.Fatalf("insideRun(%q) error = %v, want ok=%v", tc.path, err, tc.ok)
+			}
+			if tc.ok && got != tc.want {
+				t.Fatalf("insideRun(%q) = %q, want %q", tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWithAnswers(t *testing.T) {
+	t.Parallel()
+	input := json.RawMessage(`{"questions":[{"question":"Which part?","options":[{"label":"Backend"}]}]}`)
+	tests := []struct {
+		name    string
+		input   json.RawMessage
+		answers map[string]string
+		want    string
+		ok      bool
+	}{
+		{"adds the answers and keeps the questions", input, map[string]string{"Which part?": "Backend"},
+			`{"answers":{"Which part?":"Backend"},"questions":[{"question":"Which part?","options":[{"label":"Backend"}]}]}`, true},
+		{"no answer", input, nil, "", false},
+		{"an empty answer", input, map[string]string{"Which part?": "  "}, "", false},
+		{"input that is not an object", json.RawMessage(`[1]`), map[string]string{"q": "a"}, "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := withAnswers(tc.input, tc.answers)
+			if tc.ok != (err == nil) {
+				t.Fatalf("withAnswers error = %v, want ok=%v", err, tc.ok)
+			}
+			if tc.ok && string(got) != tc.want {
+				t.Fatalf("withAnswers = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// noHost is a session host that is never reached: the final report is read
+// from the store alone.
+type noHost struct{}
+
+var errNoHost = errors.New("no host in this test")
+
+func (noHost) Start(context.Context, engine.StartOptions) (engine.SessionID, error) {
+	return "", errNoHost
+}
+func (noHost) Send(context.Context, engine.SessionID, string) error { return errNoHost }
+func (noHost) Read(context.Context, engine.SessionID, engine.Cursor) (engine.Batch, error) {
+	return engine.Batch{}, errNoHost
+}
+func (noHost) Session(context.Context, engine.SessionID) (engine.SessionInfo, error) {
+	return engine.SessionInfo{}, errNoHost
+}
+func (noHost) Interrupt(context.Context, engine.SessionID) error { return errNoHost }
+func (noHost) Archive(context.Context, engine.SessionID) error   { return errNoHost }
+func (noHost) Notices() <-chan engine.Notice                     { return nil }
+
+func TestFinalReportBinding(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "baton.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	tm, err := template.New(filepath.Join(dir, "templates"), template.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(engine.Options{Store: st, Host: noHost{}, Templates: tm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = eng.Shutdown(ctx)
+	})
+	a := NewApp(Services{Store: st, Engine: eng, Templates: tm})
+
+	done := store.Run{ID: "orch_done", TemplateID: "documentation", Cwd: dir, Request: "Document it", Status: "running"}
+	running := store.Run{ID: "orch_running", TemplateID: "documentation", Cwd: dir, Request: "Test it", Status: "running"}
+	for _, r := range []store.Run{done, running} {
+		if err := st.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := engine.FinalReport{RunID: done.ID, Status: "completed", Tasks: engine.TaskCounts{Total: 1, Completed: 1},
+		Completed: []engine.TaskRef{{ID: "task_001", Title: "Write docs", Status: "completed"}},
+		Failed:    []engine.TaskRef{}, Skipped: []engine.TaskRef{}, NotRun: []engine.TaskRef{},
+		Iterations: engine.Iterations{Total: 1, Remediation: []engine.RemediationRound{}, Rejections: []engine.Attempt{},
+			Retries: []engine.Attempt{{TaskID: "task_001", Reason: "rejected by the user: too short", At: time.UnixMilli(1000).UTC()}}},
+		Decisions:   []engine.Decision{{Kind: engine.DecisionRejected, TaskID: "task_001", By: "the user", Text: "too short"}},
+		Files:       []engine.ReportFile{{Path: "docs/a.md", Tasks: []string{"task_001"}}},
+		Limitations: []engine.Limitation{}}
+	raw, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done.Status = "completed"
+	if err := st.Commit(ctx, done.ID, store.Change{Run: &done, FinalReport: raw}); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := a.FinalReport(done.ID)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("FinalReport = %+v, %v; want %+v", got, err, want)
+	}
+
+	// A run that finished before final reports were stored gets one built
+	// from its history.
+	old := store.Run{ID: "orch_old", TemplateID: "documentation", Cwd: dir, Request: "Old", Status: "cancelled"}
+	if err := st.CreateRun(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.FinalReport(old.ID); err != nil || got.RunID != old.ID || got.Status != "cancelled" ||
+		len(got.Limitations) != 1 || got.Limitations[0].Kind != engine.LimitRun {
+		t.Errorf("FinalReport of an older run = %+v, %v", got, err)
+	}
+
+	before, _ := st.Run(ctx, running.ID)
+	for _, tc := range []struct{ name, runID, want string }{
+		{"no run", " ", "No run is selected."},
+		{"unknown run", "orch_nope", "That run does not exist any more; refresh the list."},
+		{"unfinished run", running.ID, "This run has not finished yet"},
+	} {
+		_, err := a.FinalReport(tc.runID)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: error = %v, want %q", tc.name, err, tc.want)
+			continue
+		}
+		if msg := err.Error(); msg != sentence(msg) {
+			t.Errorf("%s: %q is not one sentence", tc.name, msg)
+		}
+	}
+	after, _ := st.Run(ctx, running.ID)
+	if after.Status != before.Status || !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("asking for the report changed the unfinished run: %+v -> %+v", before, after)
+	}
+	if _, err := st.FinalReport(ctx, running.ID); !errors.Is(err, store.ErrNoReport) {
+		t.Errorf("asking for the report stored one for the unfinished run: %v", err)
+	}
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/sessions"
+)
+
+// SessionTranscript is a session's transcript as the Sessions view shows it.
+type SessionTranscript struct {
+	Items []sessions.Item `json:"items"`
+	// Total is the number of transcript entries; Skipped the ones that
+	// could not be read.
+	Total   int `json:"total"`
+	Skipped int `json:"skipped"`
+}
+
+const sessionCallTimeout = 60 * time.Second
+
+// host connects to the session host if needed and turns a failure into a sentence.
+func (a *App) host(ctx context.Context) (*claude.Host, error) {
+	h, err := a.Hosts.Host(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("Baton could not reach the session host (%s): %v. Check the host in Settings and use \"Test connection\".", a.Hosts.Status().Label, err)
+	}
+	return h, nil
+}
+
+// ListSessions returns the host's sessions; hidden orchestrator workers only
+// when includeHidden is true.
+func (a *App) ListSessions(includeHidden bool) ([]engine.SessionInfo, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	defer cancel()
+	h, err := a.host(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := h.List(ctx, includeHidden)
+	if err != nil {
+		return nil, fmt.Errorf("Baton could not list the sessions: %v.", err)
+	}
+	return list, nil
+}
+
+// ReadSessionTranscript returns the whole transcript of session id.
+func (a *App) ReadSessionTranscript(id string) (SessionTranscript, error) {
+	if strings.TrimSpace(id) == "" {
+		return SessionTranscript{}, errors.New("Choose a session first.")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	defer cancel()
+	h, err := a.host(ctx)
+	if err != nil {
+		return SessionTranscript{}, err
+	}
+	var (
+		out    SessionTranscript
+		cursor engine.Cursor
+	)
+	for {
+		batch, err := h.Read(ctx, engine.SessionID(id), cursor)
+		if err != nil {
+			return SessionTranscript{}, fmt.Errorf("Baton could not read the transcript of %s: %v.", id, err)
+		}
+		items, skipped := sessions.Items(batch.Entries)
+		if batch.Reset {
+			out = SessionTranscript{}
+		}
+		out.Items = append(out.Items, items...)
+		out.Skipped += skipped
+		out.Total = batch.Total
+		if len(batch.Entries) == 0 || batch.Next.Index >= batch.Total {
+			break
+		}
+		cursor = batch.Next
+	}
+	if out.Items == nil {
+		out.Items = []sessions.Item{}
+	}
+	return out, nil
+}
+
+// SendToSession sends text to session id as the user.
+func (a *App) SendToSession(id, text string) error {
+	if strings.TrimSpace(id) == "" {
+		return errors.New("Choose a session first.")
+	}
+	if strings.TrimSpace(text) == "" {
+		return errors.New("Type a message to send.")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	defer cancel()
+	h, err := a.host(ctx)
+	if err != nil {
+		return err
+	}
+	if err := h.Send(ctx, engine.SessionID(id), text); err != nil {
+		return fmt.Errorf("Baton could not send the message to %s: %v.", id, err)
+	}
+	return nil
+}
+
+// StartSession starts a session in folder cwd with message as its first
+// message, and returns its id. The folder is remembered among the recent ones.
+func (a *App) StartSession(cwd, message string) (string, error) {
+	cwd = strings.TrimSpace(cwd)
+	if cwd == "" {
+		return "", errors.New("Choose the folder the session works in.")
+	}
+	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("The folder %s does not exist.", cwd)
+	}
+	if strings.TrimSpace(message) == "" {
+		return "", errors.New("Type the first message of the session.")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	defer cancel()
+	h, err := a.host(ctx)
+	if err != nil {
+		return "", err
+	}
+	id, err := h.Start(ctx, engine.StartOptions{Cwd: cwd, Message: message, Title: sessionTitle(message)})
+	if err != nil {
+		return "", fmt.Errorf("Baton could not start the session: %v.", err)
+	}
+	if _, err := a.Settings.AddRecentFolder(cwd); err != nil {
+		slog.Warn("remember recent folder", "component", "app", "err", err)
+	}
+	return string(id), nil
+}
+
+// sessionTitle is the first line of message, shortened.
+func sessionTitle(message string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(message), "\n")
+	if r := []rune(line); len(r) > 60 {
+		line = string(r[:59]) + "…"
+	}
+	return line
+}
+
+// PendingPermissions returns the permission prompts sessions wait on.
+func (a *App) PendingPermissions() ([]sessions.Permission, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	defer cancel()
+	h, err := a.host(ctx)
+	if err != nil {
+		return nil, err
+	}
+	reqs, err := h.Pending(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("Baton could not read the pending permission prompts: %v.", err)
+	}
+	return sessions.Permissions(reqs), nil
+}
+
+// RespondPermission answers a permission prompt: "once", "always" or "deny".
+func (a *App) RespondPermission(requestID, decision string) error {
+	if strings.TrimSpace(requestID) == "" {
+		return errors.New("That permission prompt has no id; refresh the list.")
+	}
+	d := engine.PermissionDecision(decision)
+	if !d.Valid() {
+		return fmt.Errorf("%q is not an answer to a permission prompt: use Allow once, Always or Deny.", decision)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	defer cancel()
+	h, err := a.host(ctx)
+	if err != nil {
+		return err
+	}
+	if err := h.RespondPermission(ctx, requestID, d, nil); err != nil {
+		return fmt.Errorf("Baton could not answer the permission prompt: %v.", err)
+	}
+	return nil
+}

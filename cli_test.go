@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestRunCLI(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout []string
+		wantStderr string
+	}{
+		{"version", []string{"version"}, 0, []string{"baton " + version}, ""},
+		{"version rejects arguments", []string{"version", "x"}, 2, nil, "takes no arguments"},
+		{"help lists every command", []string{"help"}, 0, []string{"version", "help", "baton help COMMAND"}, ""},
+		{"help of one command", []string{"help", "version"}, 0, []string{"usage: baton version"}, ""},
+		{"help of an unknown command", []string{"help", "nope"}, 2, nil, `unknown command "nope"`},
+		{"unknown command", []string{"frobnicate"}, 2, nil, `unknown command "frobnicate". Run "baton help"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			code := runCLI(tt.args, &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Fatalf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, stderr.String())
+			}
+			for _, want := range tt.wantStdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout %q does not contain %q", stdout.String(), want)
+				}
+			}
+			if tt.wantStderr != "" && !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), tt.wantStderr)
+			}
+			if tt.wantStderr == "" && stderr.Len() > 0 {
+				t.Errorf("unexpected stderr %q", stderr.String())
+			}
+		})
+	}
+}
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, c := range commands() {
+		if seen[c.name] {
+			t.Errorf("command %q is listed twice", c.name)
+		}
+		seen[c.name] = true
+		if c.usage == "" || c.summary == "" || c.run == nil {
+			t.Errorf("command %q lacks usage, summary or a run function", c.name)
+		}
+		if !strings.HasPrefix(c.usage, "baton "+c.name) {
+			t.Errorf("usage of %q = %q, want it to start with %q", c.name, c.usage, "baton "+c.name)
+		}
+	}
+}
