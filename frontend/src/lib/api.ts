@@ -1,0 +1,159 @@
+// The one door from the frontend to Go. Wails v2 rejects a failed binding
+// call with a plain string; every binding is wrapped here once so callers
+// always receive an Error (an ApiError naming the binding).
+import * as App from '../../wailsjs/go/main/App';
+import type { claude, desktop, engine, hosts, inbox, main, sessions, settings, store, template } from '../../wailsjs/go/models';
+
+export type AppInfo = desktop.Info;
+export type TemplateInfo = template.TemplateInfo;
+export type Template = template.Template;
+export type TemplateVariable = template.Variable;
+export type ResolvedTemplate = template.Resolved;
+export type TemplateProblem = template.ValidationError;
+export type TemplateImport = main.TemplateImport;
+export type TemplateExport = main.TemplateExport;
+export type Settings = settings.Settings;
+export type SettingsView = main.SettingsView;
+export type DoctorReport = claude.Report;
+export type HostStatus = hosts.Status;
+export type SessionInfo = engine.SessionInfo;
+export type SessionTranscript = main.SessionTranscript;
+export type TranscriptItem = sessions.Item;
+export type PermissionPrompt = sessions.Permission;
+export type PermissionDecision = 'once' | 'always' | 'deny';
+export type Run = store.Run;
+export type Task = store.Task;
+export type Worker = store.Worker;
+export type PhaseAnswer = store.PhaseAnswer;
+export type RunSnapshot = engine.Snapshot;
+export type CreateRunRequest = engine.CreateRequest;
+export type Modifications = engine.Modifications;
+export type TaskEdit = engine.TaskEdit;
+export type NewTask = engine.NewTask;
+export type HistoryQuery = store.HistoryQuery;
+export type HistoryPage = store.Page;
+export type InboxItem = inbox.Item;
+export type ReportExport = main.ReportExport;
+export type FinalReport = engine.FinalReport;
+export type WorkerAction = 'pause' | 'resume' | 'cancel' | 'retry';
+
+/** A binding call that failed; message is the sentence Go wrote for the user. */
+export class ApiError extends Error {
+  readonly binding: string;
+
+  constructor(binding: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ApiError';
+    this.binding = binding;
+  }
+}
+
+/** Turns whatever a rejected binding call gave into an Error. */
+export function toError(binding: string, reason: unknown): Error {
+  if (reason instanceof Error) {
+    return reason;
+  }
+  if (typeof reason === 'string' && reason.trim() !== '') {
+    return new ApiError(binding, reason.trim());
+  }
+  if (reason && typeof reason === 'object' && 'message' in reason && typeof reason.message === 'string') {
+    return new ApiError(binding, reason.message, { cause: reason });
+  }
+  return new ApiError(binding, `Baton could not complete "${binding}" and gave no reason.`, { cause: reason });
+}
+
+/** Runs one binding call and rejects with an Error when it fails. */
+export async function call<T>(binding: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (reason) {
+    throw toError(binding, reason);
+  }
+}
+
+export const api = {
+  /** Tells Go the page is up; returns what the window shows about this build. */
+  ready: (): Promise<AppInfo> => call('Ready', () => App.Ready()),
+
+  templates: {
+    list: (): Promise<TemplateInfo[]> => call('ListTemplates', () => App.ListTemplates()),
+    /** The document as stored, before inheritance: what the editor edits. */
+    source: (id: string): Promise<string> => call('TemplateSource', () => App.TemplateSource(id)),
+    resolve: (id: string): Promise<ResolvedTemplate> => call('ResolveTemplate', () => App.ResolveTemplate(id)),
+    resolveDraft: (doc: string): Promise<ResolvedTemplate> => call('ResolveTemplateDraft', () => App.ResolveTemplateDraft(doc)),
+    /** The same validator saving uses; an empty list means valid. */
+    validate: (doc: string): Promise<TemplateProblem[]> => call('ValidateTemplate', () => App.ValidateTemplate(doc)),
+    create: (doc: string): Promise<Template> => call('CreateTemplate', () => App.CreateTemplate(doc)),
+    update: (id: string, doc: string): Promise<Template> => call('UpdateTemplate', () => App.UpdateTemplate(id, doc)),
+    remove: (id: string): Promise<void> => call('DeleteTemplate', () => App.DeleteTemplate(id)),
+    duplicate: (id: string, name = ''): Promise<Template> => call('DuplicateTemplate', () => App.DuplicateTemplate(id, name)),
+    generateId: (name: string): Promise<string> => call('GenerateTemplateID', () => App.GenerateTemplateID(name)),
+    /** Opens a file picker; cancelled when the user closed it. */
+    import: (): Promise<TemplateImport> => call('ImportTemplate', () => App.ImportTemplate()),
+    export: (id: string, resolved: boolean): Promise<TemplateExport> => call('ExportTemplate', () => App.ExportTemplate(id, resolved)),
+  },
+
+  settings: {
+    get: (): Promise<SettingsView> => call('GetSettings', () => App.GetSettings()),
+    save: (s: Settings): Promise<SettingsView> => call('SaveSettings', () => App.SaveSettings(s)),
+    /** Keeps a broken settings.json as settings.json.broken and restores the defaults. */
+    reset: (): Promise<SettingsView> => call('ResetSettings', () => App.ResetSettings()),
+    /** Runs the doctor's checks for the settings as the form holds them. */
+    test: (s: Settings): Promise<DoctorReport> => call('TestConnection', () => App.TestConnection(s)),
+  },
+
+  host: {
+    status: (): Promise<HostStatus> => call('HostStatus', () => App.HostStatus()),
+  },
+
+  /** The native folder dialog; resolves to '' when the user cancelled. */
+  chooseFolder: (title = ''): Promise<string> => call('ChooseFolder', () => App.ChooseFolder(title)),
+
+  sessions: {
+    /** Starts a session in folder cwd; resolves to its id. */
+    start: (cwd: string, message: string): Promise<string> => call('StartSession', () => App.StartSession(cwd, message)),
+    list: (includeHidden: boolean): Promise<SessionInfo[]> => call('ListSessions', () => App.ListSessions(includeHidden)),
+    transcript: (id: string): Promise<SessionTranscript> => call('ReadSessionTranscript', () => App.ReadSessionTranscript(id)),
+    send: (id: string, text: string): Promise<void> => call('SendToSession', () => App.SendToSession(id, text)),
+    permissions: (): Promise<PermissionPrompt[]> => call('PendingPermissions', () => App.PendingPermissions()),
+    respond: (requestId: string, decision: PermissionDecision): Promise<void> =>
+      call('RespondPermission', () => App.RespondPermission(requestId, decision)),
+  },
+
+  runs: {
+    /** Creates a run and starts its analysis. */
+    start: (req: CreateRunRequest): Promise<Run> => call('StartRun', () => App.StartRun(req)),
+    /** Everything about one run, live or from history. */
+    snapshot: (runId: string): Promise<RunSnapshot> => call('RunSnapshot', () => App.RunSnapshot(runId)),
+    active: (): Promise<Run[]> => call('ActiveRuns', () => App.ActiveRuns()),
+    confirm: (runId: string, mods: Modifications): Promise<void> => call('ConfirmRun', () => App.ConfirmRun(runId, mods)),
+    pause: (runId: string): Promise<void> => call('PauseRun', () => App.PauseRun(runId)),
+    resume: (runId: string): Promise<void> => call('ResumeRun', () => App.ResumeRun(runId)),
+    cancel: (runId: string): Promise<void> => call('CancelRun', () => App.CancelRun(runId)),
+    worker: (runId: string, taskId: string, action: WorkerAction): Promise<void> =>
+      call('WorkerAction', () => App.WorkerAction(runId, taskId, action)),
+    /** Answers the permission prompt a worker waits on. */
+    answer: (runId: string, taskId: string, decision: PermissionDecision): Promise<void> =>
+      call('AnswerWorker', () => App.AnswerWorker(runId, taskId, decision)),
+    /** Answers the question a worker asks: question text → chosen option or own words. */
+    answerQuestion: (runId: string, taskId: string, answers: Record<string, string>): Promise<void> =>
+      call('AnswerWorkerQuestion', () => App.AnswerWorkerQuestion(runId, taskId, answers)),
+    /** Approves or rejects a task that waits for the user's review; a rejection needs the reason for the worker. */
+    review: (runId: string, taskId: string, approve: boolean, reason = ''): Promise<void> =>
+      call('ReviewTask', () => App.ReviewTask(runId, taskId, approve, reason)),
+    /** Answers the questions a worker asked (clarification_needed); the worker goes on with the answer. */
+    answerClarification: (runId: string, taskId: string, text: string): Promise<void> =>
+      call('AnswerClarification', () => App.AnswerClarification(runId, taskId, text)),
+    history: (q: HistoryQuery): Promise<HistoryPage> => call('History', () => App.History(q)),
+    remove: (runId: string): Promise<void> => call('DeleteRun', () => App.DeleteRun(runId)),
+    inbox: (): Promise<InboxItem[]> => call('Inbox', () => App.Inbox()),
+    /** The run's Markdown report. */
+    report: (runId: string): Promise<string> => call('RunReport', () => App.RunReport(runId)),
+    /** The report stored when the run finished: tasks, iterations, decisions, files, known limitations. */
+    finalReport: (runId: string): Promise<FinalReport> => call('FinalReport', () => App.FinalReport(runId)),
+    /** Asks where to save the Markdown report and writes it; cancelled when the user closed the picker. */
+    exportReport: (runId: string): Promise<ReportExport> => call('ExportRunReport', () => App.ExportRunReport(runId)),
+    /** Shows a file or folder of the run (relative to its folder) in the system file manager. */
+    openPath: (runId: string, path: string): Promise<void> => call('OpenPath', () => App.OpenPath(runId, path)),
+  },
+};

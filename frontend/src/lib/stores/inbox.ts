@@ -1,0 +1,90 @@
+import { writable, type Readable } from 'svelte/store';
+import { api, type InboxItem, type PermissionDecision } from '../api';
+import { on } from '../events';
+
+export type InboxState = {
+  loading: boolean;
+  items: InboxItem[];
+  active: number;
+  error?: Error;
+  answerError?: Error;
+  /** Items whose action is under way, by itemKey. */
+  busy: string[];
+  /** The failed review or answer of one item, shown next to its form. */
+  itemError?: { key: string; error: Error };
+};
+
+/** Names one inbox item. */
+export function itemKey(item: InboxItem): string {
+  return `${item.kind}:${item.runId}:${item.taskId ?? ''}:${item.requestId ?? ''}`;
+}
+
+/** What waits for the user across all active runs; kept fresh by inbox:changed. */
+export function createInboxStore(): Readable<InboxState> & {
+  load: () => Promise<void>;
+  listen: () => () => void;
+  answer: (item: InboxItem, decision: PermissionDecision) => Promise<void>;
+  review: (item: InboxItem, approve: boolean, reason: string) => Promise<boolean>;
+  clarify: (item: InboxItem, text: string) => Promise<boolean>;
+  reset: () => void;
+} {
+  const state = writable<InboxState>({ loading: true, items: [], active: 0, busy: [] });
+  let seq = 0;
+  async function load() {
+    const mine = ++seq;
+    state.update((s) => ({ ...s, error: undefined }));
+    try {
+      const items = await api.runs.inbox();
+      if (mine === seq) state.update((s) => ({ ...s, loading: false, items: items ?? [], error: undefined }));
+    } catch (error) {
+      if (mine === seq) state.update((s) => ({ ...s, loading: false, error: error as Error }));
+    }
+  }
+  /** Runs an item's action; its error is shown next to the item. */
+  async function act(item: InboxItem, fn: () => Promise<void>): Promise<boolean> {
+    const key = itemKey(item);
+    state.update((s) => ({ ...s, busy: [...s.busy, key], itemError: s.itemError?.key === key ? undefined : s.itemError }));
+    try {
+      await fn();
+      state.update((s) => ({ ...s, items: s.items.filter((i) => itemKey(i) !== key) }));
+      await load();
+      return true;
+    } catch (error) {
+      state.update((s) => ({ ...s, itemError: { key, error: error as Error } }));
+      return false;
+    } finally {
+      state.update((s) => ({ ...s, busy: s.busy.filter((b) => b !== key) }));
+    }
+  }
+  return {
+    subscribe: state.subscribe,
+    load,
+    reset() {
+      seq++;
+      state.set({ loading: true, items: [], active: 0, busy: [] });
+    },
+    /** Answers a permission prompt or question from the inbox: a worker's through the engine, the main session's through the host. */
+    async answer(item, decision) {
+      try {
+        if (item.sessionId) await api.sessions.respond(item.requestId ?? '', decision);
+        else await api.runs.answer(item.runId, item.taskId ?? '', decision);
+        state.update((s) => ({ ...s, answerError: undefined, items: s.items.filter((i) => i !== item) }));
+        await load();
+      } catch (error) {
+        state.update((s) => ({ ...s, answerError: error as Error }));
+      }
+    },
+    /** Approves or rejects a task that waits for the user's review. */
+    review: (item, approve, reason) => act(item, () => api.runs.review(item.runId, item.taskId ?? '', approve, reason)),
+    /** Answers the questions a worker asked. */
+    clarify: (item, text) => act(item, () => api.runs.answerClarification(item.runId, item.taskId ?? '', text)),
+    listen() {
+      return on<{ active: number; items: InboxItem[] | null }>('inbox:changed', (p) => {
+        seq++; // an event is newer than a load under way
+        state.update((s) => ({ ...s, loading: false, items: p?.items ?? [], active: p?.active ?? 0 }));
+      });
+    },
+  };
+}
+
+export const inboxStore = createInboxStore();

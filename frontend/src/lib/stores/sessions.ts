@@ -1,0 +1,127 @@
+import { get, writable, type Readable } from 'svelte/store';
+import { api, type PermissionDecision, type PermissionPrompt, type SessionInfo, type SessionTranscript } from '../api';
+
+export type SessionsState = {
+  loading: boolean;
+  error?: Error;
+  includeHidden: boolean;
+  sessions: SessionInfo[];
+  permissions: PermissionPrompt[];
+  selected?: string;
+  transcript?: SessionTranscript;
+  transcriptError?: Error;
+  sending: boolean;
+  sendError?: Error;
+  starting: boolean;
+  startError?: Error;
+  /** Request ids being answered right now. */
+  answering: string[];
+  answerError?: Error;
+};
+
+const initial: SessionsState = {
+  loading: false,
+  includeHidden: false,
+  sessions: [],
+  permissions: [],
+  sending: false,
+  starting: false,
+  answering: [],
+};
+
+/** The Sessions view's data: the host's sessions, one transcript, and pending prompts. */
+export function createSessionsStore(): Readable<SessionsState> & {
+  refresh: () => Promise<void>;
+  setIncludeHidden: (on: boolean) => Promise<void>;
+  select: (id: string) => Promise<void>;
+  send: (text: string) => Promise<boolean>;
+  start: (cwd: string, message: string) => Promise<boolean>;
+  respond: (requestId: string, decision: PermissionDecision) => Promise<void>;
+  reset: () => void;
+} {
+  const state = writable<SessionsState>({ ...initial });
+  const patch = (p: Partial<SessionsState>) => state.update((s) => ({ ...s, ...p }));
+
+  async function loadTranscript(id: string) {
+    try {
+      const transcript = await api.sessions.transcript(id);
+      if (get(state).selected === id) patch({ transcript, transcriptError: undefined });
+    } catch (error) {
+      if (get(state).selected === id) patch({ transcriptError: error as Error });
+    }
+  }
+
+  async function refresh() {
+    const { includeHidden, selected } = get(state);
+    patch({ loading: true });
+    try {
+      const [sessions, permissions] = await Promise.all([api.sessions.list(includeHidden), api.sessions.permissions()]);
+      patch({ sessions, permissions, error: undefined });
+      if (selected) await loadTranscript(selected);
+    } catch (error) {
+      patch({ error: error as Error });
+    } finally {
+      patch({ loading: false });
+    }
+  }
+
+  return {
+    subscribe: state.subscribe,
+    refresh,
+    async setIncludeHidden(on: boolean) {
+      patch({ includeHidden: on });
+      await refresh();
+    },
+    async select(id: string) {
+      patch({ selected: id, transcript: undefined, transcriptError: undefined, sendError: undefined });
+      await loadTranscript(id);
+    },
+    async send(text: string) {
+      const id = get(state).selected;
+      if (!id) return false;
+      patch({ sending: true, sendError: undefined });
+      try {
+        await api.sessions.send(id, text);
+        await loadTranscript(id);
+        return true;
+      } catch (error) {
+        patch({ sendError: error as Error });
+        return false;
+      } finally {
+        patch({ sending: false });
+      }
+    },
+    /** Starts a session and selects it; false (with startError) when Go refused. */
+    async start(cwd: string, message: string) {
+      patch({ starting: true, startError: undefined });
+      try {
+        const id = await api.sessions.start(cwd, message);
+        patch({ selected: id, transcript: undefined, transcriptError: undefined });
+        await refresh();
+        return true;
+      } catch (error) {
+        patch({ startError: error as Error });
+        return false;
+      } finally {
+        patch({ starting: false });
+      }
+    },
+    async respond(requestId: string, decision: PermissionDecision) {
+      patch({ answering: [...get(state).answering, requestId], answerError: undefined });
+      try {
+        await api.sessions.respond(requestId, decision);
+        patch({ permissions: get(state).permissions.filter((p) => p.requestId !== requestId) });
+        await refresh();
+      } catch (error) {
+        patch({ answerError: error as Error });
+      } finally {
+        patch({ answering: get(state).answering.filter((r) => r !== requestId) });
+      }
+    },
+    reset() {
+      state.set({ ...initial });
+    },
+  };
+}
+
+export const sessionsStore = createSessionsStore();

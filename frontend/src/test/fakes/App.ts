@@ -1,0 +1,86 @@
+// In-memory stand-in for the generated wailsjs/go/main/App bindings. Tests
+// set what each binding answers and read which bindings were called.
+import type { claude, desktop, engine, hosts, inbox, main, sessions, settings, store, template } from '../../../wailsjs/go/models';
+
+type Handler = (...args: unknown[]) => Promise<unknown>;
+
+export const calls: { name: string; args: unknown[] }[] = [];
+const handlers = new Map<string, Handler>();
+
+/** Sets what the binding `name` does for the rest of the test. */
+export function answer(name: string, handler: Handler): void {
+  handlers.set(name, handler);
+}
+
+export function resetBindings(): void {
+  calls.length = 0;
+  handlers.clear();
+}
+
+function invoke<T>(name: string, ...args: unknown[]): Promise<T> {
+  calls.push({ name, args });
+  const handler = handlers.get(name);
+  if (!handler) {
+    return Promise.reject(`fake binding ${name} has no answer set`);
+  }
+  return handler(...args) as Promise<T>;
+}
+
+export function Ready(): Promise<desktop.Info> {
+  return invoke('Ready');
+}
+
+// Template bindings (app_templates.go).
+export const ListTemplates = (): Promise<template.TemplateInfo[]> => invoke('ListTemplates');
+export const TemplateSource = (id: string): Promise<string> => invoke('TemplateSource', id);
+export const ResolveTemplate = (id: string): Promise<template.Resolved> => invoke('ResolveTemplate', id);
+export const ResolveTemplateDraft = (doc: string): Promise<template.Resolved> => invoke('ResolveTemplateDraft', doc);
+export const ValidateTemplate = (doc: string): Promise<template.ValidationError[]> => invoke('ValidateTemplate', doc);
+export const CreateTemplate = (doc: string): Promise<template.Template> => invoke('CreateTemplate', doc);
+export const UpdateTemplate = (id: string, doc: string): Promise<template.Template> => invoke('UpdateTemplate', id, doc);
+export const DeleteTemplate = (id: string): Promise<void> => invoke('DeleteTemplate', id);
+export const DuplicateTemplate = (id: string, name: string): Promise<template.Template> => invoke('DuplicateTemplate', id, name);
+export const GenerateTemplateID = (name: string): Promise<string> => invoke('GenerateTemplateID', name);
+export const ImportTemplate = (): Promise<main.TemplateImport> => invoke('ImportTemplate');
+export const ExportTemplate = (id: string, resolved: boolean): Promise<main.TemplateExport> => invoke('ExportTemplate', id, resolved);
+
+// Settings, host and session bindings (app_settings.go, app_sessions.go).
+export const GetSettings = (): Promise<main.SettingsView> => invoke('GetSettings');
+export const SaveSettings = (s: settings.Settings): Promise<main.SettingsView> => invoke('SaveSettings', s);
+export const ResetSettings = (): Promise<main.SettingsView> => invoke('ResetSettings');
+export const TestConnection = (s: settings.Settings): Promise<claude.Report> => invoke('TestConnection', s);
+export const HostStatus = (): Promise<hosts.Status> => invoke('HostStatus');
+export const ListSessions = (includeHidden: boolean): Promise<engine.SessionInfo[]> => invoke('ListSessions', includeHidden);
+export const ReadSessionTranscript = (id: string): Promise<main.SessionTranscript> => invoke('ReadSessionTranscript', id);
+export const SendToSession = (id: string, text: string): Promise<void> => invoke('SendToSession', id, text);
+export const StartSession = (cwd: string, message: string): Promise<string> => invoke('StartSession', cwd, message);
+export const ChooseFolder = (title: string): Promise<string> => invoke('ChooseFolder', title);
+export const PendingPermissions = (): Promise<sessions.Permission[]> => invoke('PendingPermissions');
+export const RespondPermission = (requestId: string, decision: string): Promise<void> =>
+  invoke('RespondPermission', requestId, decision);
+
+// Run bindings (app_runs.go, app_reports.go).
+export const StartRun = (req: engine.CreateRequest): Promise<store.Run> => invoke('StartRun', req);
+export const RunSnapshot = (runId: string): Promise<engine.Snapshot> => invoke('RunSnapshot', runId);
+export const ActiveRuns = (): Promise<store.Run[]> => invoke('ActiveRuns');
+export const ConfirmRun = (runId: string, mods: engine.Modifications): Promise<void> => invoke('ConfirmRun', runId, mods);
+export const PauseRun = (runId: string): Promise<void> => invoke('PauseRun', runId);
+export const ResumeRun = (runId: string): Promise<void> => invoke('ResumeRun', runId);
+export const CancelRun = (runId: string): Promise<void> => invoke('CancelRun', runId);
+export const WorkerAction = (runId: string, taskId: string, action: string): Promise<void> =>
+  invoke('WorkerAction', runId, taskId, action);
+export const AnswerWorker = (runId: string, taskId: string, decision: string): Promise<void> =>
+  invoke('AnswerWorker', runId, taskId, decision);
+export const AnswerWorkerQuestion = (runId: string, taskId: string, answers: Record<string, string>): Promise<void> =>
+  invoke('AnswerWorkerQuestion', runId, taskId, answers);
+export const ReviewTask = (runId: string, taskId: string, approve: boolean, reason: string): Promise<void> =>
+  invoke('ReviewTask', runId, taskId, approve, reason);
+export const AnswerClarification = (runId: string, taskId: string, text: string): Promise<void> =>
+  invoke('AnswerClarification', runId, taskId, text);
+export const History = (q: store.HistoryQuery): Promise<store.Page> => invoke('History', q);
+export const DeleteRun = (runId: string): Promise<void> => invoke('DeleteRun', runId);
+export const Inbox = (): Promise<inbox.Item[]> => invoke('Inbox');
+export const RunReport = (runId: string): Promise<string> => invoke('RunReport', runId);
+export const ExportRunReport = (runId: string): Promise<main.ReportExport> => invoke('ExportRunReport', runId);
+export const FinalReport = (runId: string): Promise<engine.FinalReport> => invoke('FinalReport', runId);
+export const OpenPath = (runId: string, path: string): Promise<void> => invoke('OpenPath', runId, path);

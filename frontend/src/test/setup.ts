@@ -1,0 +1,19 @@
+import { afterEach } from 'vitest';
+import { resetBindings } from './fakes/App';
+import { resetEvents } from './fakes/runtime';
+import { navigation } from '../lib/stores/navigation';
+import { sessionsStore } from '../lib/stores/sessions';
+import { activeRuns, historyStore, openRun } from '../lib/stores/runs';
+import { inboxStore } from '../lib/stores/inbox';
+
+afterEach(() => {
+  resetBindings();
+  resetEvents();
+  navigation.go('runs');
+  sessionsStore.reset();
+  openRun.set(undefined);
+  activeRuns.reset();
+  historyStore.reset();
+  inboxStore.reset();
+  delete document.documentElement.dataset.theme;
+});

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import { answer, calls } from '../test/fakes/App';
+import Settings from './Settings.svelte';
+
+const defaults = {
+  host: 'simulator',
+  cdpEndpoint: 'http://127.0.0.1:9222',
+  allowRemoteCdp: false,
+  pagePattern: '',
+  chromePath: '',
+  headless: true,
+  pollIntervalMs: 2000,
+  notifications: true,
+  theme: 'system',
+  recentFolders: [],
+};
+
+function view(settings = defaults, problem = '') {
+  return { settings: { ...settings }, path: '/home/u/.config/baton/settings.json', problem, startAdvice: 'Quit Claude Desktop fully, then start it with --remote-debugging-port=9222' };
+}
+
+function setup(problem = '') {
+  answer('GetSettings', () => Promise.resolve(view(defaults, problem)));
+  answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
+  render(Settings);
+}
+
+describe('Settings view', () => {
+  it('shows the host choice and, for Claude Desktop, the endpoint and how to start it', async () => {
+    setup();
+    const desktop = await screen.findByRole('radio', { name: /Claude Desktop/ });
+    expect((screen.getByRole('radio', { name: /Simulator/ }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.queryByLabelText('CDP endpoint')).toBeNull();
+    await fireEvent.click(desktop);
+    expect((screen.getByLabelText('CDP endpoint') as HTMLInputElement).value).toBe('http://127.0.0.1:9222');
+    expect(screen.getByText(/--remote-debugging-port=9222/)).toBeTruthy();
+  });
+
+  it('keeps Save disabled while a value is invalid and says why', async () => {
+    setup();
+    const poll = (await screen.findByLabelText('Poll interval (ms)')) as HTMLInputElement;
+    const save = screen.getByRole('button', { name: 'Save' }) as HTMLButtonElement;
+    expect(save.disabled).toBe(true); // nothing changed yet
+    await fireEvent.input(poll, { target: { value: '10' } });
+    expect(save.disabled).toBe(true);
+    expect(screen.getByRole('status').textContent).toContain('between 100 and 60000');
+    await fireEvent.input(poll, { target: { value: '500' } });
+    expect(save.disabled).toBe(false);
+  });
+
+  it('saves the form and shows the sentence Go answers with when it refuses', async () => {
+    setup();
+    answer('SaveSettings', () => Promise.reject('The poll interval must be between 100 and 60000 milliseconds, not 50.'));
+    await fireEvent.click(await screen.findByRole('checkbox', { name: /Desktop notifications/ }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('not 50');
+    const saved = calls.find((c) => c.name === 'SaveSettings');
+    expect(saved?.args[0]).toMatchObject({ notifications: false, host: 'simulator' });
+  });
+
+  it('applies the theme once saved', async () => {
+    setup();
+    answer('SaveSettings', (s) => Promise.resolve(view(s as typeof defaults)));
+    const theme = (await screen.findByLabelText('Theme')) as HTMLSelectElement;
+    await fireEvent.change(theme, { target: { value: 'dark' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe('dark'));
+  });
+
+  it('reports a broken settings file and resets only after confirmation', async () => {
+    setup('settings.json is not valid JSON at line 3, column 1; Baton uses its defaults');
+    answer('ResetSettings', () => Promise.resolve(view()));
+    expect((await screen.findByRole('alert')).textContent).toContain('not valid JSON');
+    await fireEvent.click(screen.getByRole('button', { name: 'Reset to defaults…' }));
+    expect(calls.some((c) => c.name === 'ResetSettings')).toBe(false);
+    await fireEvent.click(screen.getByRole('button', { name: 'Reset to defaults' }));
+    await waitFor(() => expect(calls.some((c) => c.name === 'ResetSettings')).toBe(true));
+  });
+
+  it('tests the connection and lists each check with its fix', async () => {
+    setup();
+    answer('TestConnection', () =>
+      Promise.resolve({
+        ok: false,
+        endpoint: 'http://127.0.0.1:9222',
+        methods: [],
+        checks: [
+          { name: 'Endpoint', ok: false, detail: 'nothing listens on 127.0.0.1:9222', fix: 'Start Claude Desktop with --remote-debugging-port=9222.' },
+        ],
+      }),
+    );
+    await fireEvent.click(await screen.findByRole('button', { name: 'Test connection' }));
+    const report = await screen.findByLabelText('Connection report');
+    expect(report.textContent).toContain('Connection does not work yet.');
+    expect(report.textContent).toContain('Start Claude Desktop with --remote-debugging-port=9222.');
+  });
+});

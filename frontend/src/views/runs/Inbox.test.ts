@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { get } from 'svelte/store';
+import { answer, calls } from '../../test/fakes/App';
+import { emit } from '../../test/fakes/runtime';
+import { navigation } from '../../lib/stores/navigation';
+import { openRun } from '../../lib/stores/runs';
+import App from '../../App.svelte';
+
+const items = [
+  { kind: 'review', runId: 'r1', runName: 'Documentation — Document the backend', title: 'Tasks to review', detail: 'Review the proposed tasks.', since: '2026-11-22T06:00:00Z' },
+  { kind: 'permission', runId: 'r2', runName: 'Refactor — Split the store', taskId: 't4', requestId: 'p9', title: 't4 wants permission', detail: 'Bash: go test ./...', since: '2026-11-22T06:01:00Z' },
+];
+
+function setup() {
+  answer('Ready', () => Promise.resolve({ version: '1.0.0', commit: '', buildDate: '', platform: '' }));
+  answer('ActiveRuns', () => Promise.resolve([]));
+  answer('Inbox', () => Promise.resolve([]));
+  answer('GetSettings', () => Promise.reject('no settings in this test'));
+  answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator', state: 'connected' }));
+  render(App);
+}
+
+const badge = () => screen.getByRole('navigation', { name: 'Main' }).querySelector('.count');
+
+describe('Attention inbox', () => {
+  it('counts what waits in the sidebar and lists it, live from inbox:changed', async () => {
+    setup();
+    await waitFor(() => expect(calls.some((c) => c.name === 'Inbox')).toBe(true));
+    expect(badge()).toBeNull();
+    emit('inbox:changed', { active: 2, items });
+    await waitFor(() => expect(badge()?.textContent).toBe('2'));
+
+    await fireEvent.click(within(screen.getByRole('navigation', { name: 'Main' })).getByText('Inbox'));
+    const list = screen.getByRole('list', { name: 'Waiting for you' });
+    expect(within(list).getByText('Tasks to review')).toBeTruthy();
+    expect(within(list).getByText('Bash: go test ./...')).toBeTruthy();
+
+    emit('inbox:changed', { active: 1, items: [items[0]] });
+    await waitFor(() => expect(within(list).queryByText('Bash: go test ./...')).toBeNull());
+    expect(badge()?.textContent).toBe('1');
+  });
+
+  it('opens the run of an item', async () => {
+    setup();
+    answer('RunSnapshot', () => new Promise(() => {}));
+    emit('inbox:changed', { active: 1, items });
+    navigation.go('inbox');
+    await fireEvent.click(await screen.findByRole('button', { name: 'Review' }));
+    expect(get(navigation)).toBe('runs');
+    expect(get(openRun)).toBe('r1');
+  });
+
+  it('answers a permission prompt from the inbox', async () => {
+    setup();
+    answer('AnswerWorker', () => Promise.resolve());
+    emit('inbox:changed', { active: 1, items });
+    navigation.go('inbox');
+    await fireEvent.click(await screen.findByRole('button', { name: 'Deny' }));
+    await waitFor(() => expect(calls.find((c) => c.name === 'AnswerWorker')?.args).toEqual(['r2', 't4', 'deny']));
+  });
+
+  it('approves and rejects a task review inline; a refusal shows next to it', async () => {
+    setup();
+    const review = { kind: 'taskReview', runId: 'r3', runName: 'Docs — Write it', taskId: 't2', title: 't2 waits for your review', detail: 'Wrote the guide', since: '2026-11-22T06:02:00Z' };
+    answer('ReviewTask', (_run, _task, approve, reason) =>
+      approve || String(reason).trim() ? Promise.resolve() : Promise.reject('Say why you reject the task: the worker gets the reason for its next attempt.'),
+    );
+    answer('Inbox', () => Promise.resolve([review]));
+    emit('inbox:changed', { active: 1, items: [review] });
+    navigation.go('inbox');
+    const form = await screen.findByRole('group', { name: 'Review of t2' });
+    expect(screen.getByText('Wrote the guide')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Open run' })).toBeNull();
+
+    await fireEvent.click(within(form).getByRole('button', { name: 'Reject' }));
+    expect(await screen.findByText('Say why you reject the task: the worker gets the reason for its next attempt.')).toBeTruthy();
+    expect(calls.find((c) => c.name === 'ReviewTask')?.args).toEqual(['r3', 't2', false, '']);
+
+    await fireEvent.input(within(form).getByLabelText('Reason for the review of t2'), { target: { value: 'Too short' } });
+    await fireEvent.click(within(form).getByRole('button', { name: 'Reject' }));
+    await waitFor(() => expect(calls.filter((c) => c.name === 'ReviewTask').at(-1)?.args).toEqual(['r3', 't2', false, 'Too short']));
+    await waitFor(() => expect(screen.queryByText(/Say why you reject/)).toBeNull());
+
+    await fireEvent.click(within(screen.getByRole('group', { name: 'Review of t2' })).getByRole('button', { name: 'Approve' }));
+    await waitFor(() => expect(calls.filter((c) => c.name === 'ReviewTask').at(-1)?.args).toEqual(['r3', 't2', true, '']));
+  });
+
+  it('answers the clarification questions of a worker inline', async () => {
+    setup();
+    const question = { kind: 'question', runId: 'r3', runName: 'Docs — Write it', taskId: 't5', title: 't5 asks you', detail: 'Which format?\nKeep v1?', since: '2026-11-22T06:02:00Z' };
+    answer('AnswerClarification', () => Promise.resolve());
+    answer('Inbox', () => Promise.resolve([]));
+    emit('inbox:changed', { active: 1, items: [question] });
+    navigation.go('inbox');
+    const form = await screen.findByRole('form', { name: 'Answer to t5' });
+    const send = within(form).getByRole('button', { name: 'Send' }) as HTMLButtonElement;
+    expect(send.disabled).toBe(true);
+    await fireEvent.input(within(form).getByLabelText('Answer to the questions of t5'), { target: { value: 'Markdown, and yes.' } });
+    await fireEvent.click(send);
+    await waitFor(() => expect(calls.find((c) => c.name === 'AnswerClarification')?.args).toEqual(['r3', 't5', 'Markdown, and yes.']));
+    await waitFor(() => expect(screen.queryByText('t5 asks you')).toBeNull());
+  });
+
+  it('answers a prompt of a main session through the host, and opens the run of a failed verification', async () => {
+    setup();
+    const items = [
+      { kind: 'permission', runId: 'r4', runName: 'Docs — Write it', requestId: 'm1', sessionId: 'local_main', title: 'The main session wants permission', detail: 'Bash ls', since: '2026-11-22T06:02:00Z' },
+      { kind: 'verification', runId: 'r5', runName: 'Refactor — Split it', title: 'Verification failed', detail: 'go vet fails', since: '2026-11-22T06:03:00Z' },
+    ];
+    answer('RespondPermission', () => Promise.resolve());
+    answer('Inbox', () => Promise.resolve(items.slice(1)));
+    answer('RunSnapshot', () => new Promise(() => {}));
+    emit('inbox:changed', { active: 2, items });
+    navigation.go('inbox');
+    await fireEvent.click(await screen.findByRole('button', { name: 'Always' }));
+    await waitFor(() => expect(calls.find((c) => c.name === 'RespondPermission')?.args).toEqual(['m1', 'always']));
+    expect(calls.some((c) => c.name === 'AnswerWorker')).toBe(false);
+
+    const verification = screen.getByText('Verification failed').closest('li')!;
+    expect(verification.dataset.kind).toBe('verification');
+    await fireEvent.click(within(verification).getByRole('button', { name: 'Open run' }));
+    expect(get(navigation)).toBe('runs');
+    expect(get(openRun)).toBe('r5');
+  });
+
+  it('opens a run when a desktop notification is clicked (run:open)', async () => {
+    setup();
+    answer('RunSnapshot', () => new Promise(() => {}));
+    navigation.go('history');
+    emit('run:open', 'r7');
+    expect(get(navigation)).toBe('runs');
+    expect(get(openRun)).toBe('r7');
+  });
+});

@@ -1,0 +1,1751 @@
+export namespace claude {
+	
+	export class Check {
+	    name: string;
+	    ok: boolean;
+	    detail: string;
+	    fix?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Check(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.ok = source["ok"];
+	        this.detail = source["detail"];
+	        this.fix = source["fix"];
+	    }
+	}
+	export class MethodStatus {
+	    name: string;
+	    present: boolean;
+	    required: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MethodStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.present = source["present"];
+	        this.required = source["required"];
+	    }
+	}
+	export class Report {
+	    chromePath: string;
+	    chromeVersion: string;
+	    endpoint: string;
+	    browser: string;
+	    page: string;
+	    appVersion: string;
+	    methods: MethodStatus[];
+	    checks: Check[];
+	    ok: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Report(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.chromePath = source["chromePath"];
+	        this.chromeVersion = source["chromeVersion"];
+	        this.endpoint = source["endpoint"];
+	        this.browser = source["browser"];
+	        this.page = source["page"];
+	        this.appVersion = source["appVersion"];
+	        this.methods = this.convertValues(source["methods"], MethodStatus);
+	        this.checks = this.convertValues(source["checks"], Check);
+	        this.ok = source["ok"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace desktop {
+	
+	export class Info {
+	    version: string;
+	    commit: string;
+	    buildDate: string;
+	    platform: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.commit = source["commit"];
+	        this.buildDate = source["buildDate"];
+	        this.platform = source["platform"];
+	    }
+	}
+
+}
+
+export namespace engine {
+	
+	export class Attempt {
+	    taskId: string;
+	    reason?: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Attempt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.reason = source["reason"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Overrides {
+	    maxWorkers?: number;
+	    workerTimeout?: number;
+	    inactivityTimeout?: number;
+	    maxRetries?: number;
+	    permissionMode?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Overrides(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.maxWorkers = source["maxWorkers"];
+	        this.workerTimeout = source["workerTimeout"];
+	        this.inactivityTimeout = source["inactivityTimeout"];
+	        this.maxRetries = source["maxRetries"];
+	        this.permissionMode = source["permissionMode"];
+	    }
+	}
+	export class CreateRequest {
+	    templateId: string;
+	    cwd: string;
+	    request: string;
+	    variables?: Record<string, any>;
+	    overrides?: Overrides;
+	
+	    static createFrom(source: any = {}) {
+	        return new CreateRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.templateId = source["templateId"];
+	        this.cwd = source["cwd"];
+	        this.request = source["request"];
+	        this.variables = source["variables"];
+	        this.overrides = this.convertValues(source["overrides"], Overrides);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Decision {
+	    kind: string;
+	    taskId?: string;
+	    by?: string;
+	    text: string;
+	    question?: string;
+	    resolution?: string;
+	    tasks?: string[];
+	    // Go type: time
+	    at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Decision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.taskId = source["taskId"];
+	        this.by = source["by"];
+	        this.text = source["text"];
+	        this.question = source["question"];
+	        this.resolution = source["resolution"];
+	        this.tasks = source["tasks"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Limitation {
+	    kind: string;
+	    taskId?: string;
+	    text: string;
+	    severity?: string;
+	    files?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Limitation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.taskId = source["taskId"];
+	        this.text = source["text"];
+	        this.severity = source["severity"];
+	        this.files = source["files"];
+	    }
+	}
+	export class ReportFile {
+	    path: string;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.tasks = source["tasks"];
+	    }
+	}
+	export class RemediationRound {
+	    round: number;
+	    message?: string;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RemediationRound(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.round = source["round"];
+	        this.message = source["message"];
+	        this.tasks = source["tasks"];
+	    }
+	}
+	export class Iterations {
+	    total: number;
+	    remediation: RemediationRound[];
+	    retries: Attempt[];
+	    rejections: Attempt[];
+	    reprompts: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Iterations(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.remediation = this.convertValues(source["remediation"], RemediationRound);
+	        this.retries = this.convertValues(source["retries"], Attempt);
+	        this.rejections = this.convertValues(source["rejections"], Attempt);
+	        this.reprompts = source["reprompts"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskRef {
+	    id: string;
+	    title: string;
+	    status: string;
+	    reason?: string;
+	    retries: number;
+	    unstructured?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.status = source["status"];
+	        this.reason = source["reason"];
+	        this.retries = source["retries"];
+	        this.unstructured = source["unstructured"];
+	    }
+	}
+	export class TaskCounts {
+	    total: number;
+	    completed: number;
+	    failed: number;
+	    skipped: number;
+	    notRun: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskCounts(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.completed = source["completed"];
+	        this.failed = source["failed"];
+	        this.skipped = source["skipped"];
+	        this.notRun = source["notRun"];
+	    }
+	}
+	export class FinalReport {
+	    runId: string;
+	    status: string;
+	    message?: string;
+	    error?: string;
+	    // Go type: time
+	    finishedAt?: any;
+	    tasks: TaskCounts;
+	    completed: TaskRef[];
+	    failed: TaskRef[];
+	    skipped: TaskRef[];
+	    notRun: TaskRef[];
+	    iterations: Iterations;
+	    decisions: Decision[];
+	    files: ReportFile[];
+	    limitations: Limitation[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FinalReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.status = source["status"];
+	        this.message = source["message"];
+	        this.error = source["error"];
+	        this.finishedAt = this.convertValues(source["finishedAt"], null);
+	        this.tasks = this.convertValues(source["tasks"], TaskCounts);
+	        this.completed = this.convertValues(source["completed"], TaskRef);
+	        this.failed = this.convertValues(source["failed"], TaskRef);
+	        this.skipped = this.convertValues(source["skipped"], TaskRef);
+	        this.notRun = this.convertValues(source["notRun"], TaskRef);
+	        this.iterations = this.convertValues(source["iterations"], Iterations);
+	        this.decisions = this.convertValues(source["decisions"], Decision);
+	        this.files = this.convertValues(source["files"], ReportFile);
+	        this.limitations = this.convertValues(source["limitations"], Limitation);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class NewTask {
+	    id: string;
+	    title: string;
+	    description: string;
+	    scope?: string[];
+	    priority?: number;
+	    dependencies?: string[];
+	    complexity?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new NewTask(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.scope = source["scope"];
+	        this.priority = source["priority"];
+	        this.dependencies = source["dependencies"];
+	        this.complexity = source["complexity"];
+	    }
+	}
+	export class TaskEdit {
+	    id: string;
+	    title?: string;
+	    description?: string;
+	    scope?: string[];
+	    priority?: number;
+	    dependencies?: string[];
+	    complexity?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.scope = source["scope"];
+	        this.priority = source["priority"];
+	        this.dependencies = source["dependencies"];
+	        this.complexity = source["complexity"];
+	    }
+	}
+	export class Modifications {
+	    skip?: string[];
+	    unskip?: string[];
+	    edit?: TaskEdit[];
+	    add?: NewTask[];
+	    remove?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Modifications(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.skip = source["skip"];
+	        this.unskip = source["unskip"];
+	        this.edit = this.convertValues(source["edit"], TaskEdit);
+	        this.add = this.convertValues(source["add"], NewTask);
+	        this.remove = source["remove"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class PermissionRequest {
+	    requestId: string;
+	    sessionId?: string;
+	    toolName: string;
+	    input?: number[];
+	    suggestions?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.sessionId = source["sessionId"];
+	        this.toolName = source["toolName"];
+	        this.input = source["input"];
+	        this.suggestions = source["suggestions"];
+	    }
+	}
+	
+	
+	export class SessionInfo {
+	    id: string;
+	    title: string;
+	    cwd: string;
+	    model?: string;
+	    permissionMode?: string;
+	    running: boolean;
+	    turnRunning: boolean;
+	    archived: boolean;
+	    hidden: boolean;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    lastActivityAt: any;
+	    pending: PermissionRequest[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.cwd = source["cwd"];
+	        this.model = source["model"];
+	        this.permissionMode = source["permissionMode"];
+	        this.running = source["running"];
+	        this.turnRunning = source["turnRunning"];
+	        this.archived = source["archived"];
+	        this.hidden = source["hidden"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.lastActivityAt = this.convertValues(source["lastActivityAt"], null);
+	        this.pending = this.convertValues(source["pending"], PermissionRequest);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Snapshot {
+	    run: store.Run;
+	    tasks: store.Task[];
+	    workers: store.Worker[];
+	    answers: store.PhaseAnswer[];
+	    parallelGroups: string[][];
+	    finalReport?: FinalReport;
+	
+	    static createFrom(source: any = {}) {
+	        return new Snapshot(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = this.convertValues(source["run"], store.Run);
+	        this.tasks = this.convertValues(source["tasks"], store.Task);
+	        this.workers = this.convertValues(source["workers"], store.Worker);
+	        this.answers = this.convertValues(source["answers"], store.PhaseAnswer);
+	        this.parallelGroups = source["parallelGroups"];
+	        this.finalReport = this.convertValues(source["finalReport"], FinalReport);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+
+}
+
+export namespace hosts {
+	
+	export class Status {
+	    host: string;
+	    label: string;
+	    state: string;
+	    reason?: string;
+	    endpoint?: string;
+	    page?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.label = source["label"];
+	        this.state = source["state"];
+	        this.reason = source["reason"];
+	        this.endpoint = source["endpoint"];
+	        this.page = source["page"];
+	    }
+	}
+
+}
+
+export namespace inbox {
+	
+	export class Item {
+	    kind: string;
+	    runId: string;
+	    runName: string;
+	    taskId?: string;
+	    title: string;
+	    detail?: string;
+	    requestId?: string;
+	    sessionId?: string;
+	    // Go type: time
+	    since: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Item(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.runId = source["runId"];
+	        this.runName = source["runName"];
+	        this.taskId = source["taskId"];
+	        this.title = source["title"];
+	        this.detail = source["detail"];
+	        this.requestId = source["requestId"];
+	        this.sessionId = source["sessionId"];
+	        this.since = this.convertValues(source["since"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace main {
+	
+	export class ReportExport {
+	    cancelled: boolean;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportExport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cancelled = source["cancelled"];
+	        this.path = source["path"];
+	    }
+	}
+	export class SessionTranscript {
+	    items: sessions.Item[];
+	    total: number;
+	    skipped: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionTranscript(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.items = this.convertValues(source["items"], sessions.Item);
+	        this.total = source["total"];
+	        this.skipped = source["skipped"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SettingsView {
+	    settings: settings.Settings;
+	    path: string;
+	    problem?: string;
+	    startAdvice: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.settings = this.convertValues(source["settings"], settings.Settings);
+	        this.path = source["path"];
+	        this.problem = source["problem"];
+	        this.startAdvice = source["startAdvice"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TemplateExport {
+	    cancelled: boolean;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateExport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cancelled = source["cancelled"];
+	        this.path = source["path"];
+	    }
+	}
+	export class TemplateImport {
+	    cancelled: boolean;
+	    template: template.Template;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateImport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cancelled = source["cancelled"];
+	        this.template = this.convertValues(source["template"], template.Template);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace sessions {
+	
+	export class Item {
+	    uuid: string;
+	    timestamp: string;
+	    role: string;
+	    kind: string;
+	    text: string;
+	    tool?: string;
+	    summary?: string;
+	    isError?: boolean;
+	    truncated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Item(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.uuid = source["uuid"];
+	        this.timestamp = source["timestamp"];
+	        this.role = source["role"];
+	        this.kind = source["kind"];
+	        this.text = source["text"];
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.isError = source["isError"];
+	        this.truncated = source["truncated"];
+	    }
+	}
+	export class Permission {
+	    requestId: string;
+	    sessionId: string;
+	    tool: string;
+	    summary: string;
+	    input: string;
+	    question?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Permission(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.sessionId = source["sessionId"];
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.input = source["input"];
+	        this.question = source["question"];
+	    }
+	}
+
+}
+
+export namespace settings {
+	
+	export class Settings {
+	    host: string;
+	    cdpEndpoint: string;
+	    allowRemoteCdp: boolean;
+	    pagePattern: string;
+	    chromePath: string;
+	    headless: boolean;
+	    pollIntervalMs: number;
+	    notifications: boolean;
+	    theme: string;
+	    recentFolders: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Settings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.cdpEndpoint = source["cdpEndpoint"];
+	        this.allowRemoteCdp = source["allowRemoteCdp"];
+	        this.pagePattern = source["pagePattern"];
+	        this.chromePath = source["chromePath"];
+	        this.headless = source["headless"];
+	        this.pollIntervalMs = source["pollIntervalMs"];
+	        this.notifications = source["notifications"];
+	        this.theme = source["theme"];
+	        this.recentFolders = source["recentFolders"];
+	    }
+	}
+
+}
+
+export namespace store {
+	
+	export class HistoryQuery {
+	    status?: string[];
+	    templateId?: string;
+	    text?: string;
+	    // Go type: time
+	    from?: any;
+	    // Go type: time
+	    to?: any;
+	    limit?: number;
+	    offset?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	        this.templateId = source["templateId"];
+	        this.text = source["text"];
+	        this.from = this.convertValues(source["from"], null);
+	        this.to = this.convertValues(source["to"], null);
+	        this.limit = source["limit"];
+	        this.offset = source["offset"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Run {
+	    id: string;
+	    templateId: string;
+	    templateName: string;
+	    cwd: string;
+	    request: string;
+	    variables: Record<string, any>;
+	    status: string;
+	    resumeStatus?: string;
+	    phase: string;
+	    mainSessionId?: string;
+	    message?: string;
+	    error?: string;
+	    tasksTotal: number;
+	    tasksCompleted: number;
+	    tasksFailed: number;
+	    tasksSkipped: number;
+	    inputTokens: number;
+	    outputTokens: number;
+	    costUsd: number;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    // Go type: time
+	    startedAt?: any;
+	    // Go type: time
+	    completedAt?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Run(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.templateId = source["templateId"];
+	        this.templateName = source["templateName"];
+	        this.cwd = source["cwd"];
+	        this.request = source["request"];
+	        this.variables = source["variables"];
+	        this.status = source["status"];
+	        this.resumeStatus = source["resumeStatus"];
+	        this.phase = source["phase"];
+	        this.mainSessionId = source["mainSessionId"];
+	        this.message = source["message"];
+	        this.error = source["error"];
+	        this.tasksTotal = source["tasksTotal"];
+	        this.tasksCompleted = source["tasksCompleted"];
+	        this.tasksFailed = source["tasksFailed"];
+	        this.tasksSkipped = source["tasksSkipped"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.costUsd = source["costUsd"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.completedAt = this.convertValues(source["completedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Page {
+	    runs: Run[];
+	    total: number;
+	    limit: number;
+	    offset: number;
+	    nextOffset: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Page(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = this.convertValues(source["runs"], Run);
+	        this.total = source["total"];
+	        this.limit = source["limit"];
+	        this.offset = source["offset"];
+	        this.nextOffset = source["nextOffset"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Permission {
+	    requestId: string;
+	    toolName: string;
+	    input?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Permission(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.toolName = source["toolName"];
+	        this.input = source["input"];
+	    }
+	}
+	export class PhaseAnswer {
+	    id: number;
+	    runId: string;
+	    phase: string;
+	    attempt: number;
+	    status: string;
+	    data?: number[];
+	    repairs: string[];
+	    errors: string[];
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PhaseAnswer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.runId = source["runId"];
+	        this.phase = source["phase"];
+	        this.attempt = source["attempt"];
+	        this.status = source["status"];
+	        this.data = source["data"];
+	        this.repairs = source["repairs"];
+	        this.errors = source["errors"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Task {
+	    runId: string;
+	    id: string;
+	    position: number;
+	    title: string;
+	    description: string;
+	    scope: string[];
+	    priority: number;
+	    dependencies: string[];
+	    complexity?: string;
+	    skipped: boolean;
+	    definition?: number[];
+	    skills: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Task(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.id = source["id"];
+	        this.position = source["position"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.scope = source["scope"];
+	        this.priority = source["priority"];
+	        this.dependencies = source["dependencies"];
+	        this.complexity = source["complexity"];
+	        this.skipped = source["skipped"];
+	        this.definition = source["definition"];
+	        this.skills = source["skills"];
+	    }
+	}
+	export class ToolStats {
+	    total: number;
+	    reads: number;
+	    writes: number;
+	    edits: number;
+	    bash: number;
+	    search: number;
+	    web: number;
+	    task: number;
+	    other: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolStats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.reads = source["reads"];
+	        this.writes = source["writes"];
+	        this.edits = source["edits"];
+	        this.bash = source["bash"];
+	        this.search = source["search"];
+	        this.web = source["web"];
+	        this.task = source["task"];
+	        this.other = source["other"];
+	    }
+	}
+	export class Worker {
+	    runId: string;
+	    taskId: string;
+	    sessionId?: string;
+	    status: string;
+	    retryCount: number;
+	    progress: number;
+	    currentAction?: string;
+	    tools: ToolStats;
+	    summary?: string;
+	    output?: string;
+	    outputFiles: string[];
+	    error?: string;
+	    unstructured: boolean;
+	    skipped: boolean;
+	    waiting?: Permission;
+	    questions: string[];
+	    conflicts: string[];
+	    inputTokens: number;
+	    outputTokens: number;
+	    costUsd: number;
+	    // Go type: time
+	    startedAt?: any;
+	    // Go type: time
+	    completedAt?: any;
+	    // Go type: time
+	    lastActivityAt?: any;
+	    // Go type: time
+	    updatedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worker(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.taskId = source["taskId"];
+	        this.sessionId = source["sessionId"];
+	        this.status = source["status"];
+	        this.retryCount = source["retryCount"];
+	        this.progress = source["progress"];
+	        this.currentAction = source["currentAction"];
+	        this.tools = this.convertValues(source["tools"], ToolStats);
+	        this.summary = source["summary"];
+	        this.output = source["output"];
+	        this.outputFiles = source["outputFiles"];
+	        this.error = source["error"];
+	        this.unstructured = source["unstructured"];
+	        this.skipped = source["skipped"];
+	        this.waiting = this.convertValues(source["waiting"], Permission);
+	        this.questions = source["questions"];
+	        this.conflicts = source["conflicts"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.costUsd = source["costUsd"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.completedAt = this.convertValues(source["completedAt"], null);
+	        this.lastActivityAt = this.convertValues(source["lastActivityAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace template {
+	
+	export class Journal {
+	    enabled: boolean;
+	    archive: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Journal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.archive = source["archive"];
+	    }
+	}
+	export class Skills {
+	    enabled: boolean;
+	    directory?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Skills(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.directory = source["directory"];
+	    }
+	}
+	export class Models {
+	    main: string;
+	    easy: string;
+	    normal: string;
+	    complex: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Models(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.main = source["main"];
+	        this.easy = source["easy"];
+	        this.normal = source["normal"];
+	        this.complex = source["complex"];
+	    }
+	}
+	export class Config {
+	    maxWorkers: number;
+	    workerTimeout: number;
+	    inactivityTimeout: number;
+	    maxRetries: number;
+	    spawnDelay: number;
+	    pollInterval: number;
+	    autoConfirm: boolean;
+	    permissionMode: string;
+	    maxTasks: number;
+	    models: Models;
+	    transport: string;
+	    skills: Skills;
+	    journal: Journal;
+	
+	    static createFrom(source: any = {}) {
+	        return new Config(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.maxWorkers = source["maxWorkers"];
+	        this.workerTimeout = source["workerTimeout"];
+	        this.inactivityTimeout = source["inactivityTimeout"];
+	        this.maxRetries = source["maxRetries"];
+	        this.spawnDelay = source["spawnDelay"];
+	        this.pollInterval = source["pollInterval"];
+	        this.autoConfirm = source["autoConfirm"];
+	        this.permissionMode = source["permissionMode"];
+	        this.maxTasks = source["maxTasks"];
+	        this.models = this.convertValues(source["models"], Models);
+	        this.transport = source["transport"];
+	        this.skills = this.convertValues(source["skills"], Skills);
+	        this.journal = this.convertValues(source["journal"], Journal);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class PhaseSettings {
+	    enabled: boolean;
+	    timeout: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PhaseSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.timeout = source["timeout"];
+	    }
+	}
+	export class Verification {
+	    enabled: boolean;
+	    timeout: number;
+	    maxRemediationRounds: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Verification(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.timeout = source["timeout"];
+	        this.maxRemediationRounds = source["maxRemediationRounds"];
+	    }
+	}
+	export class ReviewGate {
+	    enabled: boolean;
+	    timeout: number;
+	    reviewer: string;
+	    requireBuildSuccess: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReviewGate(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.timeout = source["timeout"];
+	        this.reviewer = source["reviewer"];
+	        this.requireBuildSuccess = source["requireBuildSuccess"];
+	    }
+	}
+	export class Phases {
+	    analysis: PhaseSettings;
+	    taskPlanning: PhaseSettings;
+	    review: ReviewGate;
+	    workerExecution: PhaseSettings;
+	    aggregation: PhaseSettings;
+	    verification: Verification;
+	
+	    static createFrom(source: any = {}) {
+	        return new Phases(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.analysis = this.convertValues(source["analysis"], PhaseSettings);
+	        this.taskPlanning = this.convertValues(source["taskPlanning"], PhaseSettings);
+	        this.review = this.convertValues(source["review"], ReviewGate);
+	        this.workerExecution = this.convertValues(source["workerExecution"], PhaseSettings);
+	        this.aggregation = this.convertValues(source["aggregation"], PhaseSettings);
+	        this.verification = this.convertValues(source["verification"], Verification);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Prompt {
+	    system?: string;
+	    user?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Prompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.system = source["system"];
+	        this.user = source["user"];
+	    }
+	}
+	export class ResponseFormat {
+	    startDelimiter: string;
+	    endDelimiter: string;
+	    dialect: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ResponseFormat(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.startDelimiter = source["startDelimiter"];
+	        this.endDelimiter = source["endDelimiter"];
+	        this.dialect = source["dialect"];
+	    }
+	}
+	export class Prompts {
+	    responseFormat: ResponseFormat;
+	    analysis: Prompt;
+	    taskPlanning: Prompt;
+	    workerExecution: Prompt;
+	    review: Prompt;
+	    aggregation: Prompt;
+	    verification: Prompt;
+	
+	    static createFrom(source: any = {}) {
+	        return new Prompts(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.responseFormat = this.convertValues(source["responseFormat"], ResponseFormat);
+	        this.analysis = this.convertValues(source["analysis"], Prompt);
+	        this.taskPlanning = this.convertValues(source["taskPlanning"], Prompt);
+	        this.workerExecution = this.convertValues(source["workerExecution"], Prompt);
+	        this.review = this.convertValues(source["review"], Prompt);
+	        this.aggregation = this.convertValues(source["aggregation"], Prompt);
+	        this.verification = this.convertValues(source["verification"], Prompt);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Variable {
+	    type: string;
+	    label: string;
+	    description?: string;
+	    default?: any;
+	    required?: boolean;
+	    options?: string[];
+	    placeholder?: string;
+	    order?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Variable(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.label = source["label"];
+	        this.description = source["description"];
+	        this.default = source["default"];
+	        this.required = source["required"];
+	        this.options = source["options"];
+	        this.placeholder = source["placeholder"];
+	        this.order = source["order"];
+	    }
+	}
+	export class Template {
+	    id: string;
+	    name: string;
+	    description: string;
+	    icon?: string;
+	    version?: string;
+	    author?: string;
+	    tags?: string[];
+	    extends?: string;
+	    config: Config;
+	    phases: Phases;
+	    prompts: Prompts;
+	    variables?: Record<string, Variable>;
+	    ui?: Record<string, any>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Template(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.icon = source["icon"];
+	        this.version = source["version"];
+	        this.author = source["author"];
+	        this.tags = source["tags"];
+	        this.extends = source["extends"];
+	        this.config = this.convertValues(source["config"], Config);
+	        this.phases = this.convertValues(source["phases"], Phases);
+	        this.prompts = this.convertValues(source["prompts"], Prompts);
+	        this.variables = this.convertValues(source["variables"], Variable, true);
+	        this.ui = source["ui"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Resolved {
+	    template: Template;
+	    chain: string[];
+	    sources: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Resolved(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.template = this.convertValues(source["template"], Template);
+	        this.chain = source["chain"];
+	        this.sources = source["sources"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	
+	export class TemplateInfo {
+	    id: string;
+	    name: string;
+	    description: string;
+	    icon: string;
+	    version: string;
+	    author: string;
+	    tags: string[];
+	    extends?: string;
+	    isSystem: boolean;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.icon = source["icon"];
+	        this.version = source["version"];
+	        this.author = source["author"];
+	        this.tags = source["tags"];
+	        this.extends = source["extends"];
+	        this.isSystem = source["isSystem"];
+	        this.error = source["error"];
+	    }
+	}
+	export class ValidationError {
+	    pointer: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ValidationError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.pointer = source["pointer"];
+	        this.message = source["message"];
+	    }
+	}
+	
+
+}
+
