@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// clockTick is the unit of utime and stime in /proc/PID/stat (USER_HZ,
+// 100 on every Linux build this program targets).
+const clockTick = 10 * time.Millisecond
+
+// selfCPU returns the CPU time (user plus system) of this process so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// selfMaxRSS returns the peak resident set size of this process in bytes
+// (getrusage ru_maxrss, which Linux gives in KiB).
+func selfMaxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024
+}
+
+// procStat is what this program reads from /proc/PID/stat.
+type procStat struct {
+	pid, ppid int
+	comm      string
+	cpu       time.Duration // utime + stime
+}
+
+func readStat(pid int) (procStat, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procStat{}, err
+	}
+	// The command name is in parentheses and may hold spaces; the fields
+	// after the last ')' are positional.
+	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || close < open {
+		return procStat{}, fmt.Errorf("read /proc/%d/stat: unexpected format", pid)
+	}
+	f := strings.Fields(string(b[close+1:]))
+	if len(f) < 13 {
+		return procStat{}, fmt.Errorf("read /proc/%d/stat: too few fields", pid)
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return procStat{pid: pid, ppid: ppid, comm: string(b[open+1 : close]), cpu: time.Duration(utime+stime) * clockTick}, nil
+}
+
+// pss returns the proportional set size of a process in bytes (shared
+// pages divided among the processes sharing them, so a sum over a process
+// tree does not count them twice).
+func pss(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// treeSample is the CPU and memory of a process tree at one moment.
+type treeSample struct {
+	At    time.Time
+	CPU   time.Duration
+	PSS   int64
+	Procs int
+}
+
+// sampleTree sums CPU time and PSS over the descendants of root, leaving
+// out the subtree of exclude (the engine subprocess).
+func sampleTree(root, exclude int) treeSample {
+	s := treeSample{At: time.Now()}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	parent := map[int]int{}
+	stats := map[int]procStat{}
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		st, err := readStat(pid)
+		if err != nil {
+			continue
+		}
+		parent[pid] = st.ppid
+		stats[pid] = st
+	}
+	for pid, st := range stats {
+		if pid == root || pid == exclude {
+			continue
+		}
+		in := false
+		for p := st.ppid; p > 1; p = parent[p] {
+			if p == exclude {
+				break
+			}
+			if p == root {
+				in = true
+				break
+			}
+		}
+		if !in {
+			continue
+		}
+		s.CPU += st.cpu
+		s.PSS += pss(pid)
+		s.Procs++
+	}
+	return s
+}
+
+// loadAvg returns the first three fields of /proc/loadavg.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
