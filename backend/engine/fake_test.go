@@ -52,6 +52,10 @@ type fakeHost struct {
 	opaque     bool // errors about unknown sessions do not wrap ErrNoSession
 	onRespond  func(s *fakeSession)
 	onStart    func(opts StartOptions)
+	// reads counts the Reads of each session; readTo is where the last one
+	// ended.
+	reads  map[SessionID]int
+	readTo map[SessionID]int
 }
 
 func newFakeHost(agent agentFunc, push bool) *fakeHost {
@@ -131,6 +135,11 @@ func (h *fakeHost) Read(ctx context.Context, id SessionID, c Cursor) (Batch, err
 		c.Index = len(s.entries)
 	}
 	out := append([]json.RawMessage(nil), s.entries[c.Index:]...)
+	if h.reads == nil {
+		h.reads, h.readTo = map[SessionID]int{}, map[SessionID]int{}
+	}
+	h.reads[id]++
+	h.readTo[id] = len(s.entries)
 	return Batch{Entries: out, Next: Cursor{Index: len(s.entries)}, Total: len(s.entries)}, nil
 }
 

@@ -59,6 +59,8 @@ type sessionBook struct {
 	lastEntry time.Time // when an entry last arrived
 	replayTo  int       // entries before this index were already counted
 	failures  int       // consecutive read failures
+	lastRead  time.Time // when the session was last read (wall clock)
+	more      bool      // the last read returned a part: more entries wait
 }
 
 func (b *sessionBook) reset(at Cursor) {
@@ -84,6 +86,13 @@ type workerState struct {
 	noticed  time.Time // when a host notice last led to a read (wall clock)
 	dirty    bool      // progress not yet written
 }
+
+// messageReadGap is the least time between two reads of a worker session
+// prompted only by "message" notices. An agent adds entries in bursts (tool
+// call, tool result, text), each with its notice; reading at every one would
+// keep the run's goroutine busy with progress while another worker's result
+// waits. A "result", "updated" or "permission" notice is read at once.
+const messageReadGap = 100 * time.Millisecond
 
 type startResult struct {
 	taskID  string
@@ -130,6 +139,26 @@ type runner struct {
 	lastPoll  time.Time
 	lastFlush time.Time
 	pollEvery time.Duration
+	// toArchive holds the sessions of workers that reported; they are
+	// archived in the background after the step's commits (archiving is a
+	// round trip to the host that must not delay the next detection), and
+	// archiving is waited for before the run counts as finished.
+	toArchive []SessionID
+	archiving sync.WaitGroup
+	// prefetched holds the reads step made at once for the sessions it is
+	// about to check, consumed by absorb.
+	prefetched map[SessionID]prefetch
+	// laterTimer wakes the loop at laterAt for the message notices step
+	// put off (messageReadGap).
+	laterTimer *time.Timer
+	laterAt    time.Time
+}
+
+// prefetch is one Read made ahead by step.
+type prefetch struct {
+	cursor Cursor
+	batch  Batch
+	err    error
 }
 
 func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.Task, workers []store.Worker) (*runner, error) {
@@ -220,6 +249,12 @@ func (r *runner) hostCtx(ctx context.Context) (context.Context, context.CancelFu
 // loop owns the run: every change of its state happens here.
 func (r *runner) loop(ctx context.Context) {
 	defer close(r.done)
+	defer r.archiving.Wait()
+	defer func() {
+		if r.laterTimer != nil {
+			r.laterTimer.Stop()
+		}
+	}()
 	defer r.closeMail()
 	ticker := time.NewTicker(r.pollEvery)
 	defer ticker.Stop()
@@ -251,6 +286,7 @@ func (r *runner) loop(ctx context.Context) {
 			continue
 		}
 		r.step(ctx, poll)
+		r.archiveReported(ctx)
 		if r.status.Finished() && r.inflight == 0 {
 			r.flushProgress(ctx)
 			return
@@ -293,12 +329,23 @@ func (r *runner) step(ctx context.Context, poll bool) {
 		r.checkPhaseTimeout(ctx)
 	}
 	now := time.Now()
+	type check struct {
+		ws   *workerState
+		kind NoticeKind
+	}
+	var checks []check
 	for _, id := range r.order() {
 		ws := r.workers[id]
 		if ws.status != WorkerRunning {
 			continue
 		}
 		kind, ok := dirty[SessionID(ws.w.SessionID)]
+		if ok && kind == NoticeMessage && !ws.book.more {
+			if wait := messageReadGap - now.Sub(ws.book.lastRead); wait > 0 {
+				r.readLater(SessionID(ws.w.SessionID), wait)
+				continue
+			}
+		}
 		if ok {
 			ws.noticed = now
 		} else if poll && r.e.dispatch && now.Sub(ws.noticed) < r.pollEvery {
@@ -307,9 +354,26 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			continue
 		}
 		if ok || poll {
-			r.checkWorker(ctx, ws, kind)
+			checks = append(checks, check{ws, kind})
 		}
 	}
+	if len(checks) > 1 {
+		// Read the sessions at once: each Read is a round trip to the host,
+		// and the last of several workers finishing together should not
+		// wait for the others' reads.
+		ids := make([]SessionID, len(checks))
+		cursors := make([]Cursor, len(checks))
+		for i, c := range checks {
+			ids[i], cursors[i] = SessionID(c.ws.w.SessionID), c.ws.book.Cursor
+		}
+		r.prefetch(ctx, ids, cursors)
+	}
+	for _, c := range checks {
+		if c.ws.status == WorkerRunning {
+			r.checkWorker(ctx, c.ws, c.kind)
+		}
+	}
+	r.prefetched = nil
 	r.checkTimeouts(ctx)
 	r.schedule(ctx)
 	r.checkDeadlock(ctx)
@@ -423,6 +487,9 @@ func (r *runner) commit(ctx context.Context, c store.Change, workers []*workerSt
 		r.e.emit(e.name, e.p)
 	}
 	if r.status.Finished() {
+		// Whoever waits for the run sees its sessions archived.
+		r.archiveReported(ctx)
+		r.archiving.Wait()
 		select {
 		case <-r.finished:
 		default:
@@ -624,16 +691,77 @@ func (r *runner) phaseValues(phase template.Phase) map[string]any {
 	return map[string]any{template.VarWorkerOutputs: b.String()}
 }
 
-// absorb reads new entries of a session into its book.
-func (r *runner) absorb(ctx context.Context, id SessionID, b *sessionBook) (digest, error) {
+// readLater keeps session id dirty, without waking the loop now, and makes
+// sure the loop wakes within after to read it.
+func (r *runner) readLater(id SessionID, after time.Duration) {
+	r.dirtyMu.Lock()
+	if _, ok := r.dirty[id]; !ok {
+		r.dirty[id] = NoticeMessage
+	}
+	r.dirtyMu.Unlock()
+	now := time.Now()
+	due := now.Add(after)
+	if r.laterTimer != nil && r.laterAt.After(now) && !due.Before(r.laterAt) {
+		return // the pending wake comes in time
+	}
+	if r.laterTimer != nil {
+		r.laterTimer.Stop()
+	}
+	r.laterAt = due
+	r.laterTimer = time.AfterFunc(after, func() {
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	})
+}
+
+// prefetch reads the sessions ids from cursors concurrently into
+// r.prefetched.
+func (r *runner) prefetch(ctx context.Context, ids []SessionID, cursors []Cursor) {
+	out := make([]prefetch, len(ids))
+	var wg sync.WaitGroup
+	for i := range ids {
+		out[i].cursor = cursors[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hctx, cancel := r.hostCtx(ctx)
+			defer cancel()
+			out[i].batch, out[i].err = r.e.host.Read(hctx, ids[i], cursors[i])
+		}()
+	}
+	wg.Wait()
+	r.prefetched = make(map[SessionID]prefetch, len(ids))
+	for i, id := range ids {
+		r.prefetched[id] = out[i]
+	}
+}
+
+// read returns the entries of session id after c: the prefetched ones when
+// step read them ahead from the same cursor, otherwise a Read.
+func (r *runner) read(ctx context.Context, id SessionID, c Cursor) (Batch, error) {
+	if p, ok := r.prefetched[id]; ok {
+		delete(r.prefetched, id)
+		if p.cursor == c {
+			return p.batch, p.err
+		}
+	}
 	hctx, cancel := r.hostCtx(ctx)
 	defer cancel()
-	batch, err := r.e.host.Read(hctx, id, b.Cursor)
+	return r.e.host.Read(hctx, id, c)
+}
+
+// absorb reads new entries of a session into its book.
+func (r *runner) absorb(ctx context.Context, id SessionID, b *sessionBook) (digest, error) {
+	batch, err := r.read(ctx, id, b.Cursor)
 	if err != nil {
 		b.failures++
 		return digest{}, err
 	}
 	b.failures = 0
+	b.lastRead = time.Now()
+	b.more = batch.Next.Index < batch.Total
 	raw := batch.Entries
 	first := batch.Next.Index - len(raw)
 	if batch.Reset {
@@ -1302,7 +1430,9 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 		if unstructured {
 			msg = "completed without a structured report (guessed from its words)"
 		}
-		r.archive(ctx, ws)
+		if ws.w.SessionID != "" {
+			r.toArchive = append(r.toArchive, SessionID(ws.w.SessionID))
+		}
 		if r.tmpl.Phases.Review.Enabled {
 			r.awaitReview(ctx, ws, c, msg)
 			return
@@ -1320,6 +1450,25 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 		}
 		r.workerFailed(ctx, ws, reason, false)
 	}
+}
+
+// archiveReported archives, in the background, the sessions of the workers
+// that reported since the last call.
+func (r *runner) archiveReported(ctx context.Context) {
+	log := r.log()
+	for _, id := range r.toArchive {
+		r.e.untrack(id)
+		r.archiving.Add(1)
+		hctx, cancel := r.hostCtx(ctx)
+		go func() {
+			defer r.archiving.Done()
+			defer cancel()
+			if err := r.e.host.Archive(hctx, id); err != nil {
+				log.Debug("archive worker session", "session", id, "err", err)
+			}
+		}()
+	}
+	r.toArchive = nil
 }
 
 func (r *runner) archive(ctx context.Context, ws *workerState) {
