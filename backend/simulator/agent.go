@@ -359,7 +359,15 @@ func (t *turn) analysis() (map[string]any, string) {
 		"components":           cs,
 		"notes":                "Simulated analysis built from the folder listing; no AI was involved.",
 	}
-	return data, fmt.Sprintf("I explored %s and found %d files.", path.Base(t.ss.cwd), len(t.files))
+	return data, fmt.Sprintf("I explored %s and found %s.", path.Base(t.ss.cwd), count(len(t.files), "file"))
+}
+
+// count is "1 file", "2 files".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func componentName(name, cwd string) string {
@@ -392,7 +400,7 @@ func (t *turn) taskList() (map[string]any, string) {
 		ids = append(ids, id)
 		tasks = append(tasks, map[string]any{
 			"id": id, "title": t.verb() + " " + componentName(c.name, t.ss.cwd),
-			"description":      fmt.Sprintf("%s %s (%d files).", t.verb(), componentName(c.name, t.ss.cwd), len(c.files)),
+			"description":      fmt.Sprintf("%s %s (%s).", t.verb(), componentName(c.name, t.ss.cwd), count(len(c.files), "file")),
 			"scope":            scopeList(c),
 			"priority":         max(1, 10-i),
 			"dependencies":     []string{},
@@ -631,7 +639,7 @@ func (t *turn) worker() (report, error) {
 		outline = append(outline, fmt.Sprintf("- %s: %s", f, firstLine(text, 80)))
 	}
 	return report{id: id, kind: reportSuccess, before: "Task " + id + " is done.",
-		summary: fmt.Sprintf("Read %d files (%d lines) for %s.", len(scope), lines, id),
+		summary: fmt.Sprintf("Read %s (%s) for %s.", count(len(scope), "file"), count(lines, "line"), id),
 		output:  "## " + id + "\n\n" + strings.Join(outline, "\n"),
 		metrics: map[string]any{"files_read": len(scope), "lines_read": lines}}, nil
 }
@@ -707,7 +715,7 @@ func (t *turn) verification(attempt int) (map[string]any, string) {
 	}
 	return map[string]any{
 		"status":  "pass",
-		"summary": fmt.Sprintf("Checked %d files; no issues found.", len(t.files)),
+		"summary": fmt.Sprintf("Checked %s; no issues found.", count(len(t.files), "file")),
 		"issues":  []any{},
 	}, "Verification finished."
 }
