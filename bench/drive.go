@@ -37,7 +37,7 @@ type recorder struct {
 	// For the breakdown of each detection (tapHost fills these).
 	notices  map[string][]time.Time
 	reads    map[string]span // the latest Read of each session
-	archives map[string]span
+	archives map[string]span // the Archive of each session (after its event)
 	parts    []breakdown
 }
 
@@ -49,8 +49,7 @@ type breakdown struct {
 	Transport time.Duration // result entry published → notice in Go
 	Wake      time.Duration // notice in Go → the engine starts its Read
 	Read      time.Duration // the Read over CDP
-	Archive   time.Duration // parse and the Archive call made before the event
-	Commit    time.Duration // SQLite commit and emit
+	Commit    time.Duration // parse, SQLite commit and emit
 	// Total is the whole detection; Ahead counts the other workers of
 	// the same run whose completion the engine emitted between this
 	// one's notice and its event (it handles them one at a time).
@@ -112,11 +111,11 @@ func (r *recorder) Emit(name string, p engine.Payload) {
 }
 
 // split records the breakdown of one detection when the tap saw its
-// notice, Read and Archive. r.mu is held.
+// notice and Read. (The engine archives the session after the event, in the
+// background, so the Archive is not part of the detection.) r.mu is held.
 func (r *recorder) split(runID, sid string, result, emitted time.Time) {
-	rd, ok1 := r.reads[sid]
-	ar, ok2 := r.archives[sid]
-	if !ok1 || !ok2 {
+	rd, ok := r.reads[sid]
+	if !ok {
 		return
 	}
 	var notice time.Time
@@ -135,7 +134,7 @@ func (r *recorder) split(runID, sid string, result, emitted time.Time) {
 		}
 	}
 	r.parts = append(r.parts, breakdown{Transport: notice.Sub(result), Wake: rd.from.Sub(notice),
-		Read: rd.to.Sub(rd.from), Archive: ar.to.Sub(rd.to), Commit: emitted.Sub(ar.to),
+		Read: rd.to.Sub(rd.from), Commit: emitted.Sub(rd.to),
 		Total: emitted.Sub(result), Ahead: ahead})
 }
 

@@ -274,9 +274,8 @@ func (r *report) markdown() string {
 		}{
 			{"result entry published → notice reaches Go (server → page EventSource → CDP binding)", col(func(b breakdown) time.Duration { return b.Transport })},
 			{"notice → engine starts its Read (waiting for the run's goroutine, busy with other sessions)", col(func(b breakdown) time.Duration { return b.Wake })},
-			{"Read of the new entries (CDP `Runtime.evaluate` → page → simulator server)", col(func(b breakdown) time.Duration { return b.Read })},
-			{"parse, then `Archive` of the session over CDP, made before the event", col(func(b breakdown) time.Duration { return b.Archive })},
-			{"SQLite commit and emit", col(func(b breakdown) time.Duration { return b.Commit })},
+			{"Read of the new entries (CDP `Runtime.evaluate` → page → simulator server; sessions noticed together are read at once)", col(func(b breakdown) time.Duration { return b.Read })},
+			{"parse, SQLite commit and emit (the session is archived afterwards, in the background)", col(func(b breakdown) time.Duration { return b.Commit })},
 		}
 		p("Where the push latency goes (%d of the %d detections, measured with a tap around the adapter; the steps of one detection add up to its total):\n\n", len(parts), len(r.push.Detect))
 		p("| Step | p50 | p99 |\n|---|---|---|\n")
@@ -284,7 +283,7 @@ func (r *report) markdown() string {
 			p("| %s | %s | %s |\n", c.name, ms(percentile(c.d, .5)), ms(percentile(c.d, .99)))
 		}
 		p("\n")
-		p("The same detections by how many other workers of the same run the engine completed while this one waited (the run's goroutine handles its sessions one at a time, and a Read plus an Archive over CDP each time):\n\n")
+		p("The same detections by how many other workers of the same run the engine completed while this one waited (the run's goroutine parses and commits its sessions one at a time; those noticed in the same step are read concurrently):\n\n")
 		p("| Completions ahead | Samples | p50 | p99 |\n|---|---|---|---|\n")
 		for _, g := range []struct {
 			name   string
@@ -338,19 +337,19 @@ func (r *report) markdown() string {
 	p("## Targets\n\n")
 	var missed []string
 	if pushP50 > 20*time.Millisecond || pushP99 > 100*time.Millisecond {
-		var tr, wake, rd, arch, alone []time.Duration
+		var tr, wake, rd, commit, alone []time.Duration
 		for _, b := range r.push.Parts {
-			tr, wake, rd, arch = append(tr, b.Transport), append(wake, b.Wake), append(rd, b.Read), append(arch, b.Archive)
+			tr, wake, rd, commit = append(tr, b.Transport), append(wake, b.Wake), append(rd, b.Read), append(commit, b.Commit)
 			if b.Ahead == 0 {
 				alone = append(alone, b.Total)
 			}
 		}
-		text := fmt.Sprintf("- **Completion detection** (p50 %s, p99 %s against 20 ms / 100 ms). The breakdown shows where it goes: the push from the simulator to Go is short (p50 %s), the engine's Read and its Archive over CDP take p50 %s and %s, and the largest part is the wait before the engine starts reading (p50 %s, p99 %s). A run's single goroutine handles its sessions one at a time, and the workers of a layer — identical scripted agents started together — finish within milliseconds of each other, so each waits for the Reads, Archives and commits of those ahead of it; detections with none ahead have p50 %s. ",
-			ms(pushP50), ms(pushP99), ms(percentile(tr, .5)), ms(percentile(rd, .5)), ms(percentile(arch, .5)), ms(percentile(wake, .5)), ms(percentile(wake, .99)), ms(percentile(alone, .5)))
+		text := fmt.Sprintf("- **Completion detection** (p50 %s, p99 %s against 20 ms / 100 ms). The breakdown shows where it goes: the push from the simulator to Go takes p50 %s, the engine's Read over CDP p50 %s, parsing and the commit p50 %s, and the rest is the wait before the engine starts reading (p50 %s, p99 %s). A run's single goroutine handles its notices step by step, and the workers of a layer — identical scripted agents started together — finish within milliseconds of each other, so a notice that arrives while the goroutine reads, commits and starts the next workers for the one before waits for that step; detections with none ahead have p50 %s. ",
+			ms(pushP50), ms(pushP99), ms(percentile(tr, .5)), ms(percentile(rd, .5)), ms(percentile(commit, .5)), ms(percentile(wake, .5)), ms(percentile(wake, .99)), ms(percentile(alone, .5)))
 		if w50 != nil {
 			text += fmt.Sprintf("With 50 workers at once (up to 20 per run goroutine) the p50 is %s for the same reason. ", ms(percentile(w50.Detect, .5)))
 		}
-		text += fmt.Sprintf("Two engine changes would cut it: emit `worker:completed` before archiving the session (archive after the commit, or in the background), and read sessions concurrently instead of one after another on the run's goroutine. Every hop also waits for a core on this shared 2-core machine (load average %s at the start, %s at the end), which is most of the p99 tail.", r.loadStart, r.loadEnd)
+		text += fmt.Sprintf("Every hop also waits for a core on this shared 2-core machine, where Chromium, the simulator and the engine run together (load average %s at the start, %s at the end), which is most of the p99 tail.", r.loadStart, r.loadEnd)
 		missed = append(missed, text)
 	}
 	if worstOver > time.Second {
