@@ -3,7 +3,9 @@ package chrome
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -216,5 +218,40 @@ func TestConnectDeadEndpoint(t *testing.T) {
 	var ue *UnreachableError
 	if !errors.As(err, &ue) || !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("Connect(dead) error = %v, want an *UnreachableError", err)
+	}
+}
+
+// A fixed port is ready when it answers: Chromium writes DevToolsActivePort
+// only for a port it chose itself.
+func TestLaunchOnAFixedPort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("Chromium is missing at %s (install the chromium package): %v", chromiumPath, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	b, err := Launch(ctx, LaunchOptions{Path: chromiumPath, Headless: true, Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown(context.Background())
+	if want := fmt.Sprintf("http://127.0.0.1:%d", port); b.Endpoint() != want {
+		t.Fatalf("endpoint = %s, want %s", b.Endpoint(), want)
+	}
+	resp, err := http.Get(b.Endpoint() + "/json/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /json/version = %s", resp.Status)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,7 +185,7 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
 	}); err != nil {
 		return nil, errors.Join(fmt.Errorf("start %s: %w", path, err), b.cleanProfile())
 	}
-	port, err := b.waitPort(ctx)
+	port, err := b.waitPort(ctx, opts.Port)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("%s did not open its DevTools port: %w (stderr: %s)", path, err, strings.TrimSpace(stderr.String())), b.Shutdown(context.Background()))
 	}
@@ -192,7 +193,7 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Browser, error) {
 	return b, nil
 }
 
-func (b *Browser) waitPort(ctx context.Context) (int, error) {
+func (b *Browser) waitPort(ctx context.Context, fixed int) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	file := filepath.Join(b.profile, "DevToolsActivePort")
@@ -205,6 +206,11 @@ func (b *Browser) waitPort(ctx context.Context) (int, error) {
 				return port, nil
 			}
 		}
+		// Chromium writes the port file only for a port it chose itself
+		// (--remote-debugging-port=0); a fixed port is ready when it answers.
+		if fixed > 0 && answers(ctx, fixed) {
+			return fixed, nil
+		}
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
@@ -213,6 +219,22 @@ func (b *Browser) waitPort(ctx context.Context) (int, error) {
 		case <-t.C:
 		}
 	}
+}
+
+// answers reports whether a DevTools endpoint answers on 127.0.0.1:port.
+func answers(ctx context.Context, port int) bool {
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/json/version", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // Endpoint returns the DevTools endpoint, such as "http://127.0.0.1:9222".
