@@ -377,8 +377,22 @@ func componentName(name, cwd string) string {
 	return name
 }
 
+// requestPattern finds the user's request in Baton's prompts ("## The
+// request" in the analysis prompt, "The user's request…:" in others).
+var requestPattern = regexp.MustCompile(`(?s)(?:## The request|The user's request[^\n]*:)\n(.*?)(?:\n\n|$)`)
+
+// userRequest is the user's request quoted in a prompt, or the whole prompt
+// when it quotes none (a message typed into the session).
+func userRequest(prompt string) string {
+	if m := requestPattern.FindStringSubmatch(prompt); m != nil {
+		return m[1]
+	}
+	return prompt
+}
+
 func (t *turn) verb() string {
-	m := strings.ToLower(t.ss.initialMessage)
+	// The verb follows what the user asked, not the words of the template.
+	m := strings.ToLower(userRequest(t.ss.initialMessage))
 	switch {
 	case strings.Contains(m, "test"):
 		return "Add tests for"

@@ -266,3 +266,21 @@ func TestDelegationBrokenAnswers(t *testing.T) {
 		}
 	}
 }
+
+// The plan's verbs follow the user's request quoted in Baton's prompt, not
+// the template's own words around it.
+func TestVerbFollowsTheUserRequest(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ prompt, want string }{
+		{"## The request\nDocument the inventory service\n\n## The project\nRun the tests when you can.", "Document"},
+		{"## The request\nAdd tests to every package\n\n## The project\nWrite documentation.", "Add tests for"},
+		{"Your task: x\n\nThe user's request, for context only (do your task, not the whole request):\nReview the API\n\n## How to work\nDocument and test.", "Review"},
+		{"please document this", "Document"},
+		{"Clean it up", "Work on"},
+	} {
+		tr := &turn{ss: &session{initialMessage: tt.prompt}}
+		if got := tr.verb(); got != tt.want {
+			t.Errorf("verb for %q = %q, want %q", tt.prompt, got, tt.want)
+		}
+	}
+}
