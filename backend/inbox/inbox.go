@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -122,6 +123,15 @@ func mainPrompts(ctx context.Context, host Sessions, run store.Run) []Item {
 	return out
 }
 
+// inFolder shortens the paths inside the run's folder in text to paths
+// relative to it, as the worker cards show them.
+func inFolder(text, cwd string) string {
+	if cwd == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, strings.TrimRight(cwd, string(filepath.Separator))+string(filepath.Separator), "")
+}
+
 func fromSnapshot(s engine.Snapshot) []Item {
 	name := runName(s.Run)
 	var out []Item
@@ -136,14 +146,22 @@ func fromSnapshot(s engine.Snapshot) []Item {
 		out = append(out, it)
 	}
 	userReviews := reviewerIsUser(s.Run.Template)
+	titles := map[string]string{}
+	for _, t := range s.Tasks {
+		titles[t.ID] = t.Title
+	}
 	for _, w := range s.Workers {
+		who := w.TaskID
+		if t := titles[w.TaskID]; t != "" {
+			who += " (" + t + ")"
+		}
 		if len(w.Questions) > 0 {
 			out = append(out, Item{Kind: KindQuestion, RunID: s.Run.ID, RunName: name, TaskID: w.TaskID,
-				Title: w.TaskID + " asks you", Detail: strings.Join(w.Questions, "\n"), Since: w.UpdatedAt})
+				Title: who + " asks you", Detail: strings.Join(w.Questions, "\n"), Since: w.UpdatedAt})
 		}
 		if userReviews && w.Status == "awaiting_review" {
 			out = append(out, Item{Kind: KindTaskReview, RunID: s.Run.ID, RunName: name, TaskID: w.TaskID,
-				Title: w.TaskID + " waits for your review", Detail: w.Summary, Since: w.UpdatedAt})
+				Title: who + " waits for your review", Detail: w.Summary, Since: w.UpdatedAt})
 		}
 		if w.Waiting == nil {
 			continue
@@ -151,9 +169,9 @@ func fromSnapshot(s engine.Snapshot) []Item {
 		it := Item{Kind: KindPermission, RunID: s.Run.ID, RunName: name, TaskID: w.TaskID, RequestID: w.Waiting.RequestID, Since: w.UpdatedAt}
 		perm := sessions.Permissions([]engine.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: json.RawMessage(w.Waiting.Input)}})[0]
 		if perm.Question != "" {
-			it.Kind, it.Title, it.Detail = KindQuestion, w.TaskID+" asks you", perm.Question
+			it.Kind, it.Title, it.Detail = KindQuestion, who+" asks you", perm.Question
 		} else {
-			it.Title, it.Detail = w.TaskID+" wants permission", perm.Summary
+			it.Title, it.Detail = who+" wants permission", inFolder(perm.Summary, s.Run.Cwd)
 		}
 		out = append(out, it)
 	}

@@ -36,11 +36,13 @@ func TestCollect(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	runs := fakeRuns{
 		"r1": {Run: store.Run{ID: "r1", TemplateName: "Documentation", Request: "Document it", Status: "confirming", UpdatedAt: t0.Add(2 * time.Minute)}},
-		"r2": {Run: store.Run{ID: "r2", TemplateName: "Code review", Request: "Review it", Status: "running"}, Workers: []store.Worker{
-			{TaskID: "task_001", Status: "running", UpdatedAt: t0},
-			{TaskID: "task_002", Status: "running", UpdatedAt: t0.Add(time.Minute), Waiting: &store.Permission{RequestID: "p1", ToolName: "Bash", Input: json.RawMessage(`{"command":"make test"}`)}},
-			{TaskID: "task_003", Status: "running", UpdatedAt: t0.Add(3 * time.Minute), Waiting: &store.Permission{RequestID: "q1", ToolName: "AskUserQuestion", Input: json.RawMessage(`{"question":"Which API version?"}`)}},
-		}},
+		"r2": {Run: store.Run{ID: "r2", TemplateName: "Code review", Request: "Review it", Status: "running", Cwd: "/p/shop"},
+			Tasks: []store.Task{{ID: "task_004", Title: "Write the notes"}}, Workers: []store.Worker{
+				{TaskID: "task_001", Status: "running", UpdatedAt: t0},
+				{TaskID: "task_002", Status: "running", UpdatedAt: t0.Add(time.Minute), Waiting: &store.Permission{RequestID: "p1", ToolName: "Bash", Input: json.RawMessage(`{"command":"make test"}`)}},
+				{TaskID: "task_004", Status: "running", UpdatedAt: t0.Add(4 * time.Minute), Waiting: &store.Permission{RequestID: "p2", ToolName: "Write", Input: json.RawMessage(`{"file_path":"/p/shop/docs/NOTES.md","content":"x"}`)}},
+				{TaskID: "task_003", Status: "running", UpdatedAt: t0.Add(3 * time.Minute), Waiting: &store.Permission{RequestID: "q1", ToolName: "AskUserQuestion", Input: json.RawMessage(`{"question":"Which API version?"}`)}},
+			}},
 	}
 	items, err := Collect(context.Background(), runs, nil)
 	if err != nil {
@@ -55,6 +57,7 @@ func TestCollect(t *testing.T) {
 		{KindPermission, "r2", "task_002 wants permission", "Bash make test"},
 		{KindReview, "r1", "Tasks to review", "Review the proposed tasks and confirm them to start the workers."},
 		{KindQuestion, "r2", "task_003 asks you", "Which API version?"},
+		{KindPermission, "r2", "task_004 (Write the notes) wants permission", "Write docs/NOTES.md"},
 	}
 	if len(items) != len(want) {
 		t.Fatalf("got %d items, want %d: %+v", len(items), len(want), items)
