@@ -153,7 +153,7 @@ func fromSnapshot(s engine.Snapshot) []Item {
 	for _, w := range s.Workers {
 		who := w.TaskID
 		if t := titles[w.TaskID]; t != "" {
-			who += " (" + t + ")"
+			who += " “" + strings.TrimSuffix(t, ".") + "”"
 		}
 		if len(w.Questions) > 0 {
 			out = append(out, Item{Kind: KindQuestion, RunID: s.Run.ID, RunName: name, TaskID: w.TaskID,

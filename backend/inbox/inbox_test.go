@@ -57,7 +57,7 @@ func TestCollect(t *testing.T) {
 		{KindPermission, "r2", "task_002 wants permission", "Bash make test"},
 		{KindReview, "r1", "Tasks to review", "Review the proposed tasks and confirm them to start the workers."},
 		{KindQuestion, "r2", "task_003 asks you", "Which API version?"},
-		{KindPermission, "r2", "task_004 (Write the notes) wants permission", "Write docs/NOTES.md"},
+		{KindPermission, "r2", "task_004 “Write the notes” wants permission", "Write docs/NOTES.md"},
 	}
 	if len(items) != len(want) {
 		t.Fatalf("got %d items, want %d: %+v", len(items), len(want), items)
