@@ -456,6 +456,60 @@ func TestBuildReprompt(t *testing.T) {
 	}
 }
 
+// A template of the delegation dialect is re-prompted with the shape it
+// asked for: attempt_completion for a report, new_task for a plan. That shape
+// parses back as a valid answer of the phase, with no warning.
+func TestBuildDelegationReprompt(t *testing.T) {
+	t.Parallel()
+	p := newTestParser(t)
+	tests := []struct {
+		phase   Phase
+		text    string
+		dialect Dialect
+		want    []string
+		not     string
+	}{
+		{PhaseCompletion, "All done, the spec is written.", DialectAttemptCompletion,
+			[]string{"holds no response block", "one attempt_completion report", `"result": "success"`, `"clarification_needed"`}, `"phase"`},
+		{PhaseTaskList, `{"taskId": "SPEC-001", "objective": 5}`, DialectNewTask,
+			[]string{"your new_task object has these errors", "one block per task", `"delegatedToMode": "spec-pseudocode"`}, `"phase"`},
+	}
+	for _, tt := range tests {
+		res := p.ParseText(tt.text, Options{Phase: tt.phase})
+		if res.Failure == nil {
+			t.Fatalf("no failure for %q", tt.text)
+		}
+		got := p.BuildDelegationReprompt(*res.Failure, tt.phase)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s re-prompt lacks %q:\n%s", tt.phase, w, got)
+			}
+		}
+		if strings.Contains(got, tt.not) {
+			t.Errorf("%s re-prompt shows the phase block the template never asked for:\n%s", tt.phase, got)
+		}
+		// The example between the delimiters is a valid answer.
+		i := strings.Index(got, DefaultStart+"\n{")
+		j := strings.Index(got, "}\n"+DefaultEnd)
+		if i < 0 || j < i {
+			t.Fatalf("%s re-prompt shows no block:\n%s", tt.phase, got)
+		}
+		example := p.ParseText(got[i:j+2+len(DefaultEnd)], Options{Phase: tt.phase})
+		if len(example.Responses) != 1 {
+			t.Errorf("the %s example holds %d answers, want 1", tt.phase, len(example.Responses))
+		}
+		r, ok := example.Last(tt.phase)
+		if !ok || r.Dialect != tt.dialect || len(r.Warnings) > 0 {
+			t.Errorf("the %s example does not read back as a valid %s: %+v", tt.phase, tt.dialect, example)
+		}
+	}
+	// Other phases keep the phase block.
+	res := p.ParseText("Looked around.", Options{Phase: PhaseAnalysis})
+	if got := p.BuildDelegationReprompt(*res.Failure, PhaseAnalysis); !strings.Contains(got, `"recommended_splits"`) {
+		t.Errorf("analysis re-prompt of a delegation template lacks the analysis block:\n%s", got)
+	}
+}
+
 // TestExampleBlocksAreValid keeps the shapes shown in re-prompts in step
 // with validation.
 func TestExampleBlocksAreValid(t *testing.T) {

@@ -95,6 +95,18 @@ func firstIssue(is []Issue) string {
 // names exactly what was wrong and shows the expected shape of the phase.
 // phase overrides f.Phase when set.
 func (p *Parser) BuildReprompt(f Failure, phase Phase) string {
+	return p.buildReprompt(f, phase, false)
+}
+
+// BuildDelegationReprompt is BuildReprompt for a template that speaks the
+// delegation dialect of seed 003: for a completion it shows the
+// attempt_completion report, for a task list the new_task object, instead of
+// the phase block the agent was never asked for.
+func (p *Parser) BuildDelegationReprompt(f Failure, phase Phase) string {
+	return p.buildReprompt(f, phase, true)
+}
+
+func (p *Parser) buildReprompt(f Failure, phase Phase, delegation bool) string {
 	if phase == "" {
 		phase = f.Phase
 	}
@@ -141,16 +153,54 @@ func (p *Parser) BuildReprompt(f Failure, phase Phase) string {
 		fmt.Fprintf(&b, "%s.\n", strings.TrimSuffix(f.Message, "."))
 	}
 	b.WriteString("\n")
-	if phase.Known() {
+	switch {
+	case delegation && phase == PhaseCompletion:
+		b.WriteString("Reply again with exactly one attempt_completion report in a block, in exactly this form:\n\n")
+		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", start, ExampleAttemptCompletion, end)
+		b.WriteString(`Required: "taskId" (your task's id), "result" ("success", "failure", "clarification_needed" or "conflict_detected") and "summary". ` +
+			`"outputArtifacts" and "issues_encountered" are arrays, [] when empty; for "clarification_needed" put each question in "issues_encountered" ` +
+			`as {"type": "clarification_needed", "description": "the question"}.` + "\n\n")
+	case delegation && phase == PhaseTaskList:
+		b.WriteString("Reply again with one block per task, each holding one new_task object in exactly this form:\n\n")
+		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", start, ExampleNewTask, end)
+		b.WriteString(`Required in each: "taskId" (unique), "delegatedToMode", "objective", "context" and "acceptanceCriteria"; ` +
+			`"dependencies" lists the taskIds that must be completed first, [] when none.` + "\n\n")
+	case phase.Known():
 		fmt.Fprintf(&b, "Reply again with exactly one response block for the %q phase, in exactly this form:\n\n", phase)
 		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", start, ExampleBlock(phase), end)
 		b.WriteString(fieldGuide(phase))
-	} else {
+	default:
 		fmt.Fprintf(&b, "Reply again with exactly one response block in this form:\n\n%s\n{\"phase\": \"<one of %s>\", \"data\": { … }}\n%s\n\n", start, phaseList(), end)
 	}
 	fmt.Fprintf(&b, "Put nothing between %s and %s except one JSON object. Use double quotes around every key and string, no comments, no trailing commas, and write line breaks inside strings as \\n. Close the block with %s.", start, end, end)
 	return b.String()
 }
+
+// ExampleAttemptCompletion and ExampleNewTask are the delegation dialect's
+// report and task as re-prompts show them; each parses as a valid answer.
+const (
+	ExampleAttemptCompletion = `{
+  "taskId": "CODE-001",
+  "result": "success",
+  "summary": "What was accomplished, in one to four sentences",
+  "outputArtifacts": [{"type": "code", "path": "path/to/output", "version": "1.0.0", "description": "What this file is"}],
+  "issues_encountered": []
+}`
+	ExampleNewTask = `{
+  "taskId": "SPEC-001",
+  "parentTaskId": "",
+  "delegatedToMode": "spec-pseudocode",
+  "objective": "What must be accomplished, in one or two sentences",
+  "context": "The background the agent needs",
+  "inputs": [{"type": "code", "path": "path/to/input", "description": "What to read"}],
+  "expectedOutputs": [{"type": "document", "path": "path/to/output", "description": "What to produce"}],
+  "constraintsAndRules": ["A rule to follow"],
+  "acceptanceCriteria": ["A check that proves the task is done"],
+  "priority": "high",
+  "dependencies": [],
+  "deadlineHint": "20 minutes"
+}`
+)
 
 // ExampleBlock returns the JSON of a valid answer for phase, as shown in
 // re-prompts; it parses as a valid response of that phase.
