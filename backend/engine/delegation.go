@@ -92,11 +92,26 @@ func conflicts(c *protocol.Completion) []string {
 	return out
 }
 
+// delegation reports whether the template speaks the delegation dialect of
+// seed 003 (new_task plans, attempt_completion reports).
+func (r *runner) delegation() bool {
+	return r.tmpl.Prompts.ResponseFormat.Dialect == "delegation"
+}
+
+// reprompt is the follow-up for a failed answer, in the shape the template
+// asked for.
+func (r *runner) reprompt(f protocol.Failure, phase protocol.Phase) string {
+	if r.delegation() {
+		return r.parser.BuildDelegationReprompt(f, phase)
+	}
+	return r.parser.BuildReprompt(f, phase)
+}
+
 // workerValues are the prompt variables of one task for its worker or its
 // reviewer: in the delegation dialect TASK_JSON is the task's new_task.
 func (r *runner) workerValues(t *store.Task) map[string]any {
 	v := taskValues(t)
-	if r.tmpl.Prompts.ResponseFormat.Dialect == "delegation" {
+	if r.delegation() {
 		v[template.VarTaskJSON] = newTaskJSON(t)
 	}
 	return v

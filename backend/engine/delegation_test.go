@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/baton-app/baton/backend/template"
 )
 
 func TestClarificationWaitsForTheAnswer(t *testing.T) {
@@ -112,5 +114,45 @@ func TestConflictGoesToAggregation(t *testing.T) {
 	}
 	if !strings.Contains(agg, "Conflict to resolve: "+want) {
 		t.Errorf("the aggregation prompt lacks the conflict:\n%s", agg)
+	}
+}
+
+// A worker of a delegation template that forgets its report is asked again
+// for an attempt_completion report, the shape its prompt asked for, not for
+// an orchestrator block; its corrected report completes the task.
+func TestDelegationRepromptAsksForAttemptCompletion(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"task_001", 5, nil})
+	var reprompt string
+	worker := func(h *fakeHost, s *fakeSession, task string, again bool) bool {
+		if !again {
+			s.say("I wrote the specification.")
+		} else {
+			var last map[string]any
+			_ = json.Unmarshal(s.entries[len(s.entries)-1], &last)
+			reprompt, _ = last["message"].(map[string]any)["content"].(string)
+			s.say(startDelim + "\n" + `{"taskId": "` + task + `", "result": "success", "summary": "Wrote the specification.", "outputArtifacts": [], "issues_encountered": []}` + "\n" + endDelim)
+		}
+		s.endTurn(h)
+		return true
+	}
+	tmpl := testTemplate(func(tp *template.Template) { tp.Prompts.ResponseFormat.Dialect = "delegation" })
+	h := newHarness(t, tmpl, scripted(tasks, worker), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	if run.Status != "completed" {
+		t.Fatalf("run = %s: %s", run.Status, run.Error)
+	}
+	h.host.mu.Lock()
+	got := reprompt
+	h.host.mu.Unlock()
+	if !strings.Contains(got, "attempt_completion") || !strings.Contains(got, `"result": "success"`) || strings.Contains(got, `"phase"`) {
+		t.Errorf("the re-prompt does not ask for an attempt_completion report:\n%s", got)
+	}
+	if w := h.workers(id)["task_001"]; w.Status != "completed" || w.Summary != "Wrote the specification." {
+		t.Errorf("task_001 = %s %q", w.Status, w.Summary)
 	}
 }

@@ -869,7 +869,7 @@ func (r *runner) checkMain(ctx context.Context) {
 			r.main.Asked, r.main.Reprompts, failure.Message))
 		return
 	}
-	text := r.parser.BuildReprompt(failure, r.main.Asked)
+	text := r.reprompt(failure, r.main.Asked)
 	hctx, cancel := r.hostCtx(ctx)
 	defer cancel()
 	at := r.main.Cursor
@@ -1338,7 +1338,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKi
 		failure = *res.Failure
 	}
 	if ws.book.Reprompts < r.tmpl.Config.MaxRetries {
-		text := r.parser.BuildReprompt(failure, protocol.PhaseCompletion)
+		text := r.reprompt(failure, protocol.PhaseCompletion)
 		hctx, cancel := r.hostCtx(ctx)
 		err := r.e.host.Send(hctx, id, text)
 		cancel()
