@@ -56,6 +56,9 @@ type fakeHost struct {
 	// ended.
 	reads  map[SessionID]int
 	readTo map[SessionID]int
+	// startDelay holds Start back after the agent answered, like a host
+	// whose start call returns late.
+	startDelay time.Duration
 }
 
 func newFakeHost(agent agentFunc, push bool) *fakeHost {
@@ -103,7 +106,9 @@ func (h *fakeHost) Start(ctx context.Context, opts StartOptions) (SessionID, err
 	}
 	s.user(opts.Message)
 	h.agent(h, s, opts.Message)
+	delay := h.startDelay
 	h.mu.Unlock()
+	time.Sleep(delay)
 	h.notify(id, NoticeMessage)
 	return id, nil
 }

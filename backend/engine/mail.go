@@ -94,6 +94,12 @@ func (r *runner) onMail(ctx context.Context, rep mailbox.Report) {
 		_ = r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerProgress, ws, ws.w.Error))
 		return
 	}
+	if ws.status == WorkerSpawning && rep.Report != nil {
+		// The developer was quicker than the start of its session's
+		// answer: take the report once the worker runs.
+		ws.early = &rep
+		return
+	}
 	if ws.status != WorkerRunning || rep.Report == nil {
 		return // already reported in its transcript
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-app/baton/backend/mailbox"
 	"github.com/baton-app/baton/backend/template"
@@ -86,5 +87,40 @@ func TestMailboxTransport(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(h.dir, mailbox.DirName, filepath.FromSlash(mailbox.LogFile)))
 	if err != nil || !strings.Contains(string(log), "task_001: approved") || !strings.Contains(string(log), "rejected") {
 		t.Errorf("log.md = %s, %v", log, err)
+	}
+}
+
+// A developer's report that reaches the mailbox before the worker's session
+// has finished starting is taken once the worker runs, not dropped.
+func TestMailboxReportBeforeTheStartReturns(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"task_001", 5, nil})
+	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		msg, _ := json.Marshal(map[string]any{"messages": []any{map[string]any{"type": "completion_report", "taskId": task,
+			"platform": "web", "status": "awaiting_review", "summary": "Built " + task, "filesCreated": []string{"src/a.ts"},
+			"filesModified": []string{}, "buildResult": map[string]any{"status": "success", "command": "make", "errors": 0},
+			"timestamp": "2026-11-22T07:00:00Z"}}})
+		path := filepath.Join(s.opts.Cwd, mailbox.DirName, filepath.FromSlash(mailbox.ToTeamLead))
+		if err := os.WriteFile(path, msg, 0o644); err != nil {
+			t.Errorf("write the report: %v", err)
+		}
+		return true // the session's turn goes on; the report is in the mailbox
+	}
+	h := newHarness(t, testTemplate(func(tp *template.Template) {
+		tp.Config.Transport = TransportMailbox
+		tp.Phases.Aggregation.Enabled = false
+	}), scripted(tasks, worker), true)
+	// The report is written inside Start, long before Start returns.
+	h.host.startDelay = 300 * time.Millisecond
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	if run.Status != "completed" || run.TasksCompleted != 1 {
+		t.Fatalf("run = %s %d/%d: %s", run.Status, run.TasksCompleted, run.TasksTotal, run.Error)
+	}
+	if w := h.workers(id)["task_001"]; w.Summary != "Built task_001" {
+		t.Errorf("task_001 summary %q", w.Summary)
 	}
 }

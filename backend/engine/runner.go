@@ -85,6 +85,9 @@ type workerState struct {
 	activity time.Time
 	noticed  time.Time // when a host notice last led to a read (wall clock)
 	dirty    bool      // progress not yet written
+	// early is a mailbox report that came while the worker was still
+	// starting; it is taken once the worker runs.
+	early *mailbox.Report
 }
 
 // messageReadGap is the least time between two reads of a worker session
@@ -1139,6 +1142,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		text += "\n\n" + ws.book.Feedback
 	}
 	_ = r.setWorker(ws, WorkerSpawning)
+	ws.early = nil
 	ws.w.SessionID = string(id)
 	ws.w.Error = ""
 	ws.book.reset(Cursor{})
@@ -1225,6 +1229,10 @@ func (r *runner) onStarted(ctx context.Context, res startResult) {
 	}
 	_ = r.commit(ctx, store.Change{}, []*workerState{ws}, evs...)
 	r.markDirty(res.id, NoticeMessage)
+	if rep := ws.early; rep != nil {
+		ws.early = nil
+		r.onMail(ctx, *rep)
+	}
 }
 
 // afterWorkers moves the run to aggregation when every task is done.
