@@ -394,7 +394,7 @@ func (t *turn) verb() string {
 	// The verb follows what the user asked, not the words of the template.
 	m := strings.ToLower(userRequest(t.ss.initialMessage))
 	switch {
-	case strings.Contains(m, "test"):
+	case strings.Contains(m, "test"), strings.Contains(m, "cover"):
 		return "Add tests for"
 	case strings.Contains(m, "review"):
 		return "Review"
@@ -508,12 +508,21 @@ func scopeList(c component) []string {
 
 var taskIDPattern = regexp.MustCompile(`"(?:task_id|taskId)"\s*:\s*"([A-Za-z0-9_-]+)"|\b(task_[A-Za-z0-9-]+)\b`)
 
+// taskID is the task a prompt is about. A worker session's task is named in
+// its first prompt: a later message (a re-prompt quoting an example, an
+// answer) may name other ids.
 func (t *turn) taskID() string {
-	if m := taskIDPattern.FindStringSubmatch(t.prompt); m != nil {
-		if m[1] != "" {
-			return m[1]
+	prompts := []string{t.prompt}
+	if strings.Contains(t.ss.id, "_worker_") {
+		prompts = []string{t.ss.initialMessage, t.prompt}
+	}
+	for _, p := range prompts {
+		if m := taskIDPattern.FindStringSubmatch(p); m != nil {
+			if m[1] != "" {
+				return m[1]
+			}
+			return m[2]
 		}
-		return m[2]
 	}
 	if _, after, ok := strings.Cut(t.ss.id, "_worker_"); ok {
 		return after
@@ -904,6 +913,7 @@ var (
 	quotedPhase     = regexp.MustCompile(`"phase"\s*:\s*"([a-z_]+)"`)
 	quotedResult    = regexp.MustCompile(`"result"\s*:\s*"`)
 	quotedObjective = regexp.MustCompile(`"objective"\s*:\s*"`)
+	quotedReport    = regexp.MustCompile(`"type"\s*:\s*"completion_report"`)
 )
 
 // detect reads which phase the prompt asks for, and in which dialect:
@@ -914,7 +924,9 @@ var (
 //     attempt_completion): a completion in the delegation dialect;
 //  3. a quoted new_task example ("objective": "…" with the word new_task):
 //     a task list in the delegation dialect;
-//  4. keywords: the phase, with the dialect left "" (not said).
+//  4. a quoted completion_report ("type": "completion_report", seed 001):
+//     a completion, with the dialect left "" (the orchestrator block);
+//  5. keywords: the phase, with the dialect left "" (not said).
 //
 // A worker prompt of the delegation dialect also quotes its own new_task,
 // so attempt_completion is looked for first.
@@ -937,6 +949,8 @@ func detect(prompt string) (phase, dialect string) {
 		return "completion", dialectDelegation
 	case strings.Contains(prompt, "new_task") && quotedObjective.MatchString(prompt):
 		return "task_list", dialectDelegation
+	case quotedReport.MatchString(prompt):
+		return "completion", ""
 	}
 	l := strings.ToLower(prompt)
 	switch {

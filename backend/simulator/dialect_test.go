@@ -284,3 +284,42 @@ func TestVerbFollowsTheUserRequest(t *testing.T) {
 		}
 	}
 }
+
+// Every system template's prompts, rendered as the engine sends them, are
+// read as the phase they ask for: the simulator answers the first prompt of
+// each phase without a re-prompt.
+func TestDetectEverySystemTemplatePrompt(t *testing.T) {
+	t.Parallel()
+	mgr, err := template.New(t.TempDir(), template.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := mgr.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]any{
+		template.VarCWD: "/tmp/project", template.VarUserRequest: "Document this project",
+		template.VarTaskID: "task_002", template.VarTaskTitle: "Work on api", template.VarTaskDescription: "Work on api.",
+		template.VarTaskScope: "api/", template.VarTaskJSON: `{"taskId":"task_002","delegatedToMode":"code","objective":"Work on api."}`,
+	}
+	want := map[template.Phase]string{
+		template.PhaseAnalysis: "analysis", template.PhaseTaskPlanning: "task_list", template.PhaseWorkerExecution: "completion",
+		template.PhaseAggregation: "aggregation", template.PhaseVerification: "verification", template.PhaseReview: "review",
+	}
+	for _, info := range infos {
+		tmpl, err := mgr.Get(info.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for phase, wantPhase := range want {
+			p, err := tmpl.Render(phase, values)
+			if err != nil || strings.TrimSpace(p.User) == "" {
+				continue // the template has no prompt for this phase
+			}
+			if got, _ := detect(p.System + "\n\n" + p.User); got != wantPhase {
+				t.Errorf("%s: the %s prompt is read as %q, want %q", info.ID, phase, got, wantPhase)
+			}
+		}
+	}
+}
