@@ -30,7 +30,7 @@ func (r *runner) openMail(ctx context.Context) error {
 	if r.tmpl.Config.Transport != TransportMailbox || r.mb != nil {
 		return nil
 	}
-	mb, err := mailbox.Open(r.run.Cwd, mailbox.Options{MaxRetries: r.tmpl.Config.MaxRetries, Logger: r.e.logger})
+	mb, err := mailbox.Open(r.run.Cwd, mailbox.Options{Run: r.run.ID, MaxRetries: r.tmpl.Config.MaxRetries, Logger: r.e.logger})
 	if err != nil {
 		return fmt.Errorf("open the file mailbox: %w", err)
 	}
@@ -104,6 +104,35 @@ func (r *runner) onMail(ctx context.Context, rep mailbox.Report) {
 		return // already reported in its transcript
 	}
 	r.workerReport(ctx, ws, mailCompletion(rep.Report), false)
+}
+
+// mailReported tells the mailbox about a report that came in the worker's
+// transcript, so that queue.json shows the task awaiting review and the
+// review decision can be written there too.
+func (r *runner) mailReported(taskID string, c *protocol.Completion) {
+	if r.mb == nil {
+		return
+	}
+	rep := mailbox.CompletionReport{TaskID: taskID, Platform: c.Platform, Status: "awaiting_review", Summary: c.Summary,
+		FilesCreated: c.FilesCreated, FilesModified: c.FilesModified, Timestamp: c.Timestamp}
+	if rep.Platform == "" {
+		rep.Platform = r.platform()
+	}
+	if rep.FilesCreated == nil {
+		rep.FilesCreated = append([]string{}, c.OutputFiles...)
+	}
+	if rep.FilesModified == nil {
+		rep.FilesModified = []string{}
+	}
+	if b := c.Build; b != nil {
+		rep.BuildResult = mailbox.BuildResult{Status: b.Status, Command: b.Command, Output: b.Output}
+		if b.Errors != nil {
+			rep.BuildResult.Errors = *b.Errors
+		}
+	}
+	if err := r.mb.Reported(rep); err != nil {
+		r.log().Warn("record the report in the mailbox", "task", taskID, "err", err)
+	}
 }
 
 // mailCompletion turns a mailbox completion report into a completion.

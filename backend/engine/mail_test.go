@@ -124,3 +124,35 @@ func TestMailboxReportBeforeTheStartReturns(t *testing.T) {
 		t.Errorf("task_001 summary %q", w.Summary)
 	}
 }
+
+// A developer who reports only in its session (no message in
+// to-team-lead.json) still moves its task in queue.json: awaiting review,
+// then completed when the reviewer approves.
+func TestMailboxFollowsReportsInTheTranscript(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"task_001", 5, nil})
+	agent := reviewing(scripted(tasks, nil), func(task string, n int, prompt string) (string, string) {
+		return "approved", "fine"
+	})
+	h := newHarness(t, testTemplate(func(tp *template.Template) {
+		tp.Config.Transport = TransportMailbox
+		tp.Phases.Review = template.ReviewGate{Enabled: true, Reviewer: "orchestrator"}
+		tp.Prompts.Review = template.Prompt{User: "ASK review {TASK_ID}\n{COMPLETION_REPORT}"}
+	}), agent, true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" || run.TasksCompleted != 1 {
+		t.Fatalf("run = %s %d/%d: %s", run.Status, run.TasksCompleted, run.TasksTotal, run.Error)
+	}
+	var q mailbox.Queue
+	data, err := os.ReadFile(filepath.Join(h.dir, mailbox.DirName, filepath.FromSlash(mailbox.QueueFile)))
+	if err != nil || json.Unmarshal(data, &q) != nil || len(q.Tasks) != 1 || q.Tasks[0].State != mailbox.Completed || q.Run != id {
+		t.Fatalf("queue.json = %s (%v)", data, err)
+	}
+	log, _ := os.ReadFile(filepath.Join(h.dir, mailbox.DirName, filepath.FromSlash(mailbox.LogFile)))
+	if !strings.Contains(string(log), "task_001: completion report in the session") || !strings.Contains(string(log), "task_001: approved") {
+		t.Errorf("log.md = %s", log)
+	}
+}

@@ -54,6 +54,7 @@ func (r *runner) userReview(ctx context.Context, taskID string, approve bool, re
 func (r *runner) awaitReview(ctx context.Context, ws *workerState, c *protocol.Completion, msg string) {
 	_ = r.setWorker(ws, WorkerAwaitingReview)
 	ws.book.Report, _ = json.Marshal(c)
+	r.mailReported(ws.w.TaskID, c)
 	if msg == "" {
 		msg = "awaiting review"
 	}

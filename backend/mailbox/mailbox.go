@@ -63,6 +63,11 @@ const (
 
 // Options tune a mailbox.
 type Options struct {
+	// Run names the run the mailbox serves. When the folder holds the
+	// mailbox of another run, its queue, status and message files are moved
+	// to archive/<that run>-<time>/ and this run starts with empty ones;
+	// log.md goes on. "" keeps whatever is there.
+	Run string
 	// MaxRetries bounds how often a rejected task is retried (the
 	// template's maxRetries).
 	MaxRetries int
@@ -101,6 +106,8 @@ type QueueTask struct {
 
 // Queue is queue.json.
 type Queue struct {
+	// Run is the Baton run the queue belongs to (an addition to seed 001).
+	Run       string      `json:"run,omitempty"`
 	Tasks     []QueueTask `json:"tasks"`
 	UpdatedAt string      `json:"updatedAt,omitempty"`
 }
@@ -191,6 +198,9 @@ func openFiles(cwd string, opts Options) (*Mailbox, error) {
 	if err := m.loadQueue(); err != nil {
 		return nil, fmt.Errorf("open mailbox: %w", err)
 	}
+	if err := m.claim(opts.Run); err != nil {
+		return nil, fmt.Errorf("open mailbox: %w", err)
+	}
 	for _, f := range []string{ToDeveloper, ToTeamLead} {
 		if _, err := os.Stat(m.path(f)); errors.Is(err, os.ErrNotExist) {
 			data, _ := messageFile{}.encode()
@@ -200,6 +210,44 @@ func openFiles(cwd string, opts Options) (*Mailbox, error) {
 		}
 	}
 	return m, nil
+}
+
+// ArchiveDir holds the mailboxes of earlier runs, under .claude-orchestrator.
+const ArchiveDir = "archive"
+
+// claim makes the mailbox run's: another run's queue, status and messages
+// are archived first, so that its tasks (the same ids, task_001 …) do not
+// stand in the way of this run's.
+func (m *Mailbox) claim(run string) error {
+	if run == "" || m.queue.Run == run {
+		return nil
+	}
+	files := []string{QueueFile, StatusFile, ToDeveloper, ToTeamLead}
+	var present []string
+	for _, f := range files {
+		if _, err := os.Stat(m.path(f)); err == nil {
+			present = append(present, f)
+		}
+	}
+	if len(present) > 0 {
+		earlier := m.queue.Run
+		if earlier == "" {
+			earlier = "earlier"
+		}
+		dest := filepath.Join(ArchiveDir, earlier+"-"+m.now().UTC().Format("20060102-150405"))
+		for _, f := range present {
+			to := m.path(filepath.Join(dest, f))
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(m.path(f), to); err != nil {
+				return fmt.Errorf("archive %s: %w", f, err)
+			}
+		}
+		m.logf("Run %s starts; the mailbox of %s is in %s/%s.", run, earlier, DirName, filepath.ToSlash(dest))
+	}
+	m.queue = Queue{Run: run, Tasks: []QueueTask{}}
+	return m.saveQueue()
 }
 
 // Dir returns the .claude-orchestrator folder.
@@ -465,6 +513,39 @@ func (m *Mailbox) Assign(ctx context.Context, a TaskAssignment) error {
 	m.logf("%s: %s %q (%s)", a.TaskID, verb, a.Title, a.Platform)
 	m.Rescan() // a report may already be waiting
 	return nil
+}
+
+// Reported records a completion report that reached the team lead another
+// way (in the developer's session transcript): the task, in progress, now
+// awaits review, as if the report had come through to-team-lead.json. A task
+// that already left in_progress is left as it is.
+func (m *Mailbox) Reported(rep CompletionReport) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.task(rep.TaskID)
+	if t == nil {
+		return fmt.Errorf("report on %s: %w", rep.TaskID, ErrUnknownTask)
+	}
+	if t.State != InProgress {
+		return nil
+	}
+	next := *t
+	if err := next.Submit(); err != nil {
+		return fmt.Errorf("report on %s: %w", rep.TaskID, err)
+	}
+	rep.Type = TypeCompletionReport
+	next.LastReport = &rep
+	next.UpdatedAt = m.stamp()
+	*t = next
+	m.logf("%s: completion report in the session, build %s: %s", rep.TaskID, orNone(rep.BuildResult.Status), rep.Summary)
+	return m.saveQueue()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not reported"
+	}
+	return s
 }
 
 // Approve completes a task awaiting review and clears its messages from

@@ -279,3 +279,85 @@ func TestScanFiles(t *testing.T) {
 		})
 	}
 }
+
+// A new run finds the mailbox of an earlier run in the folder (its tasks
+// have the same ids): the earlier files are archived and the new run starts
+// with an empty queue; the same run opened again keeps its own.
+func TestANewRunArchivesTheEarlierMailbox(t *testing.T) {
+	t.Parallel()
+	fixed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	opts := Options{Run: "orch_a", Now: func() time.Time { return fixed }}
+	ctx := context.Background()
+	first, cwd := openStatic(t, opts)
+	if err := first.Assign(ctx, assignment("task-001", "web")); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Close()
+
+	// The same run again (a restart): its task is still in progress.
+	again, err := openFiles(cwd, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk := again.task("task-001"); tk == nil || tk.State != InProgress {
+		t.Fatalf("reopened by its run, the queue lost task-001: %+v", again.queue)
+	}
+	_ = again.Close()
+
+	opts.Run = "orch_b"
+	second, err := openFiles(cwd, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if len(second.queue.Tasks) != 0 || second.queue.Run != "orch_b" {
+		t.Fatalf("a new run inherited the queue: %+v", second.queue)
+	}
+	if err := second.Assign(ctx, assignment("task-001", "web")); err != nil {
+		t.Fatalf("the new run cannot assign task-001: %v", err)
+	}
+	archived := filepath.Join(cwd, DirName, ArchiveDir, "orch_a-20260102-030405")
+	var q Queue
+	readJSON(t, filepath.Join(archived, filepath.FromSlash(QueueFile)), &q)
+	if q.Run != "orch_a" || len(q.Tasks) != 1 || q.Tasks[0].TaskID != "task-001" {
+		t.Fatalf("archived queue = %+v", q)
+	}
+	if _, err := os.Stat(filepath.Join(archived, filepath.FromSlash(ToDeveloper))); err != nil {
+		t.Fatalf("the earlier assignments were not archived: %v", err)
+	}
+	log, err := os.ReadFile(second.path(LogFile))
+	if err != nil || !strings.Contains(string(log), "Run orch_b starts; the mailbox of orch_a is in .claude-orchestrator/archive/orch_a-20260102-030405.") {
+		t.Fatalf("log.md = %s (%v)", log, err)
+	}
+}
+
+func TestReported(t *testing.T) {
+	t.Parallel()
+	m, _ := openStatic(t, Options{MaxRetries: 1})
+	ctx := context.Background()
+	rep := CompletionReport{TaskID: "task-001", Platform: "web", Status: "awaiting_review", Summary: "Built it",
+		FilesCreated: []string{}, FilesModified: []string{}, BuildResult: BuildResult{Status: "success"}}
+	if err := m.Reported(rep); !errors.Is(err, ErrUnknownTask) {
+		t.Fatalf("a report on a task never assigned: %v", err)
+	}
+	if err := m.Assign(ctx, assignment("task-001", "web")); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reported(rep); err != nil {
+		t.Fatal(err)
+	}
+	tk, _ := m.Task("task-001")
+	if tk.State != AwaitingReview || tk.LastReport == nil || tk.LastReport.Type != TypeCompletionReport {
+		t.Fatalf("task after the report = %+v", tk)
+	}
+	// A second report changes nothing; the approval goes through.
+	if err := m.Reported(rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Approve("task-001"); err != nil {
+		t.Fatal(err)
+	}
+	if tk, _ := m.Task("task-001"); tk.State != Completed {
+		t.Fatalf("task after approval = %+v", tk)
+	}
+}
