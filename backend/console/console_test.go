@@ -1,12 +1,18 @@
 package console
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func needChromium(t *testing.T) {
@@ -126,5 +132,101 @@ func TestRunWithAFailingWorkerNamesIt(t *testing.T) {
 	}
 	if !regexp.MustCompile(`- task_\d+ failed: \S`).MatchString(stdout) {
 		t.Fatalf("the failed task is not named with its reason:\n%s", stdout)
+	}
+}
+
+// TestRunAsksWhatTheRunWaitsFor: what a run waits for from the user is
+// asked on the terminal and the answers typed there move the run on: a
+// worker's question (sparc, clarification), a permission prompt, and a
+// review the template leaves to the user (rejected once with a reason).
+func TestRunAsksWhatTheRunWaitsFor(t *testing.T) {
+	needChromium(t)
+	answers := func(line string) string { return strings.Repeat(line+"\n", 20) }
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  []string
+	}{
+		{"question", answers("Markdown, like the README"),
+			[]string{"--template", "sparc", "--message", "Specify the health endpoint", "--scenario", "clarification"},
+			[]string{"asks:\n  - Should the output of", "Your answer (Enter leaves the question open): ", "got the answer"}},
+		{"permission", answers("o"),
+			[]string{"--template", "test-coverage", "--message", "Cover the store", "--scenario", "needs-permission", "--permission-mode", "default"},
+			[]string{"asks permission: Write", "Allow it? o once, a always, d deny"}},
+		{"review", "The summary is too short\n" + answers("y"),
+			[]string{"--template", "my-review", "--message", "Build the health endpoint"},
+			[]string{"waits for your review: ", "rejected: rejected by the user: The summary is too short"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			config := t.TempDir()
+			t.Setenv("BATON_CONFIG_DIR", config)
+			if err := os.MkdirAll(filepath.Join(config, "templates"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			custom := `{"id": "my-review", "name": "My review", "extends": "team-review", "phases": {"review": {"reviewer": "user"}}}`
+			if err := os.WriteFile(filepath.Join(config, "templates", "my-review.json"), []byte(custom), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// A copy: the review's mailbox goes into the project folder.
+			project := t.TempDir()
+			if err := os.CopyFS(project, os.DirFS(sample(t))); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"--cwd", project, "--yes", "--host", "sim", "--sim-speed", "50"}, tt.args...)
+			code, stdout, stderr := run(t, tt.stdin, args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("output lacks %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+}
+
+// Without input, a question is asked once, the user is told how to go on,
+// and the run waits for the answer; Ctrl-C pauses it.
+func TestRunWithoutInputLeavesTheQuestionOpen(t *testing.T) {
+	needChromium(t)
+	bin := buildBaton(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", "--host", "sim", "--sim-speed", "50", "--cwd", sample(t), "--yes",
+		"--template", "sparc", "--message", "Specify the health endpoint", "--scenario", "clarification")
+	cmd.Env = append(os.Environ(), "BATON_CONFIG_DIR="+t.TempDir())
+	cmd.Stdin = strings.NewReader("")
+	cmd.Stderr = io.Discard
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "No input to read: the run waits for you.") {
+			break
+		}
+	}
+	// The run goes on waiting: nothing ends it until Ctrl-C.
+	time.Sleep(3 * time.Second)
+	_ = cmd.Process.Signal(os.Interrupt)
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitPaused {
+		t.Fatalf("%v, want exit code %d; output:\n%s", err, ExitPaused, all.String())
+	}
+	if got := all.String(); strings.Count(got, "Your answer") != 1 || !strings.Contains(got, "No input to read") || !strings.Contains(got, "Paused ") {
+		t.Fatalf("output:\n%s", got)
 	}
 }

@@ -69,7 +69,18 @@ func describe(e evt) string {
 	case engine.EventWorkerSkipped:
 		return fmt.Sprintf("%s skipped: %s", p.TaskID, p.Message)
 	case engine.EventWorkerWaiting:
-		return fmt.Sprintf("%s waits for permission: %s (answer it in Baton's window)", p.TaskID, p.Message)
+		if p.Worker != nil && p.Worker.Waiting == nil {
+			return fmt.Sprintf("%s: %s", p.TaskID, p.Message) // the prompt was answered
+		}
+		return fmt.Sprintf("%s waits for permission: %s", p.TaskID, p.Message)
+	case engine.EventWorkerQuestion:
+		return fmt.Sprintf("%s asks a question", p.TaskID)
+	case engine.EventWorkerAnswered:
+		return fmt.Sprintf("%s got the answer", p.TaskID)
+	case engine.EventWorkerAwaitingReview:
+		return fmt.Sprintf("%s awaits review", p.TaskID)
+	case engine.EventWorkerRejected:
+		return fmt.Sprintf("%s rejected: %s", p.TaskID, p.Message)
 	case engine.EventPaused, engine.EventResumed, engine.EventCancelled:
 		return strings.TrimPrefix(e.name, "orchestrator:")
 	case engine.EventError:

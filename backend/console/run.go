@@ -20,10 +20,14 @@ import (
 )
 
 const runUsage = `usage: baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes]
-                 [--host sim|desktop] [--cdp URL] [--scenario NAME]
+                 [--permission-mode MODE] [--host sim|desktop] [--cdp URL] [--scenario NAME]
        baton run --resume RUN_ID [--yes] [--host sim|desktop] [--cdp URL]
 
-Runs a whole orchestration without a window and shows its progress.
+Runs a whole orchestration without a window and shows its progress. What the
+run waits for is asked on the terminal: the task list (unless --yes),
+workers' questions, permission prompts, and reviews the template leaves to
+you. --permission-mode sets the workers' mode for this run (default,
+acceptEdits, plan or bypassPermissions).
 Exit codes: 0 every task completed, 2 finished with failed or skipped tasks,
 1 error, 130 interrupted (the run is paused: continue it with --resume).
 `
@@ -41,7 +45,8 @@ func (v varFlags) Set(s string) error {
 	return nil
 }
 
-// RunCLI is "baton run". Stdin answers the confirmation question.
+// RunCLI is "baton run". Stdin answers the confirmation question and what
+// the run waits for (attention).
 func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -54,6 +59,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	scenario := fs.String("scenario", "", "simulator scenario")
 	speed := fs.Float64("sim-speed", 1, "simulator speed factor")
 	resume := fs.String("resume", "", "continue a paused or interrupted run")
+	permission := fs.String("permission-mode", "", "the workers' permission mode for this run")
 	vars := varFlags{}
 	fs.Var(vars, "var", "template variable NAME=VALUE (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -111,7 +117,11 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "Resuming %s\n", runID)
 	} else {
-		run, err := svc.engine.Create(ctx, engine.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars})
+		req := engine.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars}
+		if *permission != "" {
+			req.Overrides = &engine.Overrides{PermissionMode: permission}
+		}
+		run, err := svc.engine.Create(ctx, req)
 		if err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
 			return ExitError
@@ -125,6 +135,10 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	answers := bufio.NewReader(stdin)
+	attend := newAttention(svc.engine, svc.hosts, runID, stdin, answers, stdout)
+	// Events may be dropped when the display is behind: look again now and then.
+	recheck := time.NewTicker(2 * time.Second)
+	defer recheck.Stop()
 	finished := make(chan store.Run, 1)
 	go func() {
 		run, err := svc.engine.Wait(ctx, runID)
@@ -148,11 +162,16 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return ExitPaused
 		case e := <-events:
 			view.event(e)
-			if e.name == engine.EventTasksReady || e.name == engine.EventTasksInvalid {
+			switch e.name {
+			case engine.EventTasksReady, engine.EventTasksInvalid:
 				if code, done := confirm(ctx, svc, runID, e, *yes, answers, stdout, stderr); done {
 					return code
 				}
+			case engine.EventWorkerQuestion, engine.EventWorkerAwaitingReview, engine.EventWorkerWaiting:
+				attend.check(ctx)
 			}
+		case <-recheck.C:
+			attend.check(ctx)
 		case run, ok := <-finished:
 			if !ok {
 				continue // ctx ended; the next loop pauses

@@ -145,7 +145,7 @@ func fromSnapshot(s engine.Snapshot) []Item {
 	if it, ok := failedVerification(s, name); ok {
 		out = append(out, it)
 	}
-	userReviews := reviewerIsUser(s.Run.Template)
+	userReviews := ReviewerIsUser(s.Run.Template)
 	titles := map[string]string{}
 	for _, t := range s.Tasks {
 		titles[t.ID] = t.Title
@@ -219,9 +219,9 @@ func failedVerification(s engine.Snapshot, name string) (Item, bool) {
 		Detail: strings.Join(lines, "\n"), Since: ans.CreatedAt}, true
 }
 
-// reviewerIsUser reports whether the run's template leaves task reviews to
+// ReviewerIsUser reports whether the run's template leaves task reviews to
 // the user.
-func reviewerIsUser(tmpl json.RawMessage) bool {
+func ReviewerIsUser(tmpl json.RawMessage) bool {
 	var t struct {
 		Phases struct {
 			Review struct {

@@ -1,0 +1,163 @@
+package console
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/sessions"
+	"golang.org/x/term"
+)
+
+// attention asks, in the terminal, about what a run waits for from the
+// user: a worker's questions (the answer goes to its session), a task that
+// waits for the user's review, a worker's permission prompt. Each is asked
+// once; an empty line leaves it open, and without input (stdin at its end)
+// nothing more is asked.
+type attention struct {
+	engine *engine.Engine
+	host   mainHost
+	runID  string
+	in     *bufio.Reader
+	out    io.Writer
+	asked  map[string]bool
+	eof    bool
+	// echo writes what was read back to out, when the input is not a
+	// terminal that shows it already.
+	echo bool
+}
+
+// mainHost is the session host, for the prompts of the run's main session,
+// which the engine does not follow.
+type mainHost interface {
+	Session(ctx context.Context, id engine.SessionID) (engine.SessionInfo, error)
+	RespondPermission(ctx context.Context, requestID string, decision engine.PermissionDecision, updatedInput json.RawMessage) error
+}
+
+func newAttention(e *engine.Engine, host mainHost, runID string, stdin io.Reader, in *bufio.Reader, out io.Writer) *attention {
+	f, isFile := stdin.(*os.File)
+	echo := !isFile || !term.IsTerminal(int(f.Fd()))
+	return &attention{engine: e, host: host, runID: runID, in: in, out: out, asked: map[string]bool{}, echo: echo}
+}
+
+// check asks about everything the run waits for that was not asked yet.
+func (a *attention) check(ctx context.Context) {
+	if a.eof {
+		return
+	}
+	snap, err := a.engine.Snapshot(ctx, a.runID)
+	if err != nil {
+		return
+	}
+	userReviews := inbox.ReviewerIsUser(snap.Run.Template)
+	for _, w := range snap.Workers {
+		if a.eof {
+			return
+		}
+		switch {
+		case len(w.Questions) > 0:
+			if a.once("question", w.TaskID, strings.Join(w.Questions, "\n")) {
+				continue
+			}
+			fmt.Fprintf(a.out, "\n%s asks:\n", w.TaskID)
+			for _, q := range w.Questions {
+				fmt.Fprintf(a.out, "  - %s\n", q)
+			}
+			if line, ok := a.read("Your answer (Enter leaves the question open): "); ok {
+				a.report(a.engine.Answer(ctx, a.runID, w.TaskID, line), "send the answer")
+			}
+		case userReviews && w.Status == engine.WorkerAwaitingReview.String():
+			if a.once("review", w.TaskID, strconv.Itoa(w.RetryCount)) {
+				continue
+			}
+			fmt.Fprintf(a.out, "\n%s waits for your review: %s\n", w.TaskID, w.Summary)
+			if line, ok := a.read("Approve it? y approves, a reason rejects it, Enter leaves it: "); ok {
+				approve := strings.EqualFold(line, "y") || strings.EqualFold(line, "yes")
+				reason := line
+				if approve {
+					reason = ""
+				}
+				a.report(a.engine.Review(ctx, a.runID, w.TaskID, approve, reason), "record the review")
+			}
+		case w.Waiting != nil:
+			p := sessions.Permissions([]engine.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: w.Waiting.Input}})[0]
+			a.permission(w.TaskID, p, func(d engine.PermissionDecision) error {
+				return a.engine.RespondPermission(ctx, a.runID, w.TaskID, d, nil)
+			})
+		}
+	}
+	if a.host == nil || snap.Run.MainSessionID == "" {
+		return
+	}
+	info, err := a.host.Session(ctx, engine.SessionID(snap.Run.MainSessionID))
+	if err != nil {
+		return
+	}
+	for _, p := range sessions.Permissions(info.Pending) {
+		a.permission("The main session", p, func(d engine.PermissionDecision) error {
+			return a.host.RespondPermission(ctx, p.RequestID, d, nil)
+		})
+	}
+}
+
+// permission asks about one permission prompt of who, once.
+func (a *attention) permission(who string, p sessions.Permission, respond func(engine.PermissionDecision) error) {
+	if a.eof || a.once("permission", who, p.RequestID) {
+		return
+	}
+	if p.Question != "" {
+		fmt.Fprintf(a.out, "\n%s asks: %s (answer it in Baton's window or in the session itself)\n", who, p.Question)
+		return
+	}
+	fmt.Fprintf(a.out, "\n%s asks permission: %s\n", who, p.Summary)
+	line, ok := a.read("Allow it? o once, a always, d deny, Enter leaves it: ")
+	if !ok {
+		return
+	}
+	decision, known := map[string]engine.PermissionDecision{"o": engine.AllowOnce, "once": engine.AllowOnce,
+		"a": engine.AllowAlways, "always": engine.AllowAlways, "d": engine.Deny, "deny": engine.Deny}[strings.ToLower(line)]
+	if !known {
+		fmt.Fprintf(a.out, "%q is not o, a or d: the prompt stays open.\n", line)
+		return
+	}
+	a.report(respond(decision), "answer the prompt")
+}
+
+// once reports whether this item was asked already, and marks it asked.
+func (a *attention) once(kind, task, detail string) bool {
+	key := kind + "\x00" + task + "\x00" + detail
+	if a.asked[key] {
+		return true
+	}
+	a.asked[key] = true
+	return false
+}
+
+// read prompts and returns the line typed, and whether it holds anything.
+func (a *attention) read(prompt string) (string, bool) {
+	fmt.Fprint(a.out, prompt)
+	line, err := a.in.ReadString('\n')
+	line = strings.TrimSpace(line)
+	if err != nil && line == "" {
+		a.eof = true
+		fmt.Fprintln(a.out, "\nNo input to read: the run waits for you. Ctrl-C pauses it; Baton's window (Inbox) can answer after that.")
+		return "", false
+	}
+	if a.echo {
+		fmt.Fprintln(a.out, line)
+	}
+	return line, line != ""
+}
+
+func (a *attention) report(err error, what string) {
+	if err != nil {
+		fmt.Fprintf(a.out, "Baton could not %s: %v\n", what, err)
+	}
+}
