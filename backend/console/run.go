@@ -137,7 +137,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	answers := bufio.NewReader(stdin)
 	attend := newAttention(svc.engine, svc.hosts, runID, stdin, answers, stdout)
 	// Events may be dropped when the display is behind: look again now and then.
-	recheck := time.NewTicker(2 * time.Second)
+	recheck := time.NewTicker(time.Second)
 	defer recheck.Stop()
 	finished := make(chan store.Run, 1)
 	go func() {
