@@ -384,6 +384,8 @@ type report struct {
 	err              string // reportFailed
 	// reportConflict: the file another agent changed, and what to do.
 	conflict, resolution string
+	// files the worker wrote or changed (the page's agent writes none)
+	files []string
 }
 
 // completion is the report as {"phase": "completion"} data.
@@ -405,7 +407,7 @@ func (r report) completion() map[string]any {
 		d["status"] = "success"
 		d["summary"] = r.summary
 		d["output"] = r.output
-		d["output_files"] = []string{}
+		d["output_files"] = append([]string{}, r.files...)
 		d["metrics"] = r.metrics
 	}
 	return d
@@ -413,7 +415,11 @@ func (r report) completion() map[string]any {
 
 // attemptCompletion is the report as a seed 003 attempt_completion object.
 func (r report) attemptCompletion() map[string]any {
-	d := map[string]any{"taskId": r.id, "summary": r.summary, "outputArtifacts": []any{}, "issues_encountered": []any{}}
+	artifacts := []any{}
+	for _, f := range r.files {
+		artifacts = append(artifacts, map[string]any{"type": "code", "path": f, "description": "Written by " + r.id})
+	}
+	d := map[string]any{"taskId": r.id, "summary": r.summary, "outputArtifacts": artifacts, "issues_encountered": []any{}}
 	switch r.kind {
 	case reportQuestion:
 		d["result"] = "clarification_needed"
