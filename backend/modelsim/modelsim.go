@@ -442,7 +442,7 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request, name string, para
 	case "cut-stream":
 		msg := &message{ID: "msg_" + randomID(24), Model: Models[1].ID, Content: []simulator.ModelBlock{{Type: "text", Text: "I am reading the project and will answer with the block once I have looked at every file of the scope."}}, StopReason: "end_turn", usage: usage{Input: 10, Output: 30}}
 		ex.Reply = "cut in the middle of a text block"
-		_ = stream(r.Context(), w, msg, 0, 2)
+		_ = stream(r.Context(), w, msg, 0, 1)
 		// end the response without the chunked terminator: the client sees
 		// the connection close in the middle of the body
 		panic(http.ErrAbortHandler)

@@ -551,7 +551,8 @@ func (t *modelTurn) runTests() (ran bool, failure string, err error) {
 // the tool's own failure.
 func denied(out string) bool {
 	l := strings.ToLower(out)
-	return strings.Contains(l, "permission") && (strings.Contains(l, "haven't granted") || strings.Contains(l, "denied") || strings.Contains(l, "not allowed"))
+	return strings.Contains(l, "requires approval") ||
+		strings.Contains(l, "permission") && (strings.Contains(l, "haven't granted") || strings.Contains(l, "denied") || strings.Contains(l, "not allowed"))
 }
 
 // tail is the last n lines of s.
