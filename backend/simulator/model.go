@@ -125,7 +125,7 @@ func promptText(m ModelMessage) string {
 
 var (
 	reminderPattern = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
-	cwdPattern      = regexp.MustCompile(`Primary working directory:\s*(\S+)`)
+	cwdPattern      = regexp.MustCompile(`Primary working directory:[ \t]*([^\n]+)`)
 	numberedLine    = regexp.MustCompile(`^\s*\d+(\t|→)`)
 )
 
@@ -143,7 +143,7 @@ func (r ModelRequest) WorkingDirectory() string {
 	}
 	for _, t := range texts {
 		if m := cwdPattern.FindStringSubmatch(t); m != nil {
-			return strings.TrimRight(m[1], `\".,`)
+			return strings.TrimSpace(m[1])
 		}
 	}
 	return ""
