@@ -71,7 +71,9 @@ func TestModelSimServesUntilStopped(t *testing.T) {
 	out := &lockedBuffer{}
 	var errb bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- runModelSim(ctx, []string{"--listen", "127.0.0.1:0", "--scenario", "overloaded"}, out, &errb) }()
+	go func() {
+		done <- runModelSim(ctx, []string{"--listen", "127.0.0.1:0", "--scenario", "overloaded"}, out, &errb)
+	}()
 	url := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 	var base string
 	for deadline := time.Now().Add(5 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
