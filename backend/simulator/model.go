@@ -305,8 +305,13 @@ func turnHistory(msgs []ModelMessage) []step {
 var errHang = errors.New("hang")
 
 // call makes a tool call: answered from the history when the turn made it
-// already, else the reply (and the script stops).
+// already, else the reply (and the script stops). A request that offers
+// no tools at all (the CLI's side requests, such as a title) gets no tool
+// call: each one fails at once and the agent answers from what it has.
 func (t *modelTurn) call(name string, input map[string]any) (string, bool, error) {
+	if len(t.tools) == 0 {
+		return "no tools were offered", true, nil
+	}
 	if t.next < len(t.history) && t.history[t.next].done {
 		h := t.history[t.next]
 		t.next++

@@ -227,6 +227,15 @@ func TestModelFaceUsesGlobWhenOffered(t *testing.T) {
 	}
 }
 
+// TestModelFaceWithoutTools: a request that offers no tools gets a text.
+func TestModelFaceWithoutTools(t *testing.T) {
+	t.Parallel()
+	r := Answer(ModelRequest{Messages: []ModelMessage{textMsg("user", `Analyse. {"phase": "analysis"}`)}})
+	if r.StopReason != "end_turn" || len(r.Content) != 1 || r.Content[0].Type != "text" || !strings.Contains(r.Content[0].Text, startDelim) {
+		t.Errorf("reply = %+v", r)
+	}
+}
+
 // TestModelFaceWorker: a worker reads its scope, writes its notes into it,
 // edits a file of it, runs the project's tests, and reports the files.
 func TestModelFaceWorker(t *testing.T) {
