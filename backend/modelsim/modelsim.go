@@ -236,10 +236,8 @@ type request struct {
 	Model    string                   `json:"model"`
 	System   json.RawMessage          `json:"system"`
 	Messages []simulator.ModelMessage `json:"messages"`
-	Tools    []struct {
-		Name string `json:"name"`
-	} `json:"tools"`
-	Stream   bool `json:"stream"`
+	Tools    json.RawMessage          `json:"tools"`
+	Stream   bool                     `json:"stream"`
 	Metadata struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
@@ -350,7 +348,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mr := simulator.ModelRequest{System: req.System, Messages: req.Messages, SessionID: sessionID(r, req)}
-	for _, t := range req.Tools {
+	var tools []struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(req.Tools, &tools)
+	for _, t := range tools {
 		mr.Tools = append(mr.Tools, t.Name)
 	}
 	name, params := s.scenario(mr)

@@ -296,8 +296,11 @@ func TestStreamToolUseThenText(t *testing.T) {
 	if in, _ := b.blocks[0]["input"].(map[string]any); in["file_path"] != filepath.Join(dir, "README.md") {
 		t.Errorf("read %v", in)
 	}
-	if cr, _ := b.usage["cache_read_input_tokens"].(float64); cr <= 0 {
-		t.Errorf("a later request reads the cached prefix: usage %v", b.usage)
+	// the prefix the first request wrote to the cache, the later one reads;
+	// its longer conversation costs more input tokens
+	if cr, _ := b.usage["cache_read_input_tokens"].(float64); cr <= 0 || cr != a.usage["cache_creation_input_tokens"] ||
+		b.usage["cache_creation_input_tokens"] != 0.0 || b.usage["input_tokens"].(float64) <= a.usage["input_tokens"].(float64) {
+		t.Errorf("usage of a later request %v after %v", b.usage, a.usage)
 	}
 	id2, _ := b.blocks[0]["id"].(string)
 	resp = post(t, s, "/v1/messages?beta=true", cliBody(dir, `Analyse. Answer {"phase": "analysis"}`, true,

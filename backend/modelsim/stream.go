@@ -36,9 +36,8 @@ func tokens(b []byte) int { return (len(b) + 3) / 4 }
 // conversation's first request (no assistant message yet), read from it
 // by the later ones.
 func countUsage(req request) usage {
-	tools, _ := json.Marshal(req.Tools)
 	msgs, _ := json.Marshal(req.Messages)
-	prefix := tokens(req.System) + tokens(tools)
+	prefix := tokens(req.System) + tokens(req.Tools)
 	u := usage{Input: tokens(msgs)}
 	first := !slices.ContainsFunc(req.Messages, func(m simulator.ModelMessage) bool { return m.Role == "assistant" })
 	if first {
