@@ -474,3 +474,59 @@ func TestModelRequestReading(t *testing.T) {
 		t.Errorf("plainRead = %q", got)
 	}
 }
+
+// TestModelFaceTestCommand: the tests the agent runs follow the project.
+func TestModelFaceTestCommand(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		files map[string]string
+		want  string
+	}{
+		{map[string]string{"go.mod": "module x\n", "a.go": "package x\n"}, "go test ./..."},
+		{map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`}, "npm test"},
+		{map[string]string{"package.json": `{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}`}, ""},
+		{map[string]string{"Cargo.toml": "[package]\n"}, "cargo test"},
+		{map[string]string{"notes.txt": "hi\n"}, ""},
+	} {
+		dir := t.TempDir()
+		for name, text := range tt.files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := newFakeCLI(t, dir)
+		c.send(`Verify. Answer {"phase": "verification"}`)
+		got := ""
+		for _, b := range c.calls[1:] {
+			if b.Name == "Bash" {
+				got, _ = b.Input["command"].(string)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%v: ran %q, want %q", tt.files, got, tt.want)
+		}
+	}
+}
+
+// TestModelFaceReviews: rejected-once rejects each task's first review,
+// counted per task over the conversation.
+func TestModelFaceReviews(t *testing.T) {
+	t.Parallel()
+	c := newFakeCLI(t, project(t))
+	c.scenario = "rejected-once"
+	review := func(id string) string {
+		res := parse(t, c.send(`Review the completion report of `+id+`. Answer {"phase": "review", "data": {"task_id": "`+id+`"}}`), protocol.PhaseReview)
+		r, ok := res.Last(protocol.PhaseReview)
+		if !ok {
+			t.Fatalf("no review: %+v", res.Failure)
+		}
+		return r.Data.(*protocol.Review).Decision
+	}
+	for i, tt := range []struct{ id, want string }{
+		{"task_001", "rejected"}, {"task_001", "approved"}, {"task_002", "rejected"}, {"task_002", "approved"},
+	} {
+		if got := review(tt.id); got != tt.want {
+			t.Errorf("review %d of %s = %s, want %s", i, tt.id, got, tt.want)
+		}
+	}
+}
