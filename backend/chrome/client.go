@@ -18,8 +18,8 @@ import (
 
 // client is a lean CDP client over one websocket to the browser. It enables
 // only the domains Baton needs (chromedp's Target enables Network, DOM and
-// CSS, whose events would cross the wire for every request of Claude
-// Desktop), multiplexes flattened target sessions, and counts the bytes that
+// CSS, whose events would cross the wire for every request of the page),
+// multiplexes flattened target sessions, and counts the bytes that
 // cross the connection.
 type client struct {
 	conn *remote.Conn

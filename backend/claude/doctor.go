@@ -119,7 +119,8 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	conn, err := chrome.Connect(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns, ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
+	conn, err := connect(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns},
+		linkOptions{ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fix := "Open the main Claude window, or adjust the page pattern in Settings."
 		if !errors.Is(err, chrome.ErrNoPage) {
@@ -134,7 +135,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 		_ = conn.Close(sctx)
 	}()
 	p := conn.Probe()
-	r.Page = conn.Status().Page
+	r.Page = conn.conn.Status().Page
 	r.AppVersion = p.Version
 	if !p.Present {
 		r.Checks = append(r.Checks, Check{Name: "page", Detail: "page " + r.Page + " has no window['claude.web'].LocalSessions",
@@ -209,7 +210,7 @@ func RunDoctor(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	cdpURL := fs.String("cdp", chrome.DefaultEndpoint, "DevTools endpoint of Claude Desktop (or of \"baton sim\")")
 	chromePath := fs.String("chrome", "", "path of Chrome or Chromium to check")
-	pattern := fs.String("page", "", "page URL pattern (default: "+strings.Join(chrome.DefaultPagePatterns, ", ")+")")
+	pattern := fs.String("page", "", "page URL pattern (default: "+strings.Join(PagePatterns, ", ")+")")
 	allowRemote := fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
 	if err := fs.Parse(args); err != nil {
 		return 2
