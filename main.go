@@ -1,6 +1,6 @@
 // Command baton is the Baton desktop application: it runs one large request
 // as many Claude Code sessions in parallel. With no arguments it opens the
-// window; with a subcommand (see cli.go) it runs headless.
+// window; with a subcommand (see backend/console) it runs headless.
 package main
 
 import (
@@ -23,6 +23,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/windows"
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/baton-app/baton/backend/console"
 	"github.com/baton-app/baton/backend/desktop"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
@@ -45,7 +46,7 @@ const smokeTimeout = 30 * time.Second
 
 func main() {
 	if len(os.Args) > 1 {
-		os.Exit(runCLI(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(console.Main(os.Args[1:], console.Build{Version: version, Commit: commit, Date: buildDate}, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(runGUI())
 }
