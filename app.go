@@ -24,6 +24,7 @@ type Services struct {
 	Hosts     *hosts.Manager
 	Store     *store.Store
 	Engine    *engine.Engine
+	Files     *desktop.FileManager
 	// Apply hands saved settings to the services that follow them (the
 	// notification switch, the session host connection).
 	Apply func(context.Context) error

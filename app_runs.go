@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,19 +97,12 @@ func (a *App) ActiveRuns() ([]store.Run, error) {
 		}
 		runs = append(runs, snap.Run)
 	}
-	sortRunsNewestFirst(runs)
+	// Newest first; runs started in the same instant keep the engine's order.
+	slices.SortStableFunc(runs, func(x, y store.Run) int { return y.CreatedAt.Compare(x.CreatedAt) })
 	if runs == nil {
 		runs = []store.Run{}
 	}
 	return runs, nil
-}
-
-func sortRunsNewestFirst(runs []store.Run) {
-	for i := 1; i < len(runs); i++ {
-		for j := i; j > 0 && runs[j].CreatedAt.After(runs[j-1].CreatedAt); j-- {
-			runs[j], runs[j-1] = runs[j-1], runs[j]
-		}
-	}
 }
 
 // ConfirmRun accepts the task list with the user's changes and starts the workers.

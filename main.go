@@ -66,6 +66,7 @@ func runGUI() int {
 		Hosts:     svc.Hosts,
 		Store:     svc.Store,
 		Engine:    svc.Engine,
+		Files:     win.files,
 		Apply:     svc.ApplySettings,
 	})
 	return win.run(dist, svc, app)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -30,6 +31,7 @@ type window struct {
 	log      *slog.Logger
 	icon     []byte
 	smoke    *desktop.StartupCheck
+	files    *desktop.FileManager
 	events   *eventBridge
 	svc      *service.Services
 	app      *App
@@ -38,7 +40,7 @@ type window struct {
 }
 
 func newWindow(logger *slog.Logger, icon []byte, smoke *desktop.StartupCheck) *window {
-	return &window{log: logger, icon: icon, smoke: smoke, events: &eventBridge{}}
+	return &window{log: logger, icon: icon, smoke: smoke, files: &desktop.FileManager{}, events: &eventBridge{}}
 }
 
 // openRun brings the window up on a run (a notification was clicked).
@@ -120,6 +122,7 @@ func (w *window) shutdown(context.Context) {
 	if t := w.tray.Swap(nil); t != nil {
 		t.Stop()
 	}
+	w.files.Close(2 * time.Second)
 }
 
 // openFailure is the sentence for an error of service.Open.

@@ -55,6 +55,17 @@ func Label(h settings.Host) string {
 // ErrClosed is returned after Shutdown.
 var ErrClosed = errors.New("session host connection is shut down")
 
+// ConnectError says that the host could not be reached (or the Manager is
+// shut down); every call through the Manager fails with it then. Its text
+// is the underlying error's.
+type ConnectError struct {
+	Label string // the host, as the UI names it
+	Err   error
+}
+
+func (e *ConnectError) Error() string { return e.Err.Error() }
+func (e *ConnectError) Unwrap() error { return e.Err }
+
 // Options are the dependencies of a Manager.
 type Options struct {
 	// Emit receives EventStatus; may be nil.
@@ -154,7 +165,7 @@ func (m *Manager) Host(ctx context.Context) (*claude.Host, error) {
 	host, cfg, closed := m.host, m.cfg, m.closed
 	m.mu.Unlock()
 	if closed {
-		return nil, ErrClosed
+		return nil, &ConnectError{Label(cfg.Host), ErrClosed}
 	}
 	if host != nil {
 		return host, nil
@@ -163,7 +174,7 @@ func (m *Manager) Host(ctx context.Context) (*claude.Host, error) {
 	host, sim, err := m.dial(ctx, cfg)
 	if err != nil {
 		m.setStatus(Status{State: StateDisconnected, Reason: err.Error()})
-		return nil, err
+		return nil, &ConnectError{Label(cfg.Host), err}
 	}
 	m.mu.Lock()
 	m.host, m.sim = host, sim
@@ -363,4 +374,14 @@ func (m *Manager) RespondPermission(ctx context.Context, requestID string, decis
 		return err
 	}
 	return h.RespondPermission(ctx, requestID, decision, updatedInput)
+}
+
+// Pending returns the permission requests waiting in every session of the
+// host, hidden ones included.
+func (m *Manager) Pending(ctx context.Context) ([]engine.PermissionRequest, error) {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return h.Pending(ctx)
 }
