@@ -35,7 +35,9 @@ func (storeOnlyHost) Notices() <-chan Notice                     { return nil }
 
 type noTemplates struct{}
 
-func (noTemplates) Get(id string) (template.Template, error) { return template.Template{}, template.ErrNotFound }
+func (noTemplates) Get(id string) (template.Template, error) {
+	return template.Template{}, template.ErrNotFound
+}
 
 func TestExportReport(t *testing.T) {
 	t.Parallel()
