@@ -2,7 +2,7 @@
 // call with a plain string; every binding is wrapped here once so callers
 // always receive an Error (an ApiError naming the binding).
 import * as App from '../../wailsjs/go/main/App';
-import type { claude, desktop, engine, hosts, inbox, main, sessions, settings, store, template } from '../../wailsjs/go/models';
+import type { claude, desktop, engine, hosts, inbox, main, sessions, settings, store, template, view } from '../../wailsjs/go/models';
 
 export type AppInfo = desktop.Info;
 export type TemplateInfo = template.TemplateInfo;
@@ -21,17 +21,17 @@ export type SessionTranscript = main.SessionTranscript;
 export type TranscriptItem = sessions.Item;
 export type PermissionPrompt = sessions.Permission;
 export type PermissionDecision = 'once' | 'always' | 'deny';
-export type Run = store.Run;
-export type Task = store.Task;
-export type Worker = store.Worker;
-export type PhaseAnswer = store.PhaseAnswer;
-export type RunSnapshot = engine.Snapshot;
+export type Run = view.Run;
+export type Task = view.Task;
+export type Worker = view.Worker;
+export type PhaseAnswer = view.PhaseAnswer;
+export type RunSnapshot = view.Snapshot;
 export type CreateRunRequest = engine.CreateRequest;
 export type Modifications = engine.Modifications;
 export type TaskEdit = engine.TaskEdit;
 export type NewTask = engine.NewTask;
 export type HistoryQuery = store.HistoryQuery;
-export type HistoryPage = store.Page;
+export type HistoryPage = view.HistoryPage;
 export type InboxItem = inbox.Item;
 export type ReportExport = main.ReportExport;
 export type FinalReport = engine.FinalReport;

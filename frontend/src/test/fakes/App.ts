@@ -1,6 +1,6 @@
 // In-memory stand-in for the generated wailsjs/go/main/App bindings. Tests
 // set what each binding answers and read which bindings were called.
-import type { claude, desktop, engine, hosts, inbox, main, sessions, settings, store, template } from '../../../wailsjs/go/models';
+import type { claude, desktop, engine, hosts, inbox, main, sessions, settings, store, template, view } from '../../../wailsjs/go/models';
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
 
@@ -60,9 +60,9 @@ export const RespondPermission = (requestId: string, decision: string): Promise<
   invoke('RespondPermission', requestId, decision);
 
 // Run bindings (app_runs.go, app_reports.go).
-export const StartRun = (req: engine.CreateRequest): Promise<store.Run> => invoke('StartRun', req);
-export const RunSnapshot = (runId: string): Promise<engine.Snapshot> => invoke('RunSnapshot', runId);
-export const ActiveRuns = (): Promise<store.Run[]> => invoke('ActiveRuns');
+export const StartRun = (req: engine.CreateRequest): Promise<view.Run> => invoke('StartRun', req);
+export const RunSnapshot = (runId: string): Promise<view.Snapshot> => invoke('RunSnapshot', runId);
+export const ActiveRuns = (): Promise<view.Run[]> => invoke('ActiveRuns');
 export const ConfirmRun = (runId: string, mods: engine.Modifications): Promise<void> => invoke('ConfirmRun', runId, mods);
 export const PauseRun = (runId: string): Promise<void> => invoke('PauseRun', runId);
 export const ResumeRun = (runId: string): Promise<void> => invoke('ResumeRun', runId);
@@ -77,7 +77,7 @@ export const ReviewTask = (runId: string, taskId: string, approve: boolean, reas
   invoke('ReviewTask', runId, taskId, approve, reason);
 export const AnswerClarification = (runId: string, taskId: string, text: string): Promise<void> =>
   invoke('AnswerClarification', runId, taskId, text);
-export const History = (q: store.HistoryQuery): Promise<store.Page> => invoke('History', q);
+export const History = (q: store.HistoryQuery): Promise<view.HistoryPage> => invoke('History', q);
 export const DeleteRun = (runId: string): Promise<void> => invoke('DeleteRun', runId);
 export const Inbox = (): Promise<inbox.Item[]> => invoke('Inbox');
 export const RunReport = (runId: string): Promise<string> => invoke('RunReport', runId);
