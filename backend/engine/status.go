@@ -164,16 +164,20 @@ func (s WorkerStatus) Done() bool {
 }
 
 var workerNext = map[WorkerStatus][]WorkerStatus{
-	WorkerPending:        {WorkerSpawning, WorkerPaused, WorkerCancelled},
-	WorkerSpawning:       {WorkerRunning, WorkerPending, WorkerFailed, WorkerCancelled},
-	WorkerRunning:        {WorkerCompleted, WorkerFailed, WorkerTimeout, WorkerPaused, WorkerCancelled, WorkerAwaitingReview},
+	// A pending task fails when its worker cannot be prepared (its prompt,
+	// its mailbox assignment).
+	WorkerPending:  {WorkerSpawning, WorkerPaused, WorkerCancelled, WorkerFailed},
+	WorkerSpawning: {WorkerRunning, WorkerPending, WorkerFailed, WorkerCancelled},
+	// Running back to pending: an automatic retry in a new session.
+	WorkerRunning:        {WorkerCompleted, WorkerFailed, WorkerTimeout, WorkerPaused, WorkerCancelled, WorkerAwaitingReview, WorkerPending},
 	WorkerPaused:         {WorkerPending, WorkerRunning, WorkerCancelled},
 	WorkerTimeout:        {WorkerPending, WorkerFailed, WorkerCancelled},
 	WorkerFailed:         {WorkerPending},
 	WorkerCancelled:      {WorkerPending},
 	WorkerAwaitingReview: {WorkerCompleted, WorkerRejected, WorkerCancelled},
-	WorkerRejected:       {WorkerPending, WorkerCancelled},
-	WorkerCompleted:      {},
+	// Rejected to failed: rejected more than config.maxRetries times.
+	WorkerRejected:  {WorkerPending, WorkerCancelled, WorkerFailed},
+	WorkerCompleted: {},
 }
 
 // CanMove reports whether a worker may go from s to next. Going back to

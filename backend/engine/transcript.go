@@ -259,3 +259,16 @@ func relFiles(cwd string, lists ...[]string) []string {
 	}
 	return out
 }
+
+// addTools adds the tool counts of d to s.
+func addTools(s *store.ToolStats, d store.ToolStats) {
+	s.Total += d.Total
+	s.Reads += d.Reads
+	s.Writes += d.Writes
+	s.Edits += d.Edits
+	s.Bash += d.Bash
+	s.Search += d.Search
+	s.Web += d.Web
+	s.Task += d.Task
+	s.Other += d.Other
+}
