@@ -48,12 +48,9 @@ func (r *runner) pause(ctx context.Context) error {
 }
 
 func (r *runner) resumeRun(ctx context.Context) error {
-	if r.status != RunPaused {
-		return fmt.Errorf("run is %s, not paused: %w", r.status, ErrIllegalTransition)
+	if err := r.unpause(); err != nil {
+		return err
 	}
-	// A paused run returns to the status it was paused in, whichever that
-	// was (created included), so this is the guard of that transition.
-	r.status = r.resume
 	now := r.e.now()
 	for _, ws := range r.plan.workers {
 		ws.activity = now

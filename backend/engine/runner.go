@@ -354,6 +354,16 @@ func (r *runner) move(next RunStatus) error {
 	return nil
 }
 
+// unpause returns a paused run to the status it was paused in, whichever
+// that was (created included): the guard of that transition.
+func (r *runner) unpause() error {
+	if r.status != RunPaused {
+		return fmt.Errorf("run is %s, not paused: %w", r.status, ErrIllegalTransition)
+	}
+	r.status = r.resume
+	return nil
+}
+
 // enter moves the run to the status and phase of a main-session phase.
 func (r *runner) enter(next RunStatus, phase Phase) error {
 	if err := r.move(next); err != nil {
