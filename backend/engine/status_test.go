@@ -246,3 +246,22 @@ func TestStatusJSON(t *testing.T) {
 		t.Error("an unknown status was accepted")
 	}
 }
+
+// The constants name the store's statuses in order (the names are defined
+// once, by the store).
+func TestStatusConstantsNameTheirStatus(t *testing.T) {
+	t.Parallel()
+	if RunCreated.String() != "created" || RunVerifying.String() != "verifying" || RunPaused.String() != "paused" ||
+		RunError.String() != "error" || len(RunStatuses()) != 12 {
+		t.Errorf("run statuses %v", RunStatuses())
+	}
+	if WorkerPending.String() != "pending" || WorkerAwaitingReview.String() != "awaiting_review" ||
+		WorkerRejected.String() != "rejected" || len(WorkerStatuses()) != 10 {
+		t.Errorf("worker statuses %v", WorkerStatuses())
+	}
+	for _, s := range RunStatuses() {
+		if s.Finished() != (s == RunCompleted || s == RunCancelled || s == RunError) {
+			t.Errorf("%s: Finished = %v", s, s.Finished())
+		}
+	}
+}
