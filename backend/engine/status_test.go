@@ -280,3 +280,20 @@ func TestToolSummaryStyles(t *testing.T) {
 		t.Errorf("long card = %q", got)
 	}
 }
+
+func TestClipCutsByCharacter(t *testing.T) {
+	t.Parallel()
+	s := strings.Repeat("ü", 10)
+	if got := clip(s, 10); got != s {
+		t.Errorf("clip at its length = %q", got)
+	}
+	if got := clip(s, 8); got != "üüüüü..." {
+		t.Errorf("clip = %q", got)
+	}
+	if got := lastRunes("aéb€", 2); got != "b€" {
+		t.Errorf("lastRunes = %q", got)
+	}
+	if got := firstRunes("aéb€", 2); got != "aé" {
+		t.Errorf("firstRunes = %q", got)
+	}
+}
