@@ -54,9 +54,12 @@
 //     rejection), the review prompt, re-prompts, answers to questions.
 //   - hooks.go, hooks: the seed workflows as the loop sees them, called at
 //     fixed points (planned, confirmed, assign, sections, awaitingReview,
-//     decided, finished, completed, restored). Their file writes run on a
-//     writer goroutine owned by the run, waited for before the run counts
-//     as finished and when its goroutine ends.
+//     decided, finished, completed, restored). Their file writes run in
+//     order on a writer goroutine owned by the run, waited for before the
+//     run counts as finished and when its goroutine ends. The loop waits
+//     only where it needs an answer: a mailbox assignment's error and the
+//     journal's archive at completion; a worker's prompt sections are
+//     gathered on the goroutine that starts its session.
 //   - status.go: run and worker statuses and their legal transitions;
 //     graph.go: task list checks, parallel groups, modifications;
 //     transcript.go: what a batch of transcript entries says (usage, tools,

@@ -25,6 +25,7 @@ type hooks interface {
 	// task.
 	assign(ctx context.Context, t *store.Task) error
 	// sections are what the workflows add to the worker prompt of task t.
+	// It is called off the run's goroutine, before the worker starts.
 	sections(t *store.Task) []string
 	// awaitingReview: a completion waits for its review.
 	awaitingReview(taskID string, c *protocol.Completion)

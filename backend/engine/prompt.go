@@ -38,21 +38,25 @@ func (r *runner) render(phase template.Phase, extra map[string]any) (string, err
 	return strings.Join(parts, "\n\n"), nil
 }
 
-// workerPrompt is the first prompt of task t's worker: the template's
-// worker prompt, what the workflows add (skills, journal) and the
-// reviewer's last rejection.
-func (r *runner) workerPrompt(t *store.Task, ws *workerState) (string, error) {
+// workerPrompt renders the first prompt of task t's worker. The function it
+// returns completes it with what the workflows add (skills, journal) and
+// the reviewer's last rejection; it runs off the run's goroutine, before
+// the worker's session starts, since the journal reads and writes files.
+func (r *runner) workerPrompt(t *store.Task, ws *workerState) (func() string, error) {
 	text, err := r.render(template.PhaseWorkerExecution, r.workerValues(t))
 	if err != nil {
-		return "", fmt.Errorf("render the worker prompt: %w", err)
+		return nil, fmt.Errorf("render the worker prompt: %w", err)
 	}
-	for _, sec := range r.hooks.sections(t) {
-		text += "\n\n" + sec
-	}
-	if ws.book.Feedback != "" {
-		text += "\n\n" + ws.book.Feedback
-	}
-	return text, nil
+	task, feedback, hooks := *t, ws.book.Feedback, r.hooks
+	return func() string {
+		for _, sec := range hooks.sections(&task) {
+			text += "\n\n" + sec
+		}
+		if feedback != "" {
+			text += "\n\n" + feedback
+		}
+		return text
+	}, nil
 }
 
 // reviewValues are the values of the review prompt of task id.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/skills"
@@ -25,6 +26,7 @@ type skillsHook struct {
 	dir     string // config.skills.directory, absolute
 	cwd     string
 	home    string
+	once    sync.Once
 	lib     *skills.Library
 }
 
@@ -36,18 +38,19 @@ func newSkillsHook(cfg template.Skills, cwd, home string) *skillsHook {
 	return &skillsHook{enabled: cfg.Enabled, dir: dir, cwd: cwd, home: home}
 }
 
-// library loads the run's skill library once (nil when skills are off).
+// library loads the run's skill library once (nil when skills are off);
+// it is safe from any goroutine.
 func (h *skillsHook) library() *skills.Library {
 	if !h.enabled {
 		return nil
 	}
-	if h.lib == nil {
+	h.once.Do(func() {
 		home := h.home
 		if home == "" {
 			home, _ = os.UserHomeDir()
 		}
 		h.lib = skills.Load(skills.LoadOptions{UserDir: h.dir, Cwd: h.cwd, Home: home})
-	}
+	})
 	return h.lib
 }
 

@@ -64,7 +64,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	if err := r.hooks.assign(ctx, t); err != nil {
 		return r.finalFail(ctx, ws, err.Error())
 	}
-	text, err := r.workerPrompt(t, ws)
+	prompt, err := r.workerPrompt(t, ws)
 	if err != nil {
 		return r.finalFail(ctx, ws, err.Error())
 	}
@@ -79,7 +79,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		return err
 	}
 	r.e.track(id, r)
-	opts := StartOptions{Cwd: r.run.Cwd, Message: text, Title: HiddenMarker + r.run.ID + " " + t.ID + ": " + t.Title,
+	opts := StartOptions{Cwd: r.run.Cwd, Title: HiddenMarker + r.run.ID + " " + t.ID + ": " + t.Title,
 		ID: id, Model: r.tmpl.Config.Models.For(t.Complexity), PermissionMode: r.tmpl.Config.PermissionMode}
 	r.inflight++
 	attempt := ws.book.Attempt
@@ -87,6 +87,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	go func() {
 		defer r.e.wg.Done()
 		res := startResult{taskID: t.ID, attempt: attempt}
+		opts.Message = prompt()
 		if wait > 0 {
 			select {
 			case <-time.After(wait):
