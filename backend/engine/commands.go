@@ -219,9 +219,9 @@ func (r *runner) retryWorker(ctx context.Context, taskID string) error {
 // followed again from where it was read; one that never started is started
 // again under the same id.
 func (r *runner) reattach(ctx context.Context) error {
-	if !r.status.Finished() && r.status >= RunSpawning {
-		r.hooks.restored()
-	}
+	// The loop takes up the workflows' files (the mailbox) when it starts,
+	// so that what they start is owned by the run's goroutine.
+	r.restored = !r.status.Finished() && r.status >= RunSpawning
 	for _, ws := range r.plan.inOrder() {
 		if err := r.reattachWorker(ctx, ws); err != nil {
 			return err

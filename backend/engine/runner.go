@@ -86,6 +86,8 @@ type runner struct {
 	// archiving is waited for before the run counts as finished.
 	toArchive []SessionID
 	archiving sync.WaitGroup
+	// restored: a restored run past confirmation; the loop tells the hooks.
+	restored bool
 }
 
 func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.Task, workers []store.Worker) (*runner, error) {
@@ -173,6 +175,9 @@ func (r *runner) loop(parent context.Context) {
 	defer ticker.Stop()
 	flush := time.NewTicker(r.e.progress)
 	defer flush.Stop()
+	if r.restored {
+		r.hooks.restored()
+	}
 	r.step(ctx, true)
 	for !r.halted(nil) {
 		poll := false
