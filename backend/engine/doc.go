@@ -32,7 +32,8 @@
 //     its status (runner.move is the guard) and the main session's state.
 //   - workers.go: a worker's life on the runner: scheduling, spawn and
 //     onStarted, checkWorker (progress, report, permission, re-prompt,
-//     keyword fallback), retries, failures, timeouts, progress flushes.
+//     keyword fallback), retries, failures, timeouts, progress flushes;
+//     archiver, which archives reported sessions in the background.
 //   - commands.go: the runner's side of the Engine's commands (confirm,
 //     pause, resume, cancel, per-worker commands, permissions) and reattach
 //     after a restore.

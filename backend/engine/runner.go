@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/baton-app/baton/backend/protocol"
@@ -28,6 +27,11 @@ type mainSession struct {
 	Asked     protocol.Phase `json:"asked,omitempty"`
 	Reprompts int            `json:"reprompts"`
 	AskedAt   time.Time      `json:"askedAt"`
+
+	// action is the session's latest action, sent coalesced as
+	// orchestrator:progress when progressed.
+	action     string
+	progressed bool
 }
 
 // runState is the run's state beyond its row, stored in Run.State.
@@ -71,21 +75,14 @@ type runner struct {
 	finished chan struct{}
 	inflight int
 
-	// The main session's latest action, sent coalesced as orchestrator:progress.
-	mainAction string
-	mainDirty  bool
 	// reviewing is the task the main session reviews (runState.Reviewing).
 	reviewing string
 	// remediation is runState.Remediation.
 	remediation int
 	lastFlush   time.Time
 	pollEvery   time.Duration
-	// toArchive holds the sessions of workers that reported; they are
-	// archived in the background after the step's commits (archiving is a
-	// round trip to the host that must not delay the next detection), and
-	// archiving is waited for before the run counts as finished.
-	toArchive []SessionID
-	archiving sync.WaitGroup
+	// archive archives the sessions of the workers that reported.
+	archive *archiver
 	// restored: a restored run past confirmation; the loop tells the hooks.
 	restored bool
 }
@@ -141,6 +138,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	log := r.log()
 	r.follow = newFollower(e.host, e.hostWait, e.now, r.pollEvery)
+	r.archive = &archiver{host: e.host, hostWait: e.hostWait, untrack: e.untrack, log: log}
 	r.ledger = &ledger{store: e.store, emit: e.emit, runID: run.ID, log: log}
 	r.hooks = &seedHooks{
 		skills:  newSkillsHook(tmpl.Config.Skills, run.Cwd, e.home),
@@ -168,7 +166,7 @@ func (r *runner) loop(parent context.Context) {
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
 	defer close(r.done)
-	defer r.archiving.Wait()
+	defer r.archive.wait()
 	defer r.follow.stop()
 	defer r.hooks.close()
 	ticker := time.NewTicker(r.pollEvery)
@@ -211,7 +209,7 @@ func (r *runner) loop(parent context.Context) {
 			return
 		}
 		r.step(ctx, poll)
-		r.archiveReported(ctx)
+		r.archive.flush(ctx)
 		if r.status.Finished() && r.inflight == 0 {
 			r.halted(r.flushProgress(ctx))
 			return
@@ -338,8 +336,8 @@ func (r *runner) commit(ctx context.Context, c store.Change, workers []*workerSt
 		return err
 	}
 	if r.status.Finished() {
-		r.archiveReported(ctx)
-		r.archiving.Wait()
+		r.archive.flush(ctx)
+		r.archive.wait()
 		r.hooks.flush()
 		select {
 		case <-r.finished:
@@ -485,9 +483,9 @@ func (r *runner) checkMain(ctx context.Context) error {
 	}
 	if d.lastAction != "" || d.inputTokens > 0 {
 		if d.lastAction != "" {
-			r.mainAction = d.lastAction
+			r.main.action = d.lastAction
 		}
-		r.mainDirty = true
+		r.main.progressed = true
 	}
 	res := r.parser.ParseEntries(r.main.entries, protocol.Options{Phase: r.main.Asked})
 	if resp, ok := res.Last(r.main.Asked); ok {

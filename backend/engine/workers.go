@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/baton-app/baton/backend/protocol"
@@ -391,7 +393,7 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 			msg = "completed without a structured report (guessed from its words)"
 		}
 		if ws.w.SessionID != "" {
-			r.toArchive = append(r.toArchive, SessionID(ws.w.SessionID))
+			r.archive.add(SessionID(ws.w.SessionID))
 		}
 		if r.tmpl.Phases.Review.Enabled {
 			return r.awaitReview(ctx, ws, c, msg)
@@ -413,24 +415,41 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 	}
 }
 
-// archiveReported archives, in the background, the sessions of the workers
-// that reported since the last call.
-func (r *runner) archiveReported(ctx context.Context) {
-	log := r.log()
-	for _, id := range r.toArchive {
-		r.e.untrack(id)
-		r.archiving.Add(1)
-		hctx, cancel := r.hostCtx(ctx)
+// archiver archives the sessions of workers that reported, in the
+// background after the step's commits: archiving is a round trip to the
+// host that must not delay the next detection. The run waits for it before
+// it counts as finished.
+type archiver struct {
+	host     SessionHost
+	hostWait time.Duration
+	untrack  func(SessionID)
+	log      *slog.Logger
+	pending  []SessionID
+	running  sync.WaitGroup
+}
+
+// add puts a session on the list of the next flush.
+func (a *archiver) add(id SessionID) { a.pending = append(a.pending, id) }
+
+// flush starts archiving the sessions added since the last flush.
+func (a *archiver) flush(ctx context.Context) {
+	for _, id := range a.pending {
+		a.untrack(id)
+		a.running.Add(1)
+		hctx, cancel := context.WithTimeout(ctx, a.hostWait)
 		go func() {
-			defer r.archiving.Done()
+			defer a.running.Done()
 			defer cancel()
-			if err := r.e.host.Archive(hctx, id); err != nil {
-				log.Debug("archive worker session", "session", id, "err", err)
+			if err := a.host.Archive(hctx, id); err != nil {
+				a.log.Debug("archive worker session", "session", id, "err", err)
 			}
 		}()
 	}
-	r.toArchive = nil
+	a.pending = nil
 }
+
+// wait waits for the archiving started.
+func (a *archiver) wait() { a.running.Wait() }
 
 // stopSession interrupts and archives a worker's session.
 func (r *runner) stopSession(ctx context.Context, ws *workerState) {
@@ -572,7 +591,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 			ws = append(ws, w)
 		}
 	}
-	if len(ws) == 0 && !r.mainDirty {
+	if len(ws) == 0 && !r.main.progressed {
 		return nil
 	}
 	r.sync()
@@ -586,9 +605,9 @@ func (r *runner) flushProgress(ctx context.Context) error {
 	if err := r.ledger.commit(ctx, c); err != nil {
 		return err
 	}
-	if r.mainDirty {
-		r.mainDirty = false
-		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.mainAction})
+	if r.main.progressed {
+		r.main.progressed = false
+		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.action})
 	}
 	if len(ws) == 0 {
 		return nil
