@@ -435,8 +435,12 @@ func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 // Unfinished returns the runs that are not completed, cancelled or in error,
 // oldest first: the runs to restore on start.
 func (s *Store) Unfinished(ctx context.Context) ([]Run, error) {
+	args := make([]any, len(finishedRunStatuses))
+	for i, st := range finishedRunStatuses {
+		args[i] = st
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs
-		WHERE status NOT IN ('completed', 'cancelled', 'error') ORDER BY created_at, id`)
+		WHERE status NOT IN (?`+strings.Repeat(", ?", len(args)-1)+`) ORDER BY created_at, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("unfinished runs: %w", err)
 	}
