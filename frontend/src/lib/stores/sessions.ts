@@ -1,5 +1,6 @@
 import { get, writable, type Readable } from 'svelte/store';
 import { api, type PermissionDecision, type PermissionPrompt, type SessionInfo, type SessionTranscript } from '../api';
+import { navigation } from './navigation';
 
 export type SessionsState = {
   loading: boolean;
@@ -125,3 +126,10 @@ export function createSessionsStore(): Readable<SessionsState> & {
 }
 
 export const sessionsStore = createSessionsStore();
+
+/** Shows a worker's session in the Sessions view (hidden sessions included). */
+export function openTranscript(sessionId: string): void {
+  void sessionsStore.setIncludeHidden(true);
+  void sessionsStore.select(sessionId);
+  navigation.go('sessions');
+}
