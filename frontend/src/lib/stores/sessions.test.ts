@@ -17,3 +17,11 @@ describe('openTranscript', () => {
     await waitFor(() => expect(calls.some((c) => c.name === 'ReadSessionTranscript' && c.args[0] === 'local___orch_r1_t1')).toBe(true));
   });
 });
+
+describe('sessionsStore.chooseFolder', () => {
+  it('asks for the folder a new session works in', async () => {
+    answer('ChooseFolder', () => Promise.resolve('/src/app'));
+    expect(await sessionsStore.chooseFolder()).toBe('/src/app');
+    expect(calls.map((c) => [c.name, c.args])).toEqual([['ChooseFolder', ['Choose the folder the session works in']]]);
+  });
+});

@@ -38,6 +38,8 @@ export function createSessionsStore(): Readable<SessionsState> & {
   send: (text: string) => Promise<boolean>;
   start: (cwd: string, message: string) => Promise<boolean>;
   respond: (requestId: string, decision: PermissionDecision) => Promise<void>;
+  /** The native folder dialog for a new session's folder; '' when the user cancelled. */
+  chooseFolder: () => Promise<string>;
   reset: () => void;
 } {
   const state = writable<SessionsState>({ ...initial });
@@ -119,6 +121,7 @@ export function createSessionsStore(): Readable<SessionsState> & {
         patch({ answering: get(state).answering.filter((r) => r !== requestId) });
       }
     },
+    chooseFolder: () => api.chooseFolder('Choose the folder the session works in'),
     reset() {
       state.set({ ...initial });
     },
