@@ -35,7 +35,9 @@ umask 022
 mkdir -p "$dist"
 stage=$(mktemp -d "$dist/.stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
-pkg=$stage/deb
+# The tree laid out as in a Debian source package's build (debian/<package>), where
+# dpkg-shlibdeps expects the binaries it reads.
+pkg=$stage/src/debian/baton
 share=$pkg/usr/share
 
 # The files, as the .deb installs them.
@@ -67,9 +69,10 @@ install -D -m 0644 "$linux/lintian-overrides" "$share/lintian/overrides/baton"
 
 # The control file. dpkg-shlibdeps reads the binary's NEEDED libraries and names the packages
 # that provide them (libc6, libgtk-3-0, libwebkit2gtk-4.1-0, ...) with their minimum versions.
-mkdir -p "$stage/shlibs/debian" "$pkg/DEBIAN"
-printf 'Source: baton\n\nPackage: baton\nArchitecture: %s\n' "$arch" >"$stage/shlibs/debian/control"
-depends=$(cd "$stage/shlibs" && dpkg-shlibdeps -O "$pkg/usr/bin/baton" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+mkdir -p "$pkg/DEBIAN"
+printf 'Source: baton\n\nPackage: baton\nArchitecture: %s\n' "$arch" >"$stage/src/debian/control"
+shlibs=$(cd "$stage/src" && dpkg-shlibdeps -O debian/baton/usr/bin/baton) || fail "dpkg-shlibdeps could not read $bin"
+depends=$(sed -n 's/^shlibs:Depends=//p' <<<"$shlibs")
 [ -n "$depends" ] || fail "dpkg-shlibdeps found no dependencies for $bin"
 for want in libgtk-3-0 libwebkit2gtk-4.1-0; do
   grep -q "\b$want\b" <<<"$depends" || fail "$bin does not link $want (Depends: $depends); was it built with -tags webkit2_41?"
@@ -81,7 +84,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $(du -sk "$pkg/usr" | cut -f1)
 Depends: $depends
-Recommends: chromium
+Recommends: chromium | chromium-browser
 Section: devel
 Priority: optional
 Homepage: https://github.com/baton-app/baton
