@@ -30,11 +30,11 @@ import (
 	"time"
 )
 
-// iconSizes are the hicolor sizes the package ships as PNG (plus scalable SVG).
-var iconSizes = []int{16, 22, 24, 32, 48, 64, 128, 256, 512}
+// pkgIconSizes are the hicolor sizes the package ships as PNG (plus scalable SVG).
+var pkgIconSizes = []int{16, 22, 24, 32, 48, 64, 128, 256, 512}
 
-// expectedFiles is every regular file of the .deb (directories are implied).
-func expectedFiles() []string {
+// pkgExpectedFiles is every regular file of the .deb (directories are implied).
+func pkgExpectedFiles() []string {
 	files := []string{
 		"usr/bin/baton",
 		"usr/share/applications/baton.desktop",
@@ -45,16 +45,16 @@ func expectedFiles() []string {
 		"usr/share/man/man1/baton.1.gz",
 		"usr/share/metainfo/io.github.baton_app.baton.metainfo.xml",
 	}
-	for _, s := range iconSizes {
+	for _, s := range pkgIconSizes {
 		files = append(files, fmt.Sprintf("usr/share/icons/hicolor/%dx%d/apps/baton.png", s, s))
 	}
 	slices.Sort(files)
 	return files
 }
 
-// allowedOverrides are the only lintian tags the package may override; each
+// pkgAllowedOverrides are the only lintian tags the package may override; each
 // carries its reason in build/linux/lintian-overrides.
-var allowedOverrides = []string{"spelling-error-in-binary"}
+var pkgAllowedOverrides = []string{"spelling-error-in-binary"}
 
 var (
 	pkgVersion string
@@ -114,7 +114,7 @@ func needPackage(t *testing.T, tools ...string) {
 	}
 }
 
-func run(t *testing.T, name string, args ...string) string {
+func pkgRun(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
@@ -129,7 +129,7 @@ func TestPackageContents(t *testing.T) {
 	needPackage(t, "dpkg-deb")
 	var files []string
 	dirs := map[string]bool{}
-	for line := range strings.Lines(run(t, "dpkg-deb", "--contents", pkgDeb)) {
+	for line := range strings.Lines(pkgRun(t, "dpkg-deb", "--contents", pkgDeb)) {
 		// drwxr-xr-x root/root 0 2026-11-23 19:26 ./usr/bin/
 		f := strings.Fields(line)
 		if len(f) != 6 {
@@ -158,7 +158,7 @@ func TestPackageContents(t *testing.T) {
 		}
 	}
 	slices.Sort(files)
-	if want := expectedFiles(); !slices.Equal(files, want) {
+	if want := pkgExpectedFiles(); !slices.Equal(files, want) {
 		t.Errorf("the package holds\n  %s\nwant\n  %s", strings.Join(files, "\n  "), strings.Join(want, "\n  "))
 	}
 	// Every directory is there because a file needs it: no empty ones.
@@ -173,7 +173,7 @@ func TestPackageContents(t *testing.T) {
 	}
 
 	field := func(name string) string {
-		return strings.TrimSpace(run(t, "dpkg-deb", "--field", pkgDeb, name))
+		return strings.TrimSpace(pkgRun(t, "dpkg-deb", "--field", pkgDeb, name))
 	}
 	for name, want := range map[string]string{
 		"Package": "baton", "Version": pkgVersion, "Architecture": "amd64", "Section": "devel",
@@ -195,8 +195,8 @@ func TestPackageContents(t *testing.T) {
 	}
 }
 
-// desktopEntry reads the [Desktop Entry] group of the installed .desktop file.
-func desktopEntry(t *testing.T) map[string]string {
+// pkgDesktopEntry reads the [Desktop Entry] group of the installed .desktop file.
+func pkgDesktopEntry(t *testing.T) map[string]string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(pkgRoot, "usr/share/applications/baton.desktop"))
 	if err != nil {
@@ -230,7 +230,7 @@ func TestPackageDesktopEntry(t *testing.T) {
 	if err != nil || len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("desktop-file-validate: %v\n%s", err, out)
 	}
-	e := desktopEntry(t)
+	e := pkgDesktopEntry(t)
 	for k, want := range map[string]string{"Type": "Application", "Name": "Baton", "Icon": "baton", "Terminal": "false"} {
 		if e[k] != want {
 			t.Errorf("%s=%q, want %q", k, e[k], want)
@@ -242,7 +242,7 @@ func TestPackageDesktopEntry(t *testing.T) {
 	if e["Comment"] == "" {
 		t.Error("the menu entry has no Comment")
 	}
-	for _, s := range iconSizes {
+	for _, s := range pkgIconSizes {
 		p := filepath.Join(pkgRoot, fmt.Sprintf("usr/share/icons/hicolor/%dx%d/apps/%s.png", s, s, e["Icon"]))
 		f, err := os.Open(p)
 		if err != nil {
@@ -263,7 +263,7 @@ func TestPackageDesktopEntry(t *testing.T) {
 	}
 }
 
-type metainfo struct {
+type pkgMetainfo struct {
 	ID          string `xml:"id"`
 	Name        string `xml:"name"`
 	Launchables []struct {
@@ -295,7 +295,7 @@ func TestPackageMetainfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m metainfo
+	var m pkgMetainfo
 	if err := xml.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -404,8 +404,8 @@ func TestPackageLintian(t *testing.T) {
 		default:
 			n++
 			tag := strings.Fields(strings.TrimPrefix(line, "baton: "))[0]
-			if !slices.Contains(allowedOverrides, tag) {
-				t.Errorf("lintian tag %s is overridden; only %v may be", tag, allowedOverrides)
+			if !slices.Contains(pkgAllowedOverrides, tag) {
+				t.Errorf("lintian tag %s is overridden; only %v may be", tag, pkgAllowedOverrides)
 			}
 			if !reason {
 				t.Errorf("the override %q has no comment giving its reason", line)
@@ -417,9 +417,9 @@ func TestPackageLintian(t *testing.T) {
 	}
 }
 
-// execArgs turns the Exec key of a desktop entry into the program and its
+// pkgExecArgs turns the Exec key of a desktop entry into the program and its
 // arguments, as a launcher would with no file to open: field codes dropped.
-func execArgs(t *testing.T, exec string) []string {
+func pkgExecArgs(t *testing.T, exec string) []string {
 	t.Helper()
 	if strings.ContainsAny(exec, `"'\`) {
 		t.Fatalf("Exec=%s: quoting is not handled by this test", exec)
@@ -444,7 +444,7 @@ func execArgs(t *testing.T, exec string) []string {
 // installed binary must name this version, a commit and a build date.
 func TestPackageStartsFromMenu(t *testing.T) {
 	needPackage(t, "xvfb-run", "xauth", "dbus-run-session")
-	args := execArgs(t, desktopEntry(t)["Exec"])
+	args := pkgExecArgs(t, pkgDesktopEntry(t)["Exec"])
 	bindir := filepath.Join(pkgRoot, "usr/bin")
 	env := append(os.Environ(),
 		"PATH="+bindir+string(os.PathListSeparator)+os.Getenv("PATH"),
@@ -537,21 +537,21 @@ func TestPackageTarball(t *testing.T) {
 			t.Errorf("%s is not in the .deb: %v", h.Name, err)
 			continue
 		}
-		if got := sum.Sum(nil); !bytes.Equal(got, sha256Sum(want)) {
+		if got := sum.Sum(nil); !bytes.Equal(got, pkgSHA256(want)) {
 			t.Errorf("%s differs from the .deb's %s", h.Name, rel)
 		}
 		if rel == "usr/bin/baton" && h.Mode&0o111 == 0 {
 			t.Errorf("%s is not executable (mode %o)", h.Name, h.Mode)
 		}
 	}
-	want := slices.DeleteFunc(expectedFiles(), func(f string) bool { return strings.HasPrefix(f, "usr/share/lintian/") })
+	want := slices.DeleteFunc(pkgExpectedFiles(), func(f string) bool { return strings.HasPrefix(f, "usr/share/lintian/") })
 	slices.Sort(files)
 	if !slices.Equal(files, want) {
 		t.Errorf("the tarball holds\n  %s\nwant\n  %s", strings.Join(files, "\n  "), strings.Join(want, "\n  "))
 	}
 }
 
-func sha256Sum(b []byte) []byte {
+func pkgSHA256(b []byte) []byte {
 	s := sha256.Sum256(b)
 	return s[:]
 }
