@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,7 +27,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/baton-app/baton/backend/atomicfile"
+	"github.com/baton-app/baton/backend/safefs"
 )
 
 // Task statuses in the registry.
@@ -102,6 +101,7 @@ func (ix *Index) Task(id string) (*Task, bool) {
 // Journal is the journal folder of one project.
 type Journal struct {
 	dir string
+	fs  safefs.Dir // every file is read and written through it
 	now func() time.Time
 }
 
@@ -112,7 +112,7 @@ func New(cwd string, now func() time.Time) *Journal {
 	if now == nil {
 		now = time.Now
 	}
-	return &Journal{dir: filepath.Join(cwd, ".claude", "journal"), now: now}
+	return &Journal{dir: filepath.Join(cwd, ".claude", "journal"), fs: safefs.Dir{Base: cwd, Sub: ".claude/journal", Source: "index.md"}, now: now}
 }
 
 // Dir returns the journal folder.
@@ -122,7 +122,7 @@ func (j *Journal) stamp() string { return j.now().UTC().Format(time.RFC3339) }
 
 // Exists reports whether index.md exists (seed 004 1.1: resume from it).
 func (j *Journal) Exists() bool {
-	_, err := os.Stat(filepath.Join(j.dir, "index.md"))
+	_, err := j.fs.Stat("index.md")
 	return err == nil
 }
 
@@ -133,7 +133,7 @@ func (j *Journal) Init(p Project, tasks []Task) (*Index, error) {
 	if j.Exists() {
 		return nil, fmt.Errorf("init journal in %s: %w", j.dir, ErrExists)
 	}
-	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+	if err := j.fs.MkdirAll(".", 0o755); err != nil {
 		return nil, fmt.Errorf("init journal: %w", err)
 	}
 	if p.Started == "" {
@@ -153,7 +153,7 @@ func (j *Journal) Init(p Project, tasks []Task) (*Index, error) {
 			t.Assigned = "unassigned"
 		}
 		t.File = TaskFileName(i+1, t.Name)
-		if err := atomicfile.Write(filepath.Join(j.dir, t.File), renderTaskFile(t), 0o644); err != nil {
+		if err := j.fs.WriteFile(t.File, renderTaskFile(t), 0o644); err != nil {
 			return nil, fmt.Errorf("init journal: %w", err)
 		}
 		ix.Tasks = append(ix.Tasks, t)
@@ -221,7 +221,7 @@ func renderTaskFile(t Task) []byte {
 // Load reads index.md. A missing journal is ErrNoJournal; an index whose
 // front matter cannot be read is ErrBadIndex (the file is left as it is).
 func (j *Journal) Load() (*Index, error) {
-	data, err := os.ReadFile(filepath.Join(j.dir, "index.md"))
+	data, err := j.fs.ReadFile("index.md")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("load journal %s: %w", j.dir, ErrNoJournal)
 	}
@@ -256,9 +256,9 @@ func (j *Journal) save(ix *Index) error {
 	b.WriteString("---\n")
 	b.Write(y)
 	b.WriteString("---\n\n")
-	fmt.Fprintf(&b, "# Journal: %s\n\n", ix.Project.Name)
+	fmt.Fprintf(&b, "# Journal: %s\n\n", safefs.OneLine(ix.Project.Name))
 	if len(ix.Project.Domain) > 0 {
-		fmt.Fprintf(&b, "Domain: %s  \n", strings.Join(ix.Project.Domain, ", "))
+		fmt.Fprintf(&b, "Domain: %s  \n", safefs.OneLine(strings.Join(ix.Project.Domain, ", ")))
 	}
 	fmt.Fprintf(&b, "Started: %s  \nUpdated: %s\n\n", ix.Project.Started, ix.Updated)
 	counts := map[string]int{}
@@ -267,12 +267,12 @@ func (j *Journal) save(ix *Index) error {
 	}
 	fmt.Fprintf(&b, "## Tasks (%d of %d completed)\n\n| ID | Task | Status | Depends on | File |\n|---|---|---|---|---|\n", counts[StatusCompleted], len(ix.Tasks))
 	for _, t := range ix.Tasks {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | [%s](%s) |\n", cell(t.ID), cell(t.Name), t.Status, cell(strings.Join(t.Dependencies, ", ")), t.File, t.File)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | [%s](%s) |\n", cell(t.ID), cell(t.Name), cell(t.Status), cell(strings.Join(t.Dependencies, ", ")), cell(t.File), cell(t.File))
 	}
 	if len(ix.ActiveBlockers) > 0 {
 		b.WriteString("\n## Active blockers\n\n")
 		for _, s := range ix.ActiveBlockers {
-			fmt.Fprintf(&b, "- %s\n", s)
+			fmt.Fprintf(&b, "- %s\n", safefs.OneLine(s))
 		}
 	}
 	b.WriteString("\n## Context map\n\n")
@@ -280,20 +280,21 @@ func (j *Journal) save(ix *Index) error {
 		b.WriteString("(empty)\n")
 	}
 	for _, c := range ix.ContextMap {
-		fmt.Fprintf(&b, "- `%s`", c.File)
+		fmt.Fprintf(&b, "- `%s`", safefs.OneLine(c.File))
 		if c.Description != "" {
-			fmt.Fprintf(&b, " — %s", c.Description)
+			fmt.Fprintf(&b, " — %s", safefs.OneLine(c.Description))
 		}
 		if c.Task != "" {
-			fmt.Fprintf(&b, " (%s)", c.Task)
+			fmt.Fprintf(&b, " (%s)", safefs.OneLine(c.Task))
 		}
 		b.WriteString("\n")
 	}
-	return atomicfile.Write(filepath.Join(j.dir, "index.md"), b.Bytes(), 0o644)
+	return j.fs.WriteFile("index.md", b.Bytes(), 0o644)
 }
 
+// cell is text for one table cell: one line, with "|" escaped.
 func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return strings.ReplaceAll(safefs.OneLine(s), "|", `\|`)
 }
 
 // SetStatus records a task's status in index.md and in its task file's
@@ -325,9 +326,8 @@ var statusLine = regexp.MustCompile(`(?m)^status: .*$`)
 // setFileStatus rewrites the status line in a task file's front matter,
 // only if nobody appended meanwhile (retried a few times).
 func (j *Journal) setFileStatus(file, status string) error {
-	path := filepath.Join(j.dir, file)
 	for range 5 {
-		data, err := os.ReadFile(path)
+		data, err := j.fs.ReadFile(file)
 		if err != nil {
 			return err
 		}
@@ -338,12 +338,12 @@ func (j *Journal) setFileStatus(file, status string) error {
 		end := len("---\n") + len(head)
 		newHead := statusLine.ReplaceAllLiteralString(string(data[:end]), "status: "+status)
 		out := append([]byte(newHead), data[end:]...)
-		now, err := os.ReadFile(path)
+		now, err := j.fs.ReadFile(file)
 		if err != nil {
 			return err
 		}
 		if bytes.Equal(now, data) {
-			return atomicfile.Write(path, out, 0o644)
+			return j.fs.WriteFile(file, out, 0o644)
 		}
 	}
 	return fmt.Errorf("%s keeps changing; its status line was not updated", file)
@@ -359,7 +359,7 @@ func (j *Journal) ReadTask(id string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("read task %s: %w", id, ErrUnknownTask)
 	}
-	data, err := os.ReadFile(filepath.Join(j.dir, t.File))
+	data, err := j.fs.ReadFile(t.File)
 	if err != nil {
 		return nil, fmt.Errorf("read task %s: %w", id, err)
 	}
@@ -426,18 +426,18 @@ func (j *Journal) Archive(date time.Time) (string, error) {
 	if !j.Exists() {
 		return "", fmt.Errorf("archive journal: %w", ErrNoJournal)
 	}
-	base := filepath.Join(j.dir, "archive", "session-"+date.UTC().Format("2006-01-02"))
+	base := "archive/session-" + date.UTC().Format("2006-01-02")
 	dest := base
 	for n := 2; ; n++ {
-		if _, err := os.Stat(dest); errors.Is(err, fs.ErrNotExist) {
+		if _, err := j.fs.Stat(dest); errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 		dest = fmt.Sprintf("%s-%d", base, n)
 	}
-	if err := os.MkdirAll(dest, 0o755); err != nil {
+	if err := j.fs.MkdirAll(dest, 0o755); err != nil {
 		return "", fmt.Errorf("archive journal: %w", err)
 	}
-	entries, err := os.ReadDir(j.dir)
+	entries, err := j.fs.ReadDir(".")
 	if err != nil {
 		return "", fmt.Errorf("archive journal: %w", err)
 	}
@@ -445,22 +445,22 @@ func (j *Journal) Archive(date time.Time) (string, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
 			continue
 		}
-		from, to := filepath.Join(j.dir, e.Name()), filepath.Join(dest, e.Name())
+		from, to := e.Name(), dest+"/"+e.Name()
 		if e.Name() == "index.md" {
-			data, err := os.ReadFile(from)
+			data, err := j.fs.ReadFile(from)
 			if err != nil {
 				return "", fmt.Errorf("archive journal: %w", err)
 			}
-			if err := atomicfile.Write(to, data, 0o644); err != nil {
+			if err := j.fs.WriteFile(to, data, 0o644); err != nil {
 				return "", fmt.Errorf("archive journal: %w", err)
 			}
 			continue
 		}
-		if err := os.Rename(from, to); err != nil {
+		if err := j.fs.Rename(from, to); err != nil {
 			return "", fmt.Errorf("archive journal: %w", err)
 		}
 	}
-	return dest, nil
+	return j.fs.Path(dest), nil
 }
 
 // splitFrontMatter returns the YAML between a first "---" line and the

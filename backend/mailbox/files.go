@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/baton-app/baton/backend/safefs"
 )
 
 // messageFile is to-developer.json or to-team-lead.json: the messages, as
@@ -35,8 +36,9 @@ const (
 // is an empty one, and a file that is not valid JSON is fileBroken with the
 // error (a writer may be half-way through; the caller retries). raw is the
 // content read.
-func readMessageFile(path string) (mf messageFile, raw []byte, st fileState, err error) {
-	raw, err = os.ReadFile(path)
+func readMessageFile(dir safefs.Dir, rel string) (mf messageFile, raw []byte, st fileState, err error) {
+	path := dir.Path(rel)
+	raw, err = dir.ReadFile(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return messageFile{}, nil, fileMissing, nil

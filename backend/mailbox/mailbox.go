@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/baton-app/baton/backend/atomicfile"
+	"github.com/baton-app/baton/backend/safefs"
 )
 
 // Paths below the project folder (seed 001 "File Locations").
@@ -130,6 +131,7 @@ type Status struct {
 // for concurrent use.
 type Mailbox struct {
 	root    string
+	dir     safefs.Dir // every file is read and written through it
 	log     *slog.Logger
 	now     func() time.Time
 	opts    Options
@@ -182,6 +184,7 @@ func openFiles(cwd string, opts Options) (*Mailbox, error) {
 	}
 	m := &Mailbox{
 		root:    filepath.Join(cwd, DirName),
+		dir:     safefs.Dir{Base: cwd, Sub: DirName},
 		log:     opts.Logger.With("component", "mailbox"),
 		now:     opts.Now,
 		opts:    opts,
@@ -190,8 +193,8 @@ func openFiles(cwd string, opts Options) (*Mailbox, error) {
 		warned:  map[string]bool{},
 		cancel:  func() {},
 	}
-	for _, d := range []string{filepath.Dir(m.path(ToTeamLead)), filepath.Dir(m.path(LogFile))} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for _, d := range []string{path.Dir(ToTeamLead), path.Dir(LogFile)} {
+		if err := m.dir.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("open mailbox: %w", err)
 		}
 	}
@@ -202,9 +205,9 @@ func openFiles(cwd string, opts Options) (*Mailbox, error) {
 		return nil, fmt.Errorf("open mailbox: %w", err)
 	}
 	for _, f := range []string{ToDeveloper, ToTeamLead} {
-		if _, err := os.Stat(m.path(f)); errors.Is(err, os.ErrNotExist) {
+		if _, err := m.dir.Stat(f); errors.Is(err, os.ErrNotExist) {
 			data, _ := messageFile{}.encode()
-			if err := atomicfile.Write(m.path(f), data, 0o644); err != nil {
+			if err := m.dir.WriteFile(f, data, 0o644); err != nil {
 				return nil, fmt.Errorf("open mailbox: %w", err)
 			}
 		}
@@ -225,7 +228,7 @@ func (m *Mailbox) claim(run string) error {
 	files := []string{QueueFile, StatusFile, ToDeveloper, ToTeamLead}
 	var present []string
 	for _, f := range files {
-		if _, err := os.Stat(m.path(f)); err == nil {
+		if _, err := m.dir.Stat(f); err == nil {
 			present = append(present, f)
 		}
 	}
@@ -234,26 +237,49 @@ func (m *Mailbox) claim(run string) error {
 		if earlier == "" {
 			earlier = "earlier"
 		}
-		dest := filepath.Join(ArchiveDir, earlier+"-"+m.now().UTC().Format("20060102-150405"))
+		if !validRunName(earlier) {
+			err := &safefs.EscapeError{Source: DirName + "/" + QueueFile, Path: earlier, Folder: "the folder " + filepath.Join(m.root, ArchiveDir)}
+			m.log.Warn("refused run name", "err", err)
+			m.logf("%s", err.Error())
+			earlier = "earlier"
+		}
+		dest := path.Join(ArchiveDir, earlier+"-"+m.now().UTC().Format("20060102-150405"))
 		for _, f := range present {
-			to := m.path(filepath.Join(dest, f))
-			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			to := path.Join(dest, f)
+			if err := m.dir.MkdirAll(path.Dir(to), 0o755); err != nil {
 				return err
 			}
-			if err := os.Rename(m.path(f), to); err != nil {
+			if err := m.dir.Rename(f, to); err != nil {
 				return fmt.Errorf("archive %s: %w", f, err)
 			}
 		}
-		m.logf("Run %s starts; the mailbox of %s is in %s/%s.", run, earlier, DirName, filepath.ToSlash(dest))
+		m.logf("Run %s starts; the mailbox of %s is in %s/%s.", run, earlier, DirName, dest)
 	}
 	m.queue = Queue{Run: run, Tasks: []QueueTask{}}
 	return m.saveQueue()
 }
 
+// validRunName reports whether a run name read from queue.json can name an
+// archive folder: one path element of letters, digits, '-', '_' and '.',
+// not "." or "..".
+func validRunName(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // Dir returns the .claude-orchestrator folder.
 func (m *Mailbox) Dir() string { return m.root }
 
-func (m *Mailbox) path(rel string) string { return filepath.Join(m.root, filepath.FromSlash(rel)) }
+// path is the host path of a mailbox file, for the watcher and messages
+// only: files are opened through m.dir.
+func (m *Mailbox) path(rel string) string { return m.dir.Path(rel) }
 
 func (m *Mailbox) stamp() string { return m.now().UTC().Format(timestampForm) }
 
@@ -358,7 +384,7 @@ func (m *Mailbox) scan() (out []Report, broken bool) {
 	if m.closed {
 		return nil, false
 	}
-	mf, _, st, err := readMessageFile(m.path(ToTeamLead))
+	mf, _, st, err := readMessageFile(m.dir, ToTeamLead)
 	switch st {
 	case fileMissing, fileEmpty:
 		return nil, false
@@ -400,7 +426,7 @@ func (m *Mailbox) scan() (out []Report, broken bool) {
 		t.UpdatedAt = m.stamp()
 		changed = true
 		out = append(out, Report{TaskID: id, Report: &rc, Index: i})
-		m.logf("%s: completion report, build %s: %s", id, rep.BuildResult.Status, rep.Summary)
+		m.logf("%s: completion report, build %s: %s", id, safefs.OneLine(rep.BuildResult.Status), safefs.OneLine(rep.Summary))
 	}
 	if changed {
 		if err := m.saveQueue(); err != nil {
@@ -510,7 +536,7 @@ func (m *Mailbox) Assign(ctx context.Context, a TaskAssignment) error {
 	if next.Retries > 0 {
 		verb = fmt.Sprintf("assigned again (retry %d of %d)", next.Retries, next.MaxRetries)
 	}
-	m.logf("%s: %s %q (%s)", a.TaskID, verb, a.Title, a.Platform)
+	m.logf("%s: %s %q (%s)", a.TaskID, verb, a.Title, safefs.OneLine(a.Platform))
 	m.Rescan() // a report may already be waiting
 	return nil
 }
@@ -537,7 +563,7 @@ func (m *Mailbox) Reported(rep CompletionReport) error {
 	next.LastReport = &rep
 	next.UpdatedAt = m.stamp()
 	*t = next
-	m.logf("%s: completion report in the session, build %s: %s", rep.TaskID, orNone(rep.BuildResult.Status), rep.Summary)
+	m.logf("%s: completion report in the session, build %s: %s", rep.TaskID, safefs.OneLine(orNone(rep.BuildResult.Status)), safefs.OneLine(rep.Summary))
 	return m.saveQueue()
 }
 
@@ -603,7 +629,7 @@ func (m *Mailbox) Reject(taskID, reason string, requiredChanges []string) error 
 	}); err != nil {
 		return fmt.Errorf("reject %s: %w", taskID, err)
 	}
-	m.logf("%s: rejected: %s%s", taskID, reason, bulletList(requiredChanges))
+	m.logf("%s: rejected: %s%s", taskID, safefs.OneLine(reason), bulletList(requiredChanges))
 	retryErr := next.Retry()
 	next.UpdatedAt = m.stamp()
 	*t = next
@@ -621,7 +647,7 @@ func bulletList(items []string) string {
 	var b strings.Builder
 	for _, s := range items {
 		b.WriteString("\n  - ")
-		b.WriteString(s)
+		b.WriteString(safefs.OneLine(s))
 	}
 	return b.String()
 }
@@ -680,37 +706,37 @@ func (m *Mailbox) editTeamLead(edit func(*messageFile)) error { return m.editFil
 // its content is still what was read. A file that is not valid JSON is
 // left alone (an error): its content is never thrown away.
 func (m *Mailbox) editFile(rel string, edit func(*messageFile)) error {
-	path := m.path(rel)
+	name := path.Base(rel)
 	for attempt := 0; ; attempt++ {
-		mf, raw, st, err := readMessageFile(path)
+		mf, raw, st, err := readMessageFile(m.dir, rel)
 		if st == fileBroken {
 			if attempt < maxCASAttempts {
 				time.Sleep(firstRetry << attempt)
 				continue
 			}
-			return fmt.Errorf("%s is not valid JSON, so Baton leaves it as it is: %w: %w", filepath.Base(path), err, ErrUnreadable)
+			return fmt.Errorf("%s is not valid JSON, so Baton leaves it as it is: %w: %w", name, err, ErrUnreadable)
 		}
 		edit(&mf)
 		data, err := mf.encode()
 		if err != nil {
 			return err
 		}
-		now, err := os.ReadFile(path)
+		now, err := m.dir.ReadFile(rel)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("read %s: %w", filepath.Base(path), err)
+			return fmt.Errorf("read %s: %w", name, err)
 		}
 		if !bytes.Equal(now, raw) {
 			if attempt < maxCASAttempts {
 				continue // changed while we worked: edit the new content
 			}
-			return fmt.Errorf("%s keeps changing while Baton edits it: %w", filepath.Base(path), ErrUnreadable)
+			return fmt.Errorf("%s keeps changing while Baton edits it: %w", name, ErrUnreadable)
 		}
-		return atomicfile.Write(path, data, 0o644)
+		return m.dir.WriteFile(rel, data, 0o644)
 	}
 }
 
 func (m *Mailbox) loadQueue() error {
-	data, err := os.ReadFile(m.path(QueueFile))
+	data, err := m.dir.ReadFile(QueueFile)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(bytes.TrimSpace(data)) == 0) {
 		m.queue = Queue{Tasks: []QueueTask{}}
 		return nil
@@ -737,7 +763,7 @@ func (m *Mailbox) saveQueue() error {
 	if err != nil {
 		return fmt.Errorf("encode queue: %w", err)
 	}
-	if err := atomicfile.Write(m.path(QueueFile), append(data, '\n'), 0o644); err != nil {
+	if err := m.dir.WriteFile(QueueFile, append(data, '\n'), 0o644); err != nil {
 		return err
 	}
 	st := Status{Counts: map[string]int{}, UpdatedAt: now,
@@ -764,13 +790,14 @@ func (m *Mailbox) saveQueue() error {
 	if err != nil {
 		return fmt.Errorf("encode status: %w", err)
 	}
-	return atomicfile.Write(m.path(StatusFile), append(data, '\n'), 0o644)
+	return m.dir.WriteFile(StatusFile, append(data, '\n'), 0o644)
 }
 
-// logf appends one entry to logs/log.md (created with a title).
+// logf appends one entry to logs/log.md (created with a title). Text from
+// agents must be passed through safefs.OneLine by the caller; the entry's
+// first line is made one line here as well.
 func (m *Mailbox) logf(format string, a ...any) {
-	path := m.path(LogFile)
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := m.dir.OpenFile(LogFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		m.log.Warn("write log.md", "err", err)
 		return
