@@ -35,13 +35,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/baton-app/baton/backend/safefs"
 )
 
 //go:embed builtin/*.md
@@ -205,24 +206,42 @@ type LoadOptions struct {
 func Load(opts LoadOptions) *Library {
 	lib := &Library{Skills: []Skill{}}
 	seen := map[string]string{} // id → path of the first definition
-	type dir struct{ path, source string }
+	// Each folder is read through safefs: a project's folders must stay in
+	// the project, and no file is read through a link out of its folder.
+	type dir struct {
+		path, source string
+		fs           safefs.Dir
+	}
 	var dirs []dir
 	if opts.UserDir != "" {
-		dirs = append(dirs, dir{opts.UserDir, SourceUser})
+		dirs = append(dirs, dir{opts.UserDir, SourceUser, safefs.Dir{Base: opts.UserDir}})
 	}
 	if opts.Cwd != "" {
-		dirs = append(dirs, dir{filepath.Join(opts.Cwd, "skills"), SourceProject}, dir{filepath.Join(opts.Cwd, ".claude", "skills"), SourceProject})
+		dirs = append(dirs, dir{filepath.Join(opts.Cwd, "skills"), SourceProject, safefs.Dir{Base: opts.Cwd, Sub: "skills"}},
+			dir{filepath.Join(opts.Cwd, ".claude", "skills"), SourceProject, safefs.Dir{Base: opts.Cwd, Sub: ".claude/skills"}})
 	}
 	if opts.Home != "" {
-		dirs = append(dirs, dir{filepath.Join(opts.Home, ".claude", "skills"), SourceHome})
+		home := filepath.Join(opts.Home, ".claude", "skills")
+		dirs = append(dirs, dir{home, SourceHome, safefs.Dir{Base: home}})
 	}
 	for _, d := range dirs {
 		info := Dir{Path: d.path, Source: d.source}
-		st, err := os.Stat(d.path)
+		st, err := d.fs.Stat(".")
+		if errors.Is(err, safefs.ErrEscape) {
+			lib.warn(d.path, err.Error())
+			lib.Dirs = append(lib.Dirs, info)
+			continue
+		}
 		switch {
 		case err == nil && st.IsDir():
+			fsys, closeFS, ferr := d.fs.FS()
+			if ferr != nil {
+				lib.warn(d.path, "cannot be read: "+ferr.Error())
+				break
+			}
 			info.Found = true
-			info.Skills = lib.scan(os.DirFS(d.path), ".", func(p string) string { return filepath.Join(d.path, filepath.FromSlash(p)) }, d.source, seen)
+			info.Skills = lib.scan(fsys, ".", func(p string) string { return filepath.Join(d.path, filepath.FromSlash(p)) }, d.source, seen)
+			_ = closeFS()
 		case err == nil:
 			lib.warn(d.path, "is not a folder")
 		case errors.Is(err, fs.ErrNotExist):
@@ -274,6 +293,10 @@ func (l *Library) scan(fsys fs.FS, root string, name func(string) string, source
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
+		if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
+			l.warn(full, "leads, through a symbolic link, outside its skills folder; Baton refuses it and goes on without it")
+			return nil
+		}
 		if err != nil {
 			l.warn(full, "cannot be read: "+err.Error())
 			return nil
