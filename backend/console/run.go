@@ -118,7 +118,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
 		}
-		if snap, err := svc.Engine.Snapshot(ctx, runID); err == nil && snap.Run.Status == engine.RunPaused.String() {
+		if snap, err := svc.Engine.Snapshot(ctx, runID); err == nil && (snap.Run.Status == engine.RunPaused.String() || snap.Run.Status == engine.RunInterrupted.String()) {
 			if err := svc.Engine.Resume(ctx, runID); err != nil {
 				fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 				return ExitError
@@ -288,6 +288,9 @@ func summary(ctx context.Context, svc *service.Services, run store.Run, stdout i
 		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(slices.Compact(files), ", "))
 	}
 	switch {
+	case r.Status == engine.RunInterrupted.String():
+		fmt.Fprintf(stdout, "Interrupted: %s\nEverything done is kept. Continue it with: baton run --resume %s\n", r.Message, r.ID)
+		return ExitError
 	case r.Status == engine.RunError.String():
 		fmt.Fprintf(stdout, "Error: %s\n", r.Error)
 		return ExitError

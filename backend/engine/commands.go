@@ -182,7 +182,7 @@ func (r *runner) retryWorker(ctx context.Context, taskID string) error {
 		return err
 	}
 	work := r.status == RunSpawning || r.status == RunRunning ||
-		(r.status == RunPaused && (r.resume == RunSpawning || r.resume == RunRunning))
+		(r.status.held() && (r.resume == RunSpawning || r.resume == RunRunning))
 	if !work {
 		return fmt.Errorf("run is %s; workers can be retried only while they run: %w", r.status, ErrIllegalTransition)
 	}

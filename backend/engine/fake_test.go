@@ -510,6 +510,8 @@ type harness struct {
 	clock *fakeClock
 	eng   *Engine
 	tmpl  template.Template
+	// storeOpts are added when the store is opened (by open).
+	storeOpts []store.Option
 }
 
 func newHarness(t *testing.T, tmpl template.Template, agent agentFunc, push bool) *harness {
@@ -524,7 +526,7 @@ func newHarness(t *testing.T, tmpl template.Template, agent agentFunc, push bool
 
 func (h *harness) open() {
 	h.t.Helper()
-	st, err := store.Open(h.path, store.WithLogger(quiet))
+	st, err := store.Open(h.path, append([]store.Option{store.WithLogger(quiet)}, h.storeOpts...)...)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -2,9 +2,13 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/baton-app/baton/backend/store"
 )
@@ -88,11 +92,22 @@ func TestFailedCommitStopsTheRunForRestore(t *testing.T) {
 	if err := h.eng.Resume(ctx, id); !errors.Is(err, ErrIllegalTransition) {
 		t.Errorf("Resume of a stopped run = %v", err)
 	}
-	if s := h.status(id); s != "running" {
-		t.Fatalf("stored status %s, want running (the pause was never stored)", s)
+	// The pause was never stored; the run is interrupted, to resume in the
+	// status it was stored in.
+	if s := h.status(id); s != "interrupted" {
+		t.Fatalf("stored status %s, want interrupted (the pause was never stored)", s)
+	}
+	if run, _ := h.st.Run(ctx, id); run.ResumeStatus != "running" || !strings.Contains(run.Message, errBoom.Error()) {
+		t.Fatalf("interrupted run: resume %q, message %q", run.ResumeStatus, run.Message)
 	}
 	if n, err := h.eng.Restore(ctx); err != nil || n != 1 {
 		t.Fatalf("Restore = %d, %v", n, err)
+	}
+	if err := h.eng.Resume(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if s := h.status(id); s != "running" {
+		t.Fatalf("status after Resume = %s, want running", s)
 	}
 	if err := h.eng.Pause(ctx, id); err != nil {
 		t.Fatal(err)
@@ -103,4 +118,102 @@ func TestFailedCommitStopsTheRunForRestore(t *testing.T) {
 	if n := h.host.workerStarts()["a"]; n != 1 {
 		t.Errorf("a started %d times", n)
 	}
+}
+
+// lockStore holds the database's write lock from another connection, as
+// another process would, until release is called.
+func lockStore(t *testing.T, path string) (release func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+			_ = conn.Close()
+			_ = db.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// A real SQLite file locked by another connection: a change is retried
+// until the lock is gone; when the lock outlasts the store's retries, the
+// run stops as interrupted with the reason, the change that failed is not
+// stored, and Resume continues the run.
+func TestLockedStore(t *testing.T) {
+	tasks := plan(planned{"a", 5, nil})
+	keepWorking := scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool { return true })
+	ctx := context.Background()
+
+	t.Run("waited out", func(t *testing.T) {
+		h := newHarness(t, testTemplate(nil), keepWorking, true)
+		h.close()
+		h.storeOpts = []store.Option{store.WithRetry(50*time.Millisecond, 20*time.Second)}
+		h.open()
+		id := h.create()
+		if err := h.eng.Start(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		h.until("a running", func() bool { return h.workers(id)["a"].Status == "running" })
+		release := lockStore(t, h.path)
+		time.AfterFunc(700*time.Millisecond, release)
+		if err := h.eng.Pause(ctx, id); err != nil {
+			t.Fatalf("Pause while another writer held the database for 0.7 s: %v", err)
+		}
+		if run, _ := h.st.Run(ctx, id); run.Status != "paused" {
+			t.Fatalf("stored %s, want paused", run.Status)
+		}
+	})
+
+	t.Run("interrupted", func(t *testing.T) {
+		h := newHarness(t, testTemplate(nil), keepWorking, true)
+		h.close()
+		h.storeOpts = []store.Option{store.WithRetry(20*time.Millisecond, 300*time.Millisecond)}
+		h.open()
+		id := h.create()
+		if err := h.eng.Start(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		h.until("a running", func() bool { return h.workers(id)["a"].Status == "running" })
+		release := lockStore(t, h.path)
+		time.AfterFunc(time.Second, release)
+		err := h.eng.Pause(ctx, id)
+		if err == nil || !strings.Contains(err.Error(), "locked") {
+			t.Fatalf("Pause under a lock held past the retries = %v", err)
+		}
+		h.until("the run stopped", func() bool { return len(h.eng.Active()) == 0 })
+		run, err := h.st.Run(ctx, id)
+		if err != nil || run.Status != "interrupted" || run.ResumeStatus != "running" || !strings.Contains(run.Message, "locked") {
+			t.Fatalf("stored run: status %q, resume %q, message %q, %v", run.Status, run.ResumeStatus, run.Message, err)
+		}
+		if h.rec.count(EventStatusChanged) == 0 {
+			t.Error("no event told that the run was interrupted")
+		}
+		if w := h.workers(id)["a"]; w.Status != "running" {
+			t.Errorf("worker a stored as %s", w.Status)
+		}
+		if err := h.eng.RestoreRun(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.eng.Resume(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if s := h.status(id); s != "running" {
+			t.Fatalf("after Resume: %s", s)
+		}
+		if n := h.host.workerStarts()["a"]; n != 1 {
+			t.Errorf("a started %d times", n)
+		}
+	})
 }

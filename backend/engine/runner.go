@@ -85,6 +85,8 @@ type runner struct {
 	archive *archiver
 	// restored: a restored run past confirmation; the loop tells the hooks.
 	restored bool
+	// interrupted: the ledger broke and the run was stopped as interrupted.
+	interrupted bool
 }
 
 func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.Task, workers []store.Worker) (*runner, error) {
@@ -108,6 +110,9 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.main = rs.Main
 	r.reviewing = rs.Reviewing
 	r.remediation = rs.Remediation
+	if rs.Resume == "" && st == RunInterrupted {
+		rs.Resume = run.ResumeStatus // stored by store.Interrupt
+	}
 	if rs.Resume != "" {
 		if r.resume, err = ParseRunStatus(rs.Resume); err != nil {
 			return nil, err
@@ -221,13 +226,45 @@ func (r *runner) loop(parent context.Context) {
 // saved (the ledger logged it). Any other error of a step is logged, and
 // the step goes on.
 func (r *runner) halted(err error) bool {
-	if r.ledger.broken() != nil {
+	if broken := r.ledger.broken(); broken != nil {
+		r.interrupt(broken)
 		return true
 	}
 	if err != nil {
 		r.log().Warn("step", "err", err)
 	}
 	return false
+}
+
+// interrupt runs once, when the ledger broke: the store stayed unwritable
+// through its retries, so the run stops as interrupted with the reason. Only
+// the status, the reason and one event row are stored (store.Interrupt), so
+// what was stored before stays true; the working state that ran ahead is
+// dropped and Resume takes the run up from the store. When even that cannot
+// be stored, the stored run keeps its status and Restore takes it up.
+const interruptAttempts = 5
+
+func (r *runner) interrupt(cause error) {
+	if r.interrupted {
+		return
+	}
+	r.interrupted = true
+	reason := "Baton could not save the run's progress, so the run stopped; resume it when the database is writable again. " + cause.Error()
+	p := Payload{RunID: r.run.ID, Status: RunInterrupted.String(), Phase: r.run.Phase, Message: reason}
+	pj, _ := json.Marshal(p)
+	// Each attempt waits out the store's own retry window; a few more give a
+	// store that was locked for long a last chance to say why the run stopped.
+	var err error
+	for range interruptAttempts {
+		if err = r.e.store.Interrupt(context.Background(), r.run.ID, reason, store.Event{Name: EventStatusChanged, Payload: pj}); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		r.log().Error("the run could not be marked interrupted either; Restore takes it up from the store", "err", err)
+		return
+	}
+	r.e.emit(EventStatusChanged, p)
 }
 
 // step reads what changed and moves the run on.
@@ -246,7 +283,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			return
 		}
 	}
-	if r.main.Asked != "" && r.status != RunPaused {
+	if r.main.Asked != "" && !r.status.held() {
 		if _, ok := dirty[SessionID(r.run.MainSessionID)]; ok || poll {
 			if r.halted(r.checkMain(ctx)) {
 				return
@@ -290,11 +327,11 @@ func (r *runner) askAgain(ctx context.Context) error {
 func (r *runner) sync() {
 	r.run.Status = r.status.String()
 	r.run.ResumeStatus = ""
-	if r.status == RunPaused {
+	if r.status.held() {
 		r.run.ResumeStatus = r.resume.String()
 	}
 	st := runState{Main: r.main, Reviewing: r.reviewing, Remediation: r.remediation}
-	if r.status == RunPaused {
+	if r.status.held() {
 		st.Resume = r.resume.String()
 	}
 	r.run.State, _ = json.Marshal(st)
@@ -360,7 +397,7 @@ func (r *runner) move(next RunStatus) error {
 // unpause returns a paused run to the status it was paused in, whichever
 // that was (created included): the guard of that transition.
 func (r *runner) unpause() error {
-	if r.status != RunPaused {
+	if !r.status.held() {
 		return fmt.Errorf("run is %s, not paused: %w", r.status, ErrIllegalTransition)
 	}
 	r.status = r.resume

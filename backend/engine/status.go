@@ -28,6 +28,10 @@ const (
 	RunPaused
 	RunCancelled
 	RunError
+	// RunInterrupted: the run stopped because its host or its store failed
+	// past their bounds; everything done is kept, and Resume continues it
+	// from the status it was in (like a pause the user did not ask for).
+	RunInterrupted
 )
 
 // runStatusNames are the store's names, in the order of the constants.
@@ -64,8 +68,12 @@ func (s RunStatus) Finished() bool {
 	return s < RunStatus(len(runStatusNames)) && store.Finished(runStatusNames[s])
 }
 
-// active statuses can be paused, cancelled and fail.
-func (s RunStatus) active() bool { return !s.Finished() && s != RunPaused }
+// active statuses can be paused, interrupted, cancelled and fail.
+func (s RunStatus) active() bool { return !s.Finished() && !s.held() }
+
+// held statuses (paused, interrupted) wait for Resume, which returns the run
+// to the status it was held in.
+func (s RunStatus) held() bool { return s == RunPaused || s == RunInterrupted }
 
 var runNext = map[RunStatus][]RunStatus{
 	RunCreated:     {RunAnalyzing, RunPlanning},
@@ -88,10 +96,10 @@ func (s RunStatus) CanMove(next RunStatus) bool {
 	switch next {
 	case RunCancelled, RunError:
 		return true
-	case RunPaused:
+	case RunPaused, RunInterrupted:
 		return s.active()
 	}
-	if s == RunPaused {
+	if s.held() {
 		return next != RunCreated && next.active()
 	}
 	for _, n := range runNext[s] {

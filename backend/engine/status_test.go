@@ -54,10 +54,11 @@ func TestRunTransitions(t *testing.T) {
 				want = false
 			case to == RunCancelled || to == RunError:
 				want = true
-			case to == RunPaused:
-				want = from != RunPaused
-			case from == RunPaused:
-				want = to != RunCreated && !to.Finished() && to != RunPaused
+			case to == RunPaused || to == RunInterrupted:
+				// a held run (paused or interrupted) is held already
+				want = from != RunPaused && from != RunInterrupted
+			case from == RunPaused || from == RunInterrupted:
+				want = to != RunCreated && !to.Finished() && to != RunPaused && to != RunInterrupted
 			}
 			if got := from.CanMove(to); got != want {
 				t.Errorf("%s → %s: CanMove = %v, want %v", from, to, got, want)
@@ -252,7 +253,7 @@ func TestStatusJSON(t *testing.T) {
 func TestStatusConstantsNameTheirStatus(t *testing.T) {
 	t.Parallel()
 	if RunCreated.String() != "created" || RunVerifying.String() != "verifying" || RunPaused.String() != "paused" ||
-		RunError.String() != "error" || len(RunStatuses()) != 12 {
+		RunError.String() != "error" || RunInterrupted.String() != "interrupted" || len(RunStatuses()) != 13 {
 		t.Errorf("run statuses %v", RunStatuses())
 	}
 	if WorkerPending.String() != "pending" || WorkerAwaitingReview.String() != "awaiting_review" ||

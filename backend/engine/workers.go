@@ -136,7 +136,7 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 		cancel()
 		if serr != nil {
 			reason := fmt.Sprintf("start the worker session: %v", res.err)
-			if ws.book.AutoRetries < r.tmpl.Config.MaxRetries && r.status != RunPaused {
+			if ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.held() {
 				return r.requeue(ctx, ws, reason, true, false)
 			}
 			return r.finalFail(ctx, ws, reason)
@@ -478,7 +478,7 @@ func (r *runner) workerFailed(ctx context.Context, ws *workerState, reason strin
 		return nil // stopping: nothing failed; Restore takes it up from the store
 	}
 	r.stopSession(ctx, ws)
-	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && r.status != RunPaused {
+	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.held() {
 		return r.requeue(ctx, ws, reason, true, true)
 	}
 	return r.finalFail(ctx, ws, reason)

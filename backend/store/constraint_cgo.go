@@ -13,3 +13,10 @@ func isConstraint(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && se.Code == sqlite3.ErrConstraint
 }
+
+// isBusy reports whether err is SQLite's "database is locked" (another
+// writer held it past the busy timeout).
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}

@@ -7,3 +7,6 @@ package store
 // lets the packages that import store be vetted for other systems
 // ("make vet-windows") without a C cross-compiler.
 func isConstraint(error) bool { return false }
+
+// isBusy reports whether err is SQLite's "database is locked"; see isConstraint.
+func isBusy(error) bool { return false }

@@ -162,6 +162,42 @@ func (s *Store) Commit(ctx context.Context, runID string, c Change) error {
 	})
 }
 
+// Interrupt stores that a run stopped because it could not go on (its host
+// or its store failed): the status becomes interrupted, the status it was in
+// is kept as its resume status, and the reason is its message and one
+// run:interrupted event row. Nothing else of the run changes, so what was
+// stored before stays true. A finished run is left as it is (ErrInvalidStatus).
+// ev, when its Name is set, is stored as the event row (its payload as
+// given); else a "run:interrupted" row is.
+func (s *Store) Interrupt(ctx context.Context, runID, reason string, ev Event) error {
+	if ev.Name == "" {
+		payload, _ := json.Marshal(map[string]string{"runId": runID, "status": "interrupted", "message": reason})
+		ev = Event{Name: "run:interrupted", Payload: payload}
+	}
+	ev.RunID = runID
+	now := s.now()
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var status, resume string
+		if err := tx.QueryRowContext(ctx, `SELECT status, resume_status FROM runs WHERE id = ?`, runID).Scan(&status, &resume); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("interrupt run %s: %w", runID, ErrNotFound)
+			}
+			return fmt.Errorf("interrupt run %s: %w", runID, err)
+		}
+		if Finished(status) {
+			return fmt.Errorf("interrupt run %s: it is %s: %w", runID, status, ErrInvalidStatus)
+		}
+		if status != "paused" && status != "interrupted" {
+			resume = status
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', resume_status = ?, message = ?, updated_at = ? WHERE id = ?`,
+			resume, reason, ms(now), runID); err != nil {
+			return fmt.Errorf("interrupt run %s: %w", runID, err)
+		}
+		return s.insertEvents(ctx, tx, runID, []Event{ev})
+	})
+}
+
 func (s *Store) checkChange(runID string, c *Change) error {
 	if runID == "" {
 		return fmt.Errorf("empty run id: %w", ErrInvalid)
@@ -371,7 +407,34 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, runID string, even
 	return nil
 }
 
+// tx runs fn in one transaction. A transaction that fails because another
+// writer holds the database (SQLite's busy timeout ran out) is retried with
+// a capped backoff until the store's retry window is over; only then is the
+// error returned. fn must be repeatable: it is called again on a retry.
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	deadline := time.Now().Add(s.retryWindow)
+	wait := 20 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := s.tx1(ctx, fn)
+		if err == nil || !isBusy(err) || !time.Now().Before(deadline) {
+			if err != nil && attempt > 1 {
+				err = fmt.Errorf("after %d attempts: %w", attempt, err)
+			}
+			return err
+		}
+		s.logger.Warn("the database is busy; retrying", "attempt", attempt, "err", err)
+		t := time.NewTimer(min(wait, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(wait*2, time.Second)
+	}
+}
+
+func (s *Store) tx1(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -40,9 +40,27 @@ var (
 
 // Store is an open database. It is safe for concurrent use.
 type Store struct {
-	db     *sql.DB
-	logger *slog.Logger
-	now    func() time.Time
+	db          *sql.DB
+	logger      *slog.Logger
+	now         func() time.Time
+	busyTimeout time.Duration
+	retryWindow time.Duration
+}
+
+// Defaults of how long a write waits for another writer: SQLite's busy
+// timeout for one attempt, then retries with backoff until the window ends.
+const (
+	DefaultBusyTimeout = 5 * time.Second
+	DefaultRetryWindow = 60 * time.Second
+)
+
+// WithRetry sets SQLite's busy timeout for one attempt and the window in
+// which a transaction that found the database busy is retried
+// (DefaultBusyTimeout, DefaultRetryWindow).
+func WithRetry(busyTimeout, window time.Duration) Option {
+	return func(s *Store) {
+		s.busyTimeout, s.retryWindow = busyTimeout, window
+	}
 }
 
 // Option changes how Open sets up a Store.
@@ -73,7 +91,7 @@ func DefaultPath() (string, error) {
 // Open opens (creating if needed, mode 0600) the database at path and applies
 // every migration it has not seen yet.
 func Open(path string, opts ...Option) (*Store, error) {
-	s := &Store{logger: slog.Default(), now: time.Now}
+	s := &Store{logger: slog.Default(), now: time.Now, busyTimeout: DefaultBusyTimeout, retryWindow: DefaultRetryWindow}
 	for _, o := range opts {
 		o(s)
 	}
@@ -84,21 +102,28 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	// Create the file ourselves so that it is 0600 from the first byte.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	// Create the file ourselves so that it is 0600 from the first byte. An
+	// existing file keeps its mode until it has opened as Baton's database:
+	// a file Baton cannot use is left exactly as it was.
+	created := false
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		created = true
+		if err := f.Close(); err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+		if err := os.Chmod(path, 0o600); err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+	case errors.Is(err, fs.ErrExist):
+	default:
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
-	q.Set("_busy_timeout", "5000")
+	q.Set("_busy_timeout", strconv.FormatInt(max(s.busyTimeout.Milliseconds(), 1), 10))
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
@@ -114,6 +139,11 @@ func Open(path string, opts ...Option) (*Store, error) {
 	}
 	if err := s.migrate(); err != nil {
 		return nil, errors.Join(err, db.Close())
+	}
+	if !created {
+		if err := os.Chmod(path, 0o600); err != nil {
+			return nil, errors.Join(fmt.Errorf("open store: %w", err), db.Close())
+		}
 	}
 	return s, nil
 }

@@ -11,7 +11,7 @@ import (
 // meaning and the transitions between them; the store refuses anything else.
 var (
 	runStatusNames = []string{"created", "analyzing", "planning", "confirming", "spawning", "running",
-		"aggregating", "verifying", "completed", "paused", "cancelled", "error"}
+		"aggregating", "verifying", "completed", "paused", "cancelled", "error", "interrupted"}
 	workerStatusNames = []string{"pending", "spawning", "running", "paused", "completed", "failed",
 		"timeout", "cancelled", "awaiting_review", "rejected"}
 	// finishedRunStatuses are the statuses of a run that is over.

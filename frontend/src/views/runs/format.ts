@@ -17,6 +17,7 @@ const runLabels: Record<string, [string, Tone]> = {
   paused: ['Paused', 'warning'],
   cancelled: ['Cancelled', 'neutral'],
   error: ['Failed', 'danger'],
+  interrupted: ['Interrupted', 'warning'],
 };
 
 /** The badge of a run. A run that completed with failed or skipped tasks never gets a green one. */
@@ -77,8 +78,9 @@ const stepOfPhase: Record<string, number> = { analysis: 0, taskPlanning: 1, work
 /** The step the run is at (steps.length when it completed), and whether it stopped there. */
 export function currentStep(run: Run): { index: number; stopped: boolean } {
   if (run.status === 'completed') return { index: steps.length, stopped: false };
-  const status = run.status === 'paused' ? run.resumeStatus || '' : run.status;
-  if (status in stepOfStatus) return { index: stepOfStatus[status], stopped: run.status === 'paused' };
+  const held = run.status === 'paused' || run.status === 'interrupted';
+  const status = held ? run.resumeStatus || '' : run.status;
+  if (status in stepOfStatus) return { index: stepOfStatus[status], stopped: held };
   return { index: stepOfPhase[run.phase] ?? 0, stopped: true };
 }
 
