@@ -143,6 +143,26 @@ func TestConnHooks(t *testing.T) {
 	if _, err := OpenPage(ctx, u, srv.URL+"/b.html"); err != nil {
 		t.Fatal(err)
 	}
+	// A new tab shows about:blank until its document is there: wait for
+	// both titles, so that Prefer sees the pages' own documents.
+	for {
+		ts, err := Targets(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles := map[string]bool{}
+		for _, p := range MatchPages(ts, []string{"/a.html", "/b.html"}) {
+			titles[p.Title] = true
+		}
+		if titles["a"] && titles["b"] {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the pages never showed their titles")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 
 	payloads := make(chan string, 4)
 	attached := make(chan string, 4)
@@ -150,7 +170,13 @@ func TestConnHooks(t *testing.T) {
 		Endpoint: b.Endpoint(), PagePatterns: []string{"/a.html", "/b.html"}, Logger: slog.New(slog.DiscardHandler),
 		Bindings: map[string]func(string){"__test": func(p string) { payloads <- p }},
 		Prefer: func(ctx context.Context, p *Page) (bool, error) {
-			raw, err := p.Call(ctx, "function () { return window.kind; }")
+			// A page that is still loading has not run its script yet.
+			raw, err := p.Call(ctx, `function () {
+				return new Promise((resolve) => {
+					if (document.readyState === 'complete') resolve(window.kind);
+					else addEventListener('load', () => resolve(window.kind));
+				});
+			}`)
 			return string(raw) == `"b"`, err
 		},
 		OnAttach: func(ctx context.Context, p *Page) error {

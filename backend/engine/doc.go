@@ -25,11 +25,14 @@
 // owning its own state:
 //
 //   - runner.go, runner: the run's loop (commands, notices, started
-//     sessions, mailbox reports, poll and progress ticks) and the phase
-//     machine of the main session: begin, ask and re-ask, check its answers,
-//     move through analysis, planning, confirmation, worker execution,
-//     aggregation and verification, complete or fail. It owns the run row,
-//     its status (runner.move is the guard) and the main session's state.
+//     sessions, mailbox reports, poll and progress ticks) and each step of
+//     it. It owns the run row, its status (runner.move and runner.unpause
+//     are the guards) and the main session's state, and hands every change
+//     to the ledger (runner.commit).
+//   - phases.go: the phase machine of the main session: begin, ask and
+//     re-ask, check its answers, move through analysis, planning,
+//     confirmation, worker execution, aggregation and verification,
+//     complete or fail.
 //   - workers.go: a worker's life on the runner: scheduling, spawn and
 //     onStarted, checkWorker (progress, report, permission, re-prompt,
 //     keyword fallback), retries, failures, timeouts, progress flushes;
