@@ -134,7 +134,7 @@ func fuzzStep(f *testing.F, step func(string) (string, int), idempotent bool, se
 }
 
 func FuzzRepairBOM(f *testing.F) {
-	fuzzStep(f, StripBOM, true, "\uFEFF{\"a\":1}", " \uFEFF\uFEFF[1]")
+	fuzzStep(f, StripBOM, true, "\uFEFF{\"a\":1}", " \uFEFF\uFEFF[1]", "\uFEFF\v\uFEFF{\"a\":1}", "\uFEFF\u0085\uFEFF[", "\uFEFF\f\u00a0\uFEFF")
 }
 
 func FuzzRepairCodeFence(f *testing.F) {

@@ -605,3 +605,19 @@ func TestAdversarialInputs(t *testing.T) {
 		})
 	}
 }
+
+// A block that starts with a BOM, a vertical tab and another BOM is
+// repaired in one pass: a second repair finds nothing to do.
+func TestBOMRepairIsIdempotent(t *testing.T) {
+	for _, in := range []string{"\uFEFF\v\uFEFF{\"a\":1}", "\uFEFF\f\uFEFF\u0085\uFEFF{'a':1}", "\v\uFEFF\u00a0\uFEFF[1,]"} {
+		out, n := StripBOM(in)
+		if again, m := StripBOM(out); m != 0 || again != out {
+			t.Errorf("StripBOM(%q) = %q (%d); a second pass made %q (%d)", in, out, n, again, m)
+		}
+		first := RepairJSON(in)
+		second := RepairJSON(first.Text)
+		if second.Text != first.Text || len(second.Applied) != 0 {
+			t.Errorf("RepairJSON(%q) = %q %v; again %q %v", in, first.Text, first.Applied, second.Text, second.Applied)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -111,11 +112,14 @@ func repairSteps() []repairStep {
 }
 
 // StripBOM removes byte order marks (and zero-width no-break spaces) that
-// precede the JSON.
+// precede the JSON, with the white space around them. White space is what
+// strings.TrimSpace removes (also \v, \f, U+0085, U+00A0 …), so a mark
+// behind any of it is found in the same pass and a second pass finds
+// nothing.
 func StripBOM(s string) (string, int) {
 	n := 0
 	for {
-		t := strings.TrimLeft(s, " \t\r\n")
+		t := strings.TrimLeftFunc(s, unicode.IsSpace)
 		if !strings.HasPrefix(t, "\uFEFF") {
 			break
 		}
