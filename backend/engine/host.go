@@ -78,6 +78,17 @@ func WorkerSessionID(orchestratorID, taskID string) (SessionID, error) {
 	return SessionID("local_" + HiddenMarker + orchestratorID + "_worker_" + taskID), nil
 }
 
+// MainSessionID returns the id the main session of a run is started with:
+// local_baton_{orchestratorID}_main. It is stored before the session is
+// started, so that after a crash the resume finds the session by it and
+// never starts a second one. The session is not hidden.
+func MainSessionID(orchestratorID string) (SessionID, error) {
+	if len(orchestratorID) > 100 || !idPart.MatchString(orchestratorID) {
+		return "", fmt.Errorf("main session id part %q: %w", orchestratorID, ErrInvalidID)
+	}
+	return SessionID("local_baton_" + orchestratorID + "_main"), nil
+}
+
 // StartOptions describe a new session. Cwd and Message are required.
 type StartOptions struct {
 	Cwd     string `json:"cwd"`

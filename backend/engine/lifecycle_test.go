@@ -63,7 +63,7 @@ func TestStartErrorsRetryThenFail(t *testing.T) {
 	tasks := plan(planned{"a", 5, nil})
 	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxRetries = 2 }), scripted(tasks, nil), true)
 	h.host.startErr = func(o StartOptions) error {
-		if o.ID != "" {
+		if isWorkerSession(o.ID) {
 			return errBoom
 		}
 		return nil
@@ -165,7 +165,7 @@ func TestShutdownGivesUpWithContext(t *testing.T) {
 	block := make(chan struct{})
 	h := newHarness(t, testTemplate(nil), scripted(tasks, nil), true)
 	h.host.onStart = func(o StartOptions) {
-		if o.ID != "" {
+		if isWorkerSession(o.ID) {
 			<-block // the host hangs while starting a worker, ignoring its context
 		}
 	}

@@ -99,15 +99,46 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 	hctx, cancel := r.hostCtx(ctx)
 	defer cancel()
 	var at Cursor
-	if r.run.MainSessionID == "" {
+	start := r.run.MainSessionID == ""
+	if !start && r.main.Asked == "" && r.main.transcriptCursor.Cursor.Index == 0 {
+		// An id was stored but nothing was asked yet: the process may have
+		// stopped between storing the id and starting the session. Start
+		// it only when the host does not have it.
+		_, serr := r.e.host.Session(hctx, SessionID(r.run.MainSessionID))
+		start = errors.Is(serr, ErrNoSession)
+	}
+	if start {
+		// The id is chosen and stored before the session is started, as a
+		// worker's is, so a resume finds the session instead of starting
+		// a second one.
+		if r.run.MainSessionID == "" {
+			id, err := MainSessionID(r.run.ID)
+			if err != nil {
+				return errors.Join(err, r.fail(ctx, fmt.Sprintf("start the main session: %v", err)))
+			}
+			r.run.MainSessionID = string(id)
+			if err := r.commit(ctx, store.Change{}, nil); err != nil {
+				return err
+			}
+		}
+		chosen := SessionID(r.run.MainSessionID)
+		r.e.track(chosen, r)
 		title := clip("Baton: "+r.run.Request, 80)
-		id, err := r.e.host.Start(hctx, StartOptions{Cwd: r.run.Cwd, Message: text, Title: title,
+		id, err := r.e.host.Start(hctx, StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
 			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode})
 		if err != nil {
-			return errors.Join(err, r.fail(ctx, fmt.Sprintf("start the main session: %v", err)))
+			// The call failed, but the host may have created the session.
+			if _, serr := r.e.host.Session(hctx, chosen); serr != nil {
+				return errors.Join(err, r.fail(ctx, fmt.Sprintf("start the main session: %v", err)))
+			}
+			r.log().Info("the main session exists although its start failed", "err", err)
+			id = chosen
 		}
-		r.run.MainSessionID = string(id)
-		r.e.track(id, r)
+		if id != chosen {
+			r.e.untrack(chosen)
+			r.run.MainSessionID = string(id)
+			r.e.track(id, r)
+		}
 	} else {
 		at, err = r.follow.readToEnd(hctx, SessionID(r.run.MainSessionID), &r.main.transcriptCursor)
 		if err != nil {

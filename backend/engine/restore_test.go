@@ -102,7 +102,7 @@ func TestRestoreMidAnalysis(t *testing.T) {
 	defer h.host.mu.Unlock()
 	mains := 0
 	for _, s := range h.host.starts {
-		if s.ID == "" {
+		if !isWorkerSession(s.ID) {
 			mains++
 		}
 	}
@@ -235,7 +235,7 @@ func TestRestoreStartsANeverStartedWorkerUnderItsID(t *testing.T) {
 			defer h.host.mu.Unlock()
 			var ids []string
 			for _, s := range h.host.starts {
-				if s.ID != "" {
+				if isWorkerSession(s.ID) {
 					ids = append(ids, string(s.ID))
 				}
 			}

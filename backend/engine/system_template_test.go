@@ -95,7 +95,7 @@ func TestSystemTemplateRun(t *testing.T) {
 						t.Errorf("start message holds %s", v)
 					}
 				}
-				if s.ID != "" && (s.Model == "" || s.PermissionMode != tmpl.Config.PermissionMode) {
+				if isWorkerSession(s.ID) && (s.Model == "" || s.PermissionMode != tmpl.Config.PermissionMode) {
 					t.Errorf("worker started with model %q, mode %q", s.Model, s.PermissionMode)
 				}
 			}
