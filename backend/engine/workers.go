@@ -411,7 +411,9 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 		if len(c.Questions) > 0 {
 			reason += " (questions: " + strings.Join(c.Questions, "; ") + ")"
 		}
-		return r.workerFailed(ctx, ws, reason, false)
+		// A reported failure is retried in a new session within maxRetries
+		// unless the template says retryFailedReports: false.
+		return r.workerFailed(ctx, ws, reason, r.tmpl.Config.RetryFailedReports())
 	}
 }
 

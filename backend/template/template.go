@@ -92,7 +92,15 @@ type Config struct {
 	Transport         string  `json:"transport"`
 	Skills            Skills  `json:"skills"`
 	Journal           Journal `json:"journal"`
+	// RetryFailed is retryFailedReports: a worker that reports status
+	// "failed" is retried in a new session while maxRetries allows. Absent
+	// means true; see RetryFailedReports.
+	RetryFailed *bool `json:"retryFailedReports,omitempty"`
 }
+
+// RetryFailedReports reports whether a worker's "failed" report is retried
+// within maxRetries (the template's retryFailedReports, default true).
+func (c Config) RetryFailedReports() bool { return c.RetryFailed == nil || *c.RetryFailed }
 
 // Models names the model for the main session and for each task complexity.
 type Models struct {
