@@ -42,7 +42,7 @@ func (r *runner) verified(ctx context.Context, change store.Change, v *protocol.
 		r.tasks = append(r.tasks, t)
 		added = append(added, t)
 		w := &workerState{w: store.Worker{RunID: r.run.ID, TaskID: t.ID}, status: WorkerPending}
-		w.book.seen = map[string]bool{}
+		w.book.seen = newUsageBook()
 		r.workers[t.ID] = w
 		ws = append(ws, w)
 	}

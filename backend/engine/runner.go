@@ -55,7 +55,7 @@ type sessionBook struct {
 	entries   []protocol.Entry
 	assistant bool // an assistant entry arrived since the prompt
 	result    bool // a result entry arrived since the prompt
-	seen      map[string]bool
+	seen      *usageBook
 	lastEntry time.Time // when an entry last arrived
 	replayTo  int       // entries before this index were already counted
 	failures  int       // consecutive read failures
@@ -184,7 +184,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		}
 	}
 	r.main = rs.Main
-	r.main.seen = map[string]bool{}
+	r.main.seen = newUsageBook()
 	r.reviewing = rs.Reviewing
 	r.remediation = rs.Remediation
 	if rs.Resume != "" {
@@ -208,7 +208,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 				return nil, fmt.Errorf("worker %s state: %w", w.TaskID, err)
 			}
 		}
-		ws.book.seen = map[string]bool{}
+		ws.book.seen = newUsageBook()
 		ws.activity = e.now()
 		r.workers[w.TaskID] = ws
 	}
@@ -788,7 +788,10 @@ func (r *runner) absorb(ctx context.Context, id SessionID, b *sessionBook) (dige
 		}
 	}
 	if len(replayed) > 0 {
-		rd := digestEntries(replayed, map[string]bool{})
+		// Counted before a restart: their usage and cost are in the store,
+		// and the book learns them so that later entries and the turn's
+		// result do not count them again.
+		rd := digestEntries(replayed, b.seen)
 		b.entries = append(b.entries, rd.entries...)
 		b.assistant = b.assistant || rd.assistant
 		b.result = b.result || rd.result
@@ -1037,7 +1040,7 @@ func (r *runner) confirm(ctx context.Context, mods Modifications) error {
 	var ws []*workerState
 	for _, t := range tasks {
 		w := &workerState{w: store.Worker{RunID: r.run.ID, TaskID: t.ID}, status: WorkerPending}
-		w.book.seen = map[string]bool{}
+		w.book.seen = newUsageBook()
 		if t.Skipped {
 			w.status = WorkerCancelled
 			w.w.Skipped = true

@@ -105,3 +105,26 @@ func TestPermissions(t *testing.T) {
 		t.Errorf("question = %q", got[1].Question)
 	}
 }
+
+// Claude Code's transcript holds bookkeeping lines beside the conversation;
+// an api-request-blob even has a message (a request's system prompt). None
+// is shown, and none counts as unreadable.
+func TestItemsSkipBookkeepingLines(t *testing.T) {
+	t.Parallel()
+	items, skipped := Items(raws(
+		`{"type":"queue-operation","operation":"enqueue","content":"write hello","sessionId":"s"}`,
+		`{"type":"attachment","attachment":{"type":"environment"},"uuid":"u0","rendered":[{"content":"<system-reminder>env</system-reminder>"}]}`,
+		`{"type":"api-request-blob","hash":"h","message":{"role":"user","content":[{"type":"text","text":"<system-reminder>Attribution</system-reminder>"}]}}`,
+		`{"type":"api-request","id":"r","params":{"model":"m"}}`,
+		`{"type":"system","subtype":"permission_denied","tool_name":"Write","message":"Claude requested permissions to write"}`,
+		`{"type":"user","uuid":"u1","message":{"role":"user","content":"write hello"}}`,
+		`{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Done."}]}}`,
+		`{"type":"cost-state","totalCostUSD":0.002}`,
+	))
+	if skipped != 0 {
+		t.Errorf("skipped = %d, want 0", skipped)
+	}
+	if len(items) != 2 || items[0].Text != "write hello" || items[1].Text != "Done." {
+		t.Fatalf("items = %+v, want the user's and the agent's text only", items)
+	}
+}
