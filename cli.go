@@ -29,6 +29,7 @@ func commands() []command {
 		{name: "templates", usage: "baton templates list | show ID [--resolved] | validate FILE", summary: "list, show and check orchestration templates", run: runTemplates},
 		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN]", summary: "check that Baton can reach Claude Desktop (or the simulator) and its session API", run: claude.RunDoctor},
 		{name: "sim", usage: "baton sim [--port N] [--scenario NAME] [--scenario-for MATCH=NAME] [--speed X] [--headed]", summary: "run the simulator (no AI) as a stand-in for Claude Desktop", run: simulator.RunCLI},
+		{name: "model-sim", usage: console.ModelSimUsage, summary: "run a stand-in for the Anthropic Messages API (no AI) for the real Claude Code CLI", run: console.RunModelSim},
 		{name: "run", usage: "baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes] [--host sim|desktop] [--cdp URL] [--scenario NAME] | --resume RUN_ID", summary: "run a whole orchestration in the terminal", run: runRun},
 		{name: "history", usage: "baton history [--status S] [--template ID] [--search TEXT] [--limit N]", summary: "list past runs", run: console.HistoryCLI},
 		{name: "show", usage: "baton show RUN_ID", summary: "show one run with its tasks", run: console.ShowCLI},

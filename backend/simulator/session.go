@@ -153,11 +153,13 @@ func (s *Simulator) runner(ss *session) {
 		ctx, cancel := context.WithCancel(s.ctx)
 		ss.turnCancel = cancel
 		ss.turnRunning = true
-		scenario := s.scenarioLocked(ss)
+		t := &turn{s: s, ss: ss, ctx: ctx, started: time.Now(), mind: mind{
+			cwd: ss.cwd, sessionID: ss.id, initial: ss.initialMessage,
+			prompt: text, scenario: s.scenarioLocked(ss),
+		}}
 		s.mu.Unlock()
 		s.publishUpdate(ss)
 
-		t := &turn{s: s, ss: ss, ctx: ctx, scenario: scenario, prompt: text, started: time.Now()}
 		t.run()
 		cancel()
 

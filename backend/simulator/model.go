@@ -1,0 +1,702 @@
+package simulator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The model face of the scripted agent: given the conversation the real
+// Claude Code CLI sends to the Messages API, it decides the next assistant
+// message. The decisions are the mind's (mind.go), as on the simulator
+// page; here they are played through the CLI's real tools on the real
+// folder. The face keeps no state between requests: a turn's script is
+// replayed from the user's prompt, each tool call it makes answered from
+// the tool_use / tool_result history of the conversation, until a call
+// the history lacks: that call is the reply. So a CLI session resumed with
+// --resume (or served by another model-sim) goes on where it was.
+
+// ModelRequest is what the agent reads from a Messages API request.
+type ModelRequest struct {
+	System   json.RawMessage // a string or an array of text blocks
+	Messages []ModelMessage
+	Tools    []string // names of the tools the CLI offers
+	// SessionID is the CLI's session id (X-Claude-Code-Session-Id), "" when
+	// unknown.
+	SessionID string
+	// Scenario is the session's scenario (see ModelScenario).
+	Scenario string
+}
+
+// ModelMessage is one message of the conversation.
+type ModelMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"` // a string or an array of blocks
+}
+
+// ModelBlock is one content block of the agent's reply: "text" (Text) or
+// "tool_use" (ID, Name, Input).
+type ModelBlock struct {
+	Type  string
+	Text  string
+	ID    string
+	Name  string
+	Input map[string]any
+}
+
+// ModelReply is the agent's next assistant message.
+type ModelReply struct {
+	Content []ModelBlock
+	// StopReason is "tool_use" when the reply asks for tools, else
+	// "end_turn".
+	StopReason string
+	// Hang is set when the agent never answers (scenario worker-hangs): the
+	// server holds the request until the client goes away.
+	Hang bool
+	// Phase is the phase the prompt asks for ("" when none), and Step the
+	// number of tool calls of this turn so far: for logs and tests.
+	Phase string
+	Step  int
+}
+
+// content is one block of a request message.
+type content struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// blocks reads a message content: a plain string is one text block.
+func blocks(raw json.RawMessage) []content {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []content{{Type: "text", Text: s}}
+	}
+	var out []content
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
+
+// resultText is the text of a tool_result's content (a string or blocks).
+func resultText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks(raw) {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// promptText is the user's own words of a user message: its text blocks
+// without the CLI's <system-reminder> blocks (and without reminders
+// embedded in a text). "" for a message of tool results or reminders only.
+func promptText(m ModelMessage) string {
+	if m.Role != "user" {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks(m.Content) {
+		switch b.Type {
+		case "tool_result":
+			return ""
+		case "text":
+			if t := strings.TrimSpace(reminderPattern.ReplaceAllString(b.Text, "")); t != "" {
+				parts = append(parts, t)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+var (
+	reminderPattern = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
+	cwdPattern      = regexp.MustCompile(`Primary working directory:\s*(\S+)`)
+	numberedLine    = regexp.MustCompile(`^\s*\d+(\t|→)`)
+)
+
+// WorkingDirectory is the directory the CLI's environment text names
+// ("Primary working directory: /path"), in the system prompt or in a
+// message; "" when none does.
+func (r ModelRequest) WorkingDirectory() string {
+	texts := []string{string(r.System)}
+	for _, m := range r.Messages {
+		for _, b := range blocks(m.Content) {
+			if b.Type == "text" {
+				texts = append(texts, b.Text)
+			}
+		}
+	}
+	for _, t := range texts {
+		if m := cwdPattern.FindStringSubmatch(t); m != nil {
+			return strings.TrimRight(m[1], `\".,`)
+		}
+	}
+	return ""
+}
+
+// Prompts are the user's prompts of the conversation, oldest first.
+func (r ModelRequest) Prompts() []string {
+	var out []string
+	for _, m := range r.Messages {
+		if p := promptText(m); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Marker finds the last scenario marker ([[sim:scenario=NAME k=v…]]) in
+// text whose name valid accepts.
+func Marker(text string, valid func(string) bool) (name string, params map[string]string, ok bool) {
+	for _, m := range slices.Backward(markerPattern.FindAllStringSubmatch(text, -1)) {
+		if !valid(m[1]) {
+			continue
+		}
+		params = map[string]string{}
+		for _, kv := range strings.Fields(m[2]) {
+			k, v, _ := strings.Cut(kv, "=")
+			params[k] = v
+		}
+		return m[1], params, true
+	}
+	return "", nil, false
+}
+
+// step is one tool call of the turn so far and its result.
+type step struct {
+	name   string
+	input  map[string]any
+	result string
+	isErr  bool
+	done   bool // a result came back
+}
+
+// errSuspend stops a replayed script at the call the history lacks.
+var errSuspend = errors.New("suspend")
+
+// modelTurn replays one turn of the agent against the conversation.
+type modelTurn struct {
+	mind
+	tools   map[string]bool
+	history []step
+	next    int
+	said    []ModelBlock // text said since the last replayed call
+	reply   *ModelReply
+	attempt int
+	phase   string
+	prior   []string // the earlier prompts of the session
+	root    string   // the project folder, for paths in tool inputs
+}
+
+// Answer decides the agent's next message for a Messages API request.
+func Answer(req ModelRequest) ModelReply {
+	prompts := req.Prompts()
+	t := &modelTurn{tools: map[string]bool{}, mind: mind{
+		cwd: req.WorkingDirectory(), sessionID: req.SessionID, scenario: req.Scenario,
+		reads: map[string]string{},
+	}}
+	for _, name := range req.Tools {
+		t.tools[name] = true
+	}
+	if t.cwd == "" {
+		t.cwd = "."
+	}
+	t.root = t.cwd
+	if len(prompts) == 0 {
+		return ModelReply{StopReason: "end_turn", Content: []ModelBlock{{Type: "text", Text: "There is no message to answer."}}}
+	}
+	t.initial = prompts[0]
+	t.prompt = prompts[len(prompts)-1]
+	t.prior = prompts[:len(prompts)-1]
+	t.history = turnHistory(req.Messages)
+
+	phase, dialect := detect(t.prompt)
+	t.phase = phase
+	t.attempt = 1
+	for _, p := range t.prior {
+		if ph, _ := detect(p); ph != phase {
+			continue
+		}
+		if phase == "review" && t.withPrompt(p).taskID() != t.taskID() {
+			continue
+		}
+		t.attempt++
+	}
+	if dialect == "" {
+		// A follow-up such as an answer: the dialect the phase was last
+		// asked in.
+		dialect = lastDialect(t.prior, phase)
+	}
+	t.delegation = dialect == dialectDelegation
+
+	final, err := t.play()
+	switch {
+	case errors.Is(err, errHang):
+		return ModelReply{Hang: true, Phase: phase, Step: t.next}
+	case err != nil:
+		return *t.reply
+	}
+	t.said = append(t.said, ModelBlock{Type: "text", Text: final})
+	return ModelReply{Content: t.said, StopReason: "end_turn", Phase: phase, Step: t.next}
+}
+
+func (t *modelTurn) withPrompt(p string) *mind {
+	m := t.mind
+	m.prompt = p
+	return &m
+}
+
+// lastDialect is the dialect phase was last asked in among prompts.
+func lastDialect(prompts []string, phase string) string {
+	for _, p := range slices.Backward(prompts) {
+		if ph, d := detect(p); ph == phase && d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// turnHistory is the tool calls made since the last prompt, with their
+// results.
+func turnHistory(msgs []ModelMessage) []step {
+	start := 0
+	for i, m := range msgs {
+		if promptText(m) != "" {
+			start = i + 1
+		}
+	}
+	var out []step
+	index := map[string]int{}
+	for _, m := range msgs[start:] {
+		for _, b := range blocks(m.Content) {
+			switch {
+			case m.Role == "assistant" && b.Type == "tool_use":
+				var in map[string]any
+				_ = json.Unmarshal(b.Input, &in)
+				index[b.ID] = len(out)
+				out = append(out, step{name: b.Name, input: in})
+			case m.Role == "user" && b.Type == "tool_result":
+				if i, ok := index[b.ToolUseID]; ok {
+					out[i].result = resultText(b.Content)
+					out[i].isErr = b.IsError
+					out[i].done = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+var errHang = errors.New("hang")
+
+// call makes a tool call: answered from the history when the turn made it
+// already, else the reply (and the script stops).
+func (t *modelTurn) call(name string, input map[string]any) (string, bool, error) {
+	if t.next < len(t.history) && t.history[t.next].done {
+		h := t.history[t.next]
+		t.next++
+		t.said = nil
+		return h.result, h.isErr, nil
+	}
+	id := "toolu_" + strings.ReplaceAll(newUUID(), "-", "")[:24]
+	content := append(t.said, ModelBlock{Type: "tool_use", ID: id, Name: name, Input: input})
+	t.reply = &ModelReply{Content: content, StopReason: "tool_use", Phase: t.phase, Step: t.next}
+	return "", false, errSuspend
+}
+
+func (t *modelTurn) say(text string) {
+	t.said = append(t.said, ModelBlock{Type: "text", Text: text})
+}
+
+// abs is name inside the project folder.
+func (t *modelTurn) abs(name string) string { return path.Join(t.root, name) }
+
+// play runs the phase's script through the CLI's tools and returns the
+// final text.
+func (t *modelTurn) play() (string, error) {
+	if err := t.explore(); err != nil {
+		return "", err
+	}
+	switch t.scenario {
+	case "needs-permission":
+		// a command no permission mode but bypass allows by itself
+		out, isErr, err := t.call("Bash", map[string]any{"command": "touch .baton-model-sim", "description": "Mark the folder as visited"})
+		if err != nil {
+			return "", err
+		}
+		if isErr {
+			t.say("The command was not allowed: " + firstLine(out, 200))
+		}
+	case "asks-question":
+		out, _, err := t.call("AskUserQuestion", map[string]any{"questions": []any{map[string]any{
+			"question": "Which part should I start with?", "header": "Start",
+			"options":     []any{map[string]any{"label": "Backend", "description": "Go code"}, map[string]any{"label": "Frontend", "description": "Svelte code"}},
+			"multiSelect": false,
+		}}})
+		if err != nil {
+			return "", err
+		}
+		t.say("The answer: " + firstLine(out, 200))
+	case "worker-hangs":
+		return "", errHang
+	}
+
+	var data map[string]any
+	var objs []map[string]any
+	var before string
+	switch t.phase {
+	case "analysis":
+		data, before = t.analysis()
+	case "task_list":
+		if t.delegation {
+			objs, before = t.newTasks()
+		} else {
+			data, before = t.taskList()
+		}
+	case "completion":
+		rep, err := t.worker()
+		if err != nil {
+			return "", err
+		}
+		before = rep.before
+		if t.delegation {
+			objs = []map[string]any{rep.attemptCompletion()}
+		} else {
+			data = rep.completion()
+		}
+	case "aggregation":
+		data, before = t.aggregation()
+	case "verification":
+		var err error
+		data, before, err = t.verify()
+		if err != nil {
+			return "", err
+		}
+	case "review":
+		data, before = t.review(t.taskID(), t.attempt)
+	default:
+		return fmt.Sprintf("I looked at %d files in %s. Tell me which phase you need (analysis, task_list, completion, aggregation or verification) and I will answer with a %s block.", len(t.files), path.Base(t.cwd), startDelim), nil
+	}
+	if objs != nil {
+		return t.objectBlocks(objs, before, t.attempt), nil
+	}
+	return t.block(t.phase, data, before, t.attempt), nil
+}
+
+// listCommand lists the folder's files with their sizes, leaving out the
+// folders the simulator page leaves out (skipDir).
+const listCommand = `find . -mindepth 1 -maxdepth 7 -type d \( -name '.*' -o -name node_modules -o -name vendor -o -name dist -o -name build \) -prune -o -type f -printf '%s\t%P\n'`
+
+// explore lists the folder (Glob when the CLI offers it, else find through
+// Bash) and reads a key file.
+func (t *modelTurn) explore() error {
+	var out string
+	var isErr bool
+	var err error
+	if t.tools["Glob"] {
+		out, isErr, err = t.call("Glob", map[string]any{"pattern": "**/*", "path": t.root})
+	} else {
+		out, isErr, err = t.call("Bash", map[string]any{"command": listCommand, "description": "List the project's files"})
+	}
+	if err != nil {
+		return err
+	}
+	if !isErr {
+		t.files = parseListing(out, t.root)
+	}
+	if key := t.keyFiles(1); len(key) > 0 {
+		_, err := t.read(key[0])
+		return err
+	}
+	return nil
+}
+
+// parseListing reads the output of listCommand ("size\tpath" lines) or of
+// Glob (absolute paths), sorted by path.
+func parseListing(out, root string) []fileInfo {
+	var files []fileInfo
+	for line := range strings.SplitSeq(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "(") || strings.HasPrefix(line, "<") {
+			continue
+		}
+		var size int64
+		if s, p, ok := strings.Cut(line, "\t"); ok {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				size, line = n, p
+			}
+		}
+		if strings.HasPrefix(line, "/") {
+			rel, ok := strings.CutPrefix(line, strings.TrimSuffix(root, "/")+"/")
+			if !ok {
+				continue
+			}
+			line = rel
+		}
+		if skipped(line) {
+			continue
+		}
+		files = append(files, fileInfo{Path: line, Size: size})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files[:min(len(files), maxListed)]
+}
+
+// skipped reports whether a listed path lies in a folder listings leave out.
+func skipped(p string) bool {
+	dirs := strings.Split(p, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if skipDir(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// read reads one file of the project with the Read tool and keeps its
+// text (without the line numbers the tool adds).
+func (t *modelTurn) read(name string) (string, error) {
+	out, isErr, err := t.call("Read", map[string]any{"file_path": t.abs(name)})
+	if err != nil {
+		return "", err
+	}
+	if isErr {
+		return "", nil
+	}
+	text := plainRead(out)
+	t.reads[name] = text
+	return text, nil
+}
+
+// plainRead strips the line numbers of the Read tool's output and the
+// reminders it appends.
+func plainRead(out string) string {
+	out = reminderPattern.ReplaceAllString(out, "")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for i, l := range lines {
+		if loc := numberedLine.FindStringIndex(l); loc != nil {
+			lines[i] = l[loc[1]:]
+		}
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
+}
+
+// testCommand is the command that builds and tests the project, "" when
+// it has none the agent knows.
+func (t *modelTurn) testCommand() (string, error) {
+	has := func(p string) bool {
+		return slices.ContainsFunc(t.files, func(f fileInfo) bool { return f.Path == p })
+	}
+	switch {
+	case has("go.mod"):
+		return "go test ./...", nil
+	case has("package.json"):
+		text, ok := t.reads["package.json"]
+		if !ok {
+			var err error
+			if text, err = t.read("package.json"); err != nil {
+				return "", err
+			}
+		}
+		var pkg struct {
+			Scripts map[string]string `json:"scripts"`
+		}
+		if json.Unmarshal([]byte(text), &pkg) == nil && pkg.Scripts["test"] != "" && !strings.Contains(pkg.Scripts["test"], "no test specified") {
+			return "npm test", nil
+		}
+	case has("Cargo.toml"):
+		return "cargo test", nil
+	}
+	return "", nil
+}
+
+// runTests runs the project's tests, if it has some. ran is false when
+// there were none or the command was not allowed; failure is the output of
+// a failed run.
+func (t *modelTurn) runTests() (ran bool, failure string, err error) {
+	cmd, err := t.testCommand()
+	if err != nil || cmd == "" {
+		return false, "", err
+	}
+	out, isErr, err := t.call("Bash", map[string]any{"command": cmd, "description": "Run the project's tests", "timeout": 300000})
+	if err != nil {
+		return false, "", err
+	}
+	if isErr && denied(out) {
+		t.say("I could not run `" + cmd + "`: " + firstLine(out, 200))
+		return false, "", nil
+	}
+	if isErr {
+		return true, tail(out, 12), nil
+	}
+	return true, "", nil
+}
+
+// denied reports whether a tool result is a refused permission rather than
+// the tool's own failure.
+func denied(out string) bool {
+	l := strings.ToLower(out)
+	return strings.Contains(l, "permission") && (strings.Contains(l, "haven't granted") || strings.Contains(l, "denied") || strings.Contains(l, "not allowed"))
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// worker reads its scope, writes its notes into the scope, edits a file of
+// it, runs the tests, and reports as the scenario calls for.
+func (t *modelTurn) worker() (report, error) {
+	scope := t.workerScope()
+	for i, f := range scope {
+		t.say(t.progress(f, i, len(scope)))
+		if _, err := t.read(f); err != nil {
+			return report{}, err
+		}
+	}
+	first := t.attempt == 1
+	if t.scenario == "clarification" && first || t.scenario == "conflict" {
+		return t.workerReport(scope, first, ""), nil
+	}
+	id := t.taskID()
+	var written []string
+	var refused []string
+	write := func(tool string, input map[string]any, name string) error {
+		out, isErr, err := t.call(tool, input)
+		if err != nil {
+			return err
+		}
+		if isErr {
+			refused = append(refused, name+": "+firstLine(out, 160))
+		} else {
+			written = append(written, name)
+		}
+		return nil
+	}
+	rep := t.workerReport(scope, first, "")
+	notes := path.Join(scopeDir(scope), id+"-notes.md")
+	if err := write("Write", map[string]any{"file_path": t.abs(notes), "content": "# " + id + "\n\n" + rep.summary + "\n\n" + rep.output + "\n"}, notes); err != nil {
+		return report{}, err
+	}
+	if f, old, repl, ok := t.editFor(scope, id); ok {
+		if err := write("Edit", map[string]any{"file_path": t.abs(f), "old_string": old, "new_string": repl}, f); err != nil {
+			return report{}, err
+		}
+	}
+	if t.scenario == "out-of-scope" {
+		f := t.outsideScope(scope)
+		if err := write("Write", map[string]any{"file_path": t.abs(f), "content": "Written by " + id + ", outside its scope.\n"}, f); err != nil {
+			return report{}, err
+		}
+	}
+	buildErr := ""
+	if t.scenario == "worker-fails" {
+		out, _, err := t.call("Bash", map[string]any{"command": "exit 1", "description": "Build the project"})
+		if err != nil {
+			return report{}, err
+		}
+		buildErr = "simulated build failure (exit status 1) " + firstLine(out, 100)
+	} else {
+		_, failure, err := t.runTests()
+		if err != nil {
+			return report{}, err
+		}
+		buildErr = failure
+	}
+	if len(refused) > 0 && buildErr == "" {
+		buildErr = "the changes were refused: " + strings.Join(refused, "; ")
+	}
+	rep = t.workerReport(scope, first, buildErr)
+	rep.files = written
+	return rep, nil
+}
+
+// scopeDir is the folder of the scope's first file ("." for the top).
+func scopeDir(scope []string) string {
+	if len(scope) == 0 {
+		return "."
+	}
+	return path.Dir(scope[0])
+}
+
+// commentFor is the line comment of a file's language, "" when the agent
+// does not know one.
+func commentFor(name string) string {
+	switch path.Ext(name) {
+	case ".go", ".js", ".ts", ".rs", ".c", ".h", ".java", ".kt", ".swift", ".cpp", ".cs":
+		return "// "
+	case ".py", ".sh", ".rb", ".yaml", ".yml", ".toml", ".pl":
+		return "# "
+	case ".md", ".txt", "":
+		return ""
+	}
+	return "-"
+}
+
+// editFor picks a change to a file of the scope: a line after its last
+// line, found by an old_string that occurs once.
+func (t *modelTurn) editFor(scope []string, id string) (file, old, repl string, ok bool) {
+	for _, f := range scope {
+		c := commentFor(f)
+		text := t.reads[f]
+		if c == "-" || strings.TrimSpace(text) == "" {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+		last := lines[len(lines)-1]
+		if strings.TrimSpace(last) == "" || strings.Count(text, last) != 1 {
+			continue
+		}
+		return f, last, last + "\n" + c + "Checked by " + id + " (baton model-sim).", true
+	}
+	return "", "", "", false
+}
+
+// outsideScope is a file the scope does not cover: one of another folder,
+// else a new one.
+func (t *modelTurn) outsideScope(scope []string) string {
+	dir := scopeDir(scope)
+	for _, f := range t.files {
+		if path.Dir(f.Path) != dir && !slices.Contains(scope, f.Path) {
+			return path.Join(path.Dir(f.Path), "OUT-OF-SCOPE.md")
+		}
+	}
+	if dir == "." {
+		return "outside-scope/OUT-OF-SCOPE.md"
+	}
+	return "OUT-OF-SCOPE.md"
+}
+
+// verify runs the tests before the verification answer: a failing run
+// fails the verification.
+func (t *modelTurn) verify() (map[string]any, string, error) {
+	ran, failure, err := t.runTests()
+	if err != nil {
+		return nil, "", err
+	}
+	data, before := t.verification(t.attempt)
+	if failure != "" && data["status"] == "pass" {
+		data = map[string]any{"status": "fail", "summary": "The project's tests fail.",
+			"issues": []any{map[string]any{"description": "the tests fail: " + firstLine(failure, 300), "severity": "high", "suggested_fix": "fix the failing tests"}}}
+		before = "Verification found problems."
+	} else if ran && data["status"] == "pass" {
+		data["summary"] = fmt.Sprint(data["summary"], " The tests pass.")
+	}
+	return data, before, nil
+}
