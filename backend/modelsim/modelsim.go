@@ -236,10 +236,8 @@ type request struct {
 	Model    string                   `json:"model"`
 	System   json.RawMessage          `json:"system"`
 	Messages []simulator.ModelMessage `json:"messages"`
-	Tools    []struct {
-		Name string `json:"name"`
-	} `json:"tools"`
-	Stream   bool `json:"stream"`
+	Tools    json.RawMessage          `json:"tools"`
+	Stream   bool                     `json:"stream"`
 	Metadata struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
@@ -350,7 +348,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mr := simulator.ModelRequest{System: req.System, Messages: req.Messages, SessionID: sessionID(r, req)}
-	for _, t := range req.Tools {
+	var tools []struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(req.Tools, &tools)
+	for _, t := range tools {
 		mr.Tools = append(mr.Tools, t.Name)
 	}
 	name, params := s.scenario(mr)
@@ -442,7 +444,7 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request, name string, para
 	case "cut-stream":
 		msg := &message{ID: "msg_" + randomID(24), Model: Models[1].ID, Content: []simulator.ModelBlock{{Type: "text", Text: "I am reading the project and will answer with the block once I have looked at every file of the scope."}}, StopReason: "end_turn", usage: usage{Input: 10, Output: 30}}
 		ex.Reply = "cut in the middle of a text block"
-		_ = stream(r.Context(), w, msg, 0, 2)
+		_ = stream(r.Context(), w, msg, 0, 1)
 		// end the response without the chunked terminator: the client sees
 		// the connection close in the middle of the body
 		panic(http.ErrAbortHandler)

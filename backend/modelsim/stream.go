@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -32,13 +33,14 @@ func tokens(b []byte) int { return (len(b) + 3) / 4 }
 
 // countUsage estimates the input tokens of a request. The system prompt
 // and the tools are the cached prefix: written to the cache by a
-// conversation's first request, read from it by the later ones.
+// conversation's first request (no assistant message yet), read from it
+// by the later ones.
 func countUsage(req request) usage {
-	tools, _ := json.Marshal(req.Tools)
 	msgs, _ := json.Marshal(req.Messages)
-	prefix := tokens(req.System) + tokens(tools)
+	prefix := tokens(req.System) + tokens(req.Tools)
 	u := usage{Input: tokens(msgs)}
-	if len(req.Messages) <= 1 {
+	first := !slices.ContainsFunc(req.Messages, func(m simulator.ModelMessage) bool { return m.Role == "assistant" })
+	if first {
 		u.CacheCreation = prefix
 	} else {
 		u.CacheRead = prefix

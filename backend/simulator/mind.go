@@ -385,7 +385,8 @@ type report struct {
 	// reportConflict: the file another agent changed, and what to do.
 	conflict, resolution string
 	// files the worker wrote or changed (the page's agent writes none)
-	files []string
+	files    []string
+	warnings []string // reportFailed
 }
 
 // completion is the report as {"phase": "completion"} data.
@@ -398,7 +399,7 @@ func (r report) completion() map[string]any {
 	case reportFailed:
 		d["status"] = "failed"
 		d["error"] = r.err
-		d["warnings"] = []string{"scenario worker-fails"}
+		d["warnings"] = append([]string{}, r.warnings...)
 	case reportConflict:
 		d["status"] = "conflict"
 		d["summary"] = r.summary
@@ -474,9 +475,13 @@ func (m *mind) workerReport(scope []string, first bool, buildErr string) report 
 		if buildErr != "" {
 			e = "the build or tests of the project failed: " + firstLine(buildErr, 300)
 		}
-		return report{id: id, kind: reportFailed, before: "I could not finish " + id + ".",
+		rep := report{id: id, kind: reportFailed, before: "I could not finish " + id + ".",
 			summary: "The build of the project failed, so " + id + " could not be done.",
 			err:     e}
+		if m.scenario == "worker-fails" {
+			rep.warnings = []string{"scenario worker-fails"}
+		}
+		return rep
 	case m.scenario == "conflict":
 		file := "README.md"
 		if len(scope) > 0 {

@@ -125,7 +125,7 @@ func promptText(m ModelMessage) string {
 
 var (
 	reminderPattern = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
-	cwdPattern      = regexp.MustCompile(`Primary working directory:\s*(\S+)`)
+	cwdPattern      = regexp.MustCompile(`Primary working directory:[ \t]*([^\n]+)`)
 	numberedLine    = regexp.MustCompile(`^\s*\d+(\t|→)`)
 )
 
@@ -143,7 +143,7 @@ func (r ModelRequest) WorkingDirectory() string {
 	}
 	for _, t := range texts {
 		if m := cwdPattern.FindStringSubmatch(t); m != nil {
-			return strings.TrimRight(m[1], `\".,`)
+			return strings.TrimSpace(m[1])
 		}
 	}
 	return ""
@@ -305,8 +305,13 @@ func turnHistory(msgs []ModelMessage) []step {
 var errHang = errors.New("hang")
 
 // call makes a tool call: answered from the history when the turn made it
-// already, else the reply (and the script stops).
+// already, else the reply (and the script stops). A request that offers
+// no tools at all (the CLI's side requests, such as a title) gets no tool
+// call: each one fails at once and the agent answers from what it has.
 func (t *modelTurn) call(name string, input map[string]any) (string, bool, error) {
+	if len(t.tools) == 0 {
+		return "no tools were offered", true, nil
+	}
 	if t.next < len(t.history) && t.history[t.next].done {
 		h := t.history[t.next]
 		t.next++
@@ -551,7 +556,8 @@ func (t *modelTurn) runTests() (ran bool, failure string, err error) {
 // the tool's own failure.
 func denied(out string) bool {
 	l := strings.ToLower(out)
-	return strings.Contains(l, "permission") && (strings.Contains(l, "haven't granted") || strings.Contains(l, "denied") || strings.Contains(l, "not allowed"))
+	return strings.Contains(l, "requires approval") ||
+		strings.Contains(l, "permission") && (strings.Contains(l, "haven't granted") || strings.Contains(l, "denied") || strings.Contains(l, "not allowed"))
 }
 
 // tail is the last n lines of s.

@@ -46,6 +46,11 @@
 // asked in. The aggregation answer lists every "Conflict to resolve:" line
 // of its prompt as a conflict left to the user.
 //
+// The agent has two faces over one set of decisions (mind.go): this page,
+// where a turn plays the tools itself, and the model face (Answer, in
+// model.go) behind "baton model-sim", which answers the real Claude Code
+// CLI with tool calls its real tools run.
+//
 // It lists and reads the session's cwd through the server's loopback
 // endpoint /fs/{session}/list and /fs/{session}/read (served through an
 // os.Root of that folder only: no "..", no absolute paths, no symlinks out),
