@@ -130,11 +130,35 @@ func acquire(ctx context.Context) (func(), error) {
 	}
 }
 
+var (
+	goEnvOnce sync.Once
+	goEnv     []string
+)
+
+// goCaches keeps the Go caches of the test's user for the commands the
+// CLI runs: with HOME moved, go build and go test would start from an empty
+// build cache and take a minute.
+func goCaches() []string {
+	goEnvOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+		if err != nil {
+			return
+		}
+		vals := strings.Split(strings.TrimSpace(string(out)), "\n")
+		for i, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+			if i < len(vals) && vals[i] != "" && os.Getenv(k) == "" {
+				goEnv = append(goEnv, k+"="+vals[i])
+			}
+		}
+	})
+	return goEnv
+}
+
 // Env is the environment of one CLI: the test's own environment without
 // anything that would reach a real account or change the CLI's behaviour
 // (ANTHROPIC_*, CLAUDE*, proxies of the Bedrock/Vertex kind), plus its own
-// HOME, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 and the model at
-// baseURL.
+// HOME, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, the model at baseURL,
+// and the test user's Go caches (for the go commands the agent runs).
 func Env(home, baseURL string, extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -155,6 +179,7 @@ func Env(home, baseURL string, extra ...string) []string {
 		"ANTHROPIC_BASE_URL="+baseURL,
 		"ANTHROPIC_API_KEY="+APIKey,
 	)
+	env = append(env, goCaches()...)
 	return append(env, extra...)
 }
 
