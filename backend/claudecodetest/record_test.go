@@ -178,37 +178,14 @@ func record(t *testing.T, srv *modelsim.Server, rc recCase) claudecodetest.Recor
 	if rc.print {
 		res = cli.Print(dir, user, args...)
 	} else {
-		args = append(args, "--permission-prompt-tool", "stdio")
-		s := cli.Start(dir, args...)
-		s.Send(claudecodetest.UserMessage(user))
-		next := rc.next
-		for {
-			e, ok := s.Next(90 * time.Second)
-			if !ok {
-				break
-			}
-			switch {
-			case e.Type == "control_request" && e.Request != nil && e.Request.Subtype == "can_use_tool":
-				answer := rc.answer
-				if answer == nil {
-					answer = allow
-				}
-				s.Send(answer(e.Request, e.RequestID))
-			case e.Type == "result" && len(next) > 0:
-				_, u := prompt(t, tmpl, next[0], dir)
-				next = next[1:]
-				turns++
-				s.Send(claudecodetest.UserMessage(u))
-			case e.Type == "result":
-				res = s.Close()
-			}
-			if res != nil {
-				break
-			}
+		var follow []string
+		for _, ph := range rc.next {
+			_, u := prompt(t, tmpl, ph, dir)
+			follow = append(follow, u)
 		}
-		if res == nil {
-			t.Fatalf("the CLI ended without a result; stderr: %s", s.Stderr())
-		}
+		turns += len(follow)
+		var s *claudecodetest.Session
+		res, s = converse(t, cli, dir, args, append([]string{user}, follow...), rc.answer)
 		rec := finish(t, cli, dir, rc, res, scenario, turns)
 		// Normalise all three together, so ids match across them.
 		n := claudecodetest.Normalize(dir, cli.Home, cli.BaseURL, res.Stdout, res.Transcript, s.Input())
@@ -219,6 +196,37 @@ func record(t *testing.T, srv *modelsim.Server, rc recCase) claudecodetest.Recor
 	n := claudecodetest.Normalize(dir, cli.Home, cli.BaseURL, res.Stdout, res.Transcript)
 	rec.Stream, rec.Transcript = n[0], n[1]
 	return rec
+}
+
+// converse runs the CLI as the Claude Code host runs it: stream-json in and
+// out with the host permission channel (--permission-prompt-tool stdio).
+// It sends the first message, answers every can_use_tool request with
+// answer (allow when nil), sends the next message after each result, and
+// closes the input after the last result.
+func converse(t *testing.T, cli *claudecodetest.CLI, dir string, args []string, messages []string,
+	answer func(*claudecodetest.ControlRequest, string) map[string]any) (*claudecodetest.Result, *claudecodetest.Session) {
+	t.Helper()
+	if answer == nil {
+		answer = allow
+	}
+	s := cli.Start(dir, append(slices.Clone(args), "--permission-prompt-tool", "stdio")...)
+	s.Send(claudecodetest.UserMessage(messages[0]))
+	messages = messages[1:]
+	for {
+		e, ok := s.Next(90 * time.Second)
+		if !ok {
+			t.Fatalf("the CLI ended without a result; stderr: %s", s.Stderr())
+		}
+		switch {
+		case e.Type == "control_request" && e.Request != nil && e.Request.Subtype == "can_use_tool":
+			s.Send(answer(e.Request, e.RequestID))
+		case e.Type == "result" && len(messages) > 0:
+			s.Send(claudecodetest.UserMessage(messages[0]))
+			messages = messages[1:]
+		case e.Type == "result":
+			return s.Close(), s
+		}
+	}
 }
 
 // finish checks what every run must show and fills the recording's meta.
