@@ -214,13 +214,19 @@ func converse(t *testing.T, cli *claudecodetest.CLI, dir string, args []string, 
 	s := cli.Start(dir, append(slices.Clone(args), "--permission-prompt-tool", "stdio")...)
 	s.Send(claudecodetest.UserMessage(messages[0]))
 	messages = messages[1:]
+	var seen []string // the last events, to say where it stopped
 	for {
-		e, ok := s.Next(90 * time.Second)
+		e, ok := s.Next(3 * time.Minute)
 		if !ok {
-			t.Fatalf("the CLI ended without a result; stderr: %s", s.Stderr())
+			t.Fatalf("the CLI ended without a result; its last events:\n%s\nstderr: %s", strings.Join(seen, "\n"), s.Stderr())
+		}
+		if seen = append(seen, string(e.Raw)); len(seen) > 4 {
+			seen = seen[1:]
 		}
 		switch {
-		case e.Type == "control_request" && e.Request != nil && e.Request.Subtype == "can_use_tool":
+		case e.Type == "control_request" && (e.Request == nil || e.Request.Subtype != "can_use_tool"):
+			t.Fatalf("the CLI asks what the test does not answer: %s", e.Raw)
+		case e.Type == "control_request":
 			s.Send(answer(e.Request, e.RequestID))
 		case e.Type == "result" && len(messages) > 0:
 			s.Send(claudecodetest.UserMessage(messages[0]))
