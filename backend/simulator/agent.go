@@ -30,6 +30,7 @@ type turn struct {
 	assistantCount int
 	inTokens       int
 	outTokens      int
+	cacheTokens    int // cache reads
 }
 
 // run plays the turn and always ends it with a result entry.
@@ -327,6 +328,7 @@ func (t *turn) assistant(content []any, outText, stopReason string) {
 	out := 20 + len(outText)/4
 	t.inTokens += in
 	t.outTokens += out
+	t.cacheTokens += in / 2
 	t.emit(map[string]any{
 		"type": "assistant", "uuid": newUUID(), "timestamp": now(), "isSidechain": false,
 		"userType": "external", "cwd": t.ss.cwd,
@@ -363,7 +365,7 @@ func (t *turn) result(subtype string, isErr bool, final string) {
 	sp := &t.ss.spent
 	sp.in += t.inTokens
 	sp.out += t.outTokens
-	sp.cacheRead += t.inTokens / 2
+	sp.cacheRead += t.cacheTokens
 	sp.cost += cost
 	total := *sp
 	t.s.mu.Unlock()
@@ -380,9 +382,9 @@ func (t *turn) result(subtype string, isErr bool, final string) {
 		"duration_ms": time.Since(t.started).Milliseconds(), "duration_api_ms": time.Since(t.started).Milliseconds(),
 		"total_cost_usd": total.cost, "result": final, "uuid": newUUID(), "stop_reason": stop,
 		"usage": map[string]any{"input_tokens": t.inTokens, "cache_creation_input_tokens": 0,
-			"cache_read_input_tokens": t.inTokens / 2, "output_tokens": t.outTokens, "service_tier": "standard"},
+			"cache_read_input_tokens": t.cacheTokens, "output_tokens": t.outTokens, "service_tier": "standard"},
 		"modelUsage":                    modelUsage(total.in, total.out, total.cacheRead, total.cost),
-		"model_usage_since_last_result": modelUsage(t.inTokens, t.outTokens, t.inTokens/2, cost),
+		"model_usage_since_last_result": modelUsage(t.inTokens, t.outTokens, t.cacheTokens, cost),
 		"permission_denials":            []any{},
 	}
 	t.emit(entry)
