@@ -97,7 +97,8 @@ func LoadRecording(t testing.TB, name string) Recording {
 	return r
 }
 
-// Save writes the recording to dir/<name>.
+// Save writes the recording to dir/<name>, its stream and transcript
+// through Redact: the recordings never hold Claude Code's own text.
 func (r Recording) Save(dir string) error {
 	d := filepath.Join(dir, r.Name)
 	if err := os.RemoveAll(d); err != nil {
@@ -110,9 +111,9 @@ func (r Recording) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{"meta.json": append(meta, '\n'), "stream.jsonl": r.Stream}
+	files := map[string][]byte{"meta.json": append(meta, '\n'), "stream.jsonl": Redact(r.Stream)}
 	if len(r.Transcript) > 0 {
-		files["transcript.jsonl"] = r.Transcript
+		files["transcript.jsonl"] = Redact(r.Transcript)
 	}
 	if len(r.Input) > 0 {
 		files["input.jsonl"] = r.Input
