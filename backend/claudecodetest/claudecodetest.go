@@ -3,7 +3,9 @@
 // its own temporary HOME, no non-essential traffic, and its model at a
 // loopback ANTHROPIC_BASE_URL (baton model-sim). It also loads the
 // transcripts recorded from that CLI (testdata/recordings), which other
-// packages' tests read as the real shapes of Claude Code's output.
+// packages' tests read as the real shapes of Claude Code's output, with
+// the CLI's own text (system prompt, tool descriptions, reminders) replaced
+// by placeholders (Redact) and every shape kept.
 //
 // A missing CLI fails the test; only under go test -short is it skipped.
 //

@@ -69,4 +69,3 @@ func TestRecordingsCarryNoCLIText(t *testing.T) {
 		t.Error("no redacted text in the recordings: the test would not see the CLI's text come back")
 	}
 }
-

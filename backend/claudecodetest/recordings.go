@@ -18,7 +18,8 @@ import (
 // TestRecordings -update: what the CLI printed (stream-json), what the test
 // sent on its stdin (stream-json input, for the interactive recordings) and
 // the transcript the CLI wrote to disk. Volatile bits are normalised (see
-// Normalize); everything else is verbatim.
+// Normalize) and Claude Code's own text is redacted when it is saved (see
+// Redact); everything else is verbatim.
 type Recording struct {
 	Name       string
 	Meta       Meta
