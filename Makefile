@@ -29,7 +29,7 @@ all: build
 deps:
 	@scripts/deps.sh build
 
-## test-deps: deps plus what the tests need (Xvfb, D-Bus, ImageMagick, xdotool)
+## test-deps: deps plus what the tests need (Xvfb, D-Bus, ImageMagick, xdotool, the pinned Claude Code CLI)
 test-deps:
 	@scripts/deps.sh test
 

@@ -2,7 +2,8 @@
 # Installs what Baton needs on Debian/Ubuntu, and only what is missing:
 #   scripts/deps.sh build   apt packages to build and run, the pinned Wails CLI, npm packages
 #   scripts/deps.sh test    the same, plus what the tests need (Xvfb, D-Bus, ImageMagick, xdotool,
-#                           and the package tools: desktop-file-utils, appstream, lintian, dpkg-dev)
+#                           the package tools: desktop-file-utils, appstream, lintian, dpkg-dev)
+#                           and the Claude Code CLI pinned for tests (tools/claude-code)
 #   scripts/deps.sh package the build list plus ImageMagick (icons) and dpkg-dev (dpkg-shlibdeps)
 #                           for "make package"
 #   scripts/deps.sh windows the build list plus mingw-w64 (cgo for Windows) for "make package-windows"
@@ -71,7 +72,7 @@ install_apt_packages() {
 install_wails() {
   local bin
   bin="$(go env GOPATH)/bin/wails"
-  if [ -x "$bin" ] && "$bin" version 2>/dev/null | grep -qx "$WAILS_VERSION"; then
+  if [ -x "$bin" ] && "$bin" version 2>/dev/null | grep -x "$WAILS_VERSION" >/dev/null; then
     return 0
   fi
   echo "Installing the Wails CLI $WAILS_VERSION"
@@ -89,11 +90,29 @@ install_npm_packages() {
   installed+=("npm packages")
 }
 
+# install_claude_code installs the Claude Code CLI the tests run (the exact
+# version of tools/claude-code/package-lock.json) with npm ci, only when it is
+# missing or the lock file changed. npm warns EBADENGINE (the package asks for
+# Node 22; the CLI is a native binary and Node only runs the installer).
+install_claude_code() {
+  local dir="$root/tools/claude-code"
+  if [ -f "$dir/node_modules/.package-lock.json" ] && [ ! "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ] &&
+    [ -x "$dir/node_modules/.bin/claude" ]; then
+    return 0
+  fi
+  echo "Installing the Claude Code CLI for tests (npm ci in tools/claude-code)"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  "$dir/node_modules/.bin/claude" --version >/dev/null ||
+    fail "The Claude Code CLI in $dir/node_modules/.bin/claude does not start: remove $dir/node_modules and run make test-deps again."
+  installed+=("Claude Code CLI")
+}
+
 installed=()
 check_prerequisites
 install_apt_packages
 install_wails
 install_npm_packages
+if [ "$mode" = test ]; then install_claude_code; fi
 if [ ${#installed[@]} -eq 0 ]; then
   echo "Dependencies: everything is already installed."
 else

@@ -34,7 +34,7 @@ type transcriptCursor struct {
 	entries   []protocol.Entry
 	assistant bool // an assistant entry arrived since the prompt
 	result    bool // a result entry arrived since the prompt
-	seen      map[string]bool
+	seen      *usageBook
 	lastEntry time.Time // when an entry last arrived (engine clock)
 	replayTo  int       // entries before this index were already counted
 	failures  int       // consecutive read failures
@@ -56,10 +56,10 @@ func (c *transcriptCursor) replay() {
 	c.Cursor = c.Prompt
 }
 
-// usageSeen is the set of message ids whose usage was counted.
-func (c *transcriptCursor) usageSeen() map[string]bool {
+// usageSeen is what was counted of the session's usage, per message id.
+func (c *transcriptCursor) usageSeen() *usageBook {
 	if c.seen == nil {
-		c.seen = map[string]bool{}
+		c.seen = newUsageBook()
 	}
 	return c.seen
 }
@@ -227,7 +227,10 @@ func (f *follower) absorb(ctx context.Context, id SessionID, c *transcriptCursor
 		}
 	}
 	if len(replayed) > 0 {
-		rd := digestEntries(replayed, map[string]bool{})
+		// Counted before a restart: their usage and cost are in the store,
+		// and the book learns them so that later entries and the turn's
+		// result do not count them again.
+		rd := digestEntries(replayed, c.usageSeen())
 		c.entries = append(c.entries, rd.entries...)
 		c.assistant = c.assistant || rd.assistant
 		c.result = c.result || rd.result

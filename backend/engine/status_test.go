@@ -214,7 +214,7 @@ func TestDigestEntries(t *testing.T) {
 	for _, r := range raw {
 		msgs = append(msgs, r)
 	}
-	d := digestEntries(msgs, map[string]bool{})
+	d := digestEntries(msgs, newUsageBook())
 	want := store.ToolStats{Total: 8, Reads: 1, Writes: 1, Edits: 1, Bash: 1, Search: 1, Web: 1, Task: 1, Other: 1}
 	if d.tools != want {
 		t.Errorf("tools = %+v, want %+v", d.tools, want)

@@ -15,15 +15,126 @@ import (
 type rawEntry struct {
 	Type    string `json:"type"`
 	Message *struct {
-		ID    string `json:"id"`
-		Usage *struct {
-			InputTokens              int64 `json:"input_tokens"`
-			OutputTokens             int64 `json:"output_tokens"`
-			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-		} `json:"usage"`
+		ID    string     `json:"id"`
+		Usage *usageJSON `json:"usage"`
 	} `json:"message"`
-	TotalCostUSD float64 `json:"total_cost_usd"`
+	// Fields of a result entry (Claude Code's stream-json result event).
+	TotalCostUSD float64    `json:"total_cost_usd"`
+	Usage        *usageJSON `json:"usage"`
+	// ModelUsage is per model since the CLI process started; the
+	// since-last-result map is this turn's part of it.
+	ModelUsage                map[string]modelUsageJSON `json:"modelUsage"`
+	ModelUsageSinceLastResult map[string]modelUsageJSON `json:"model_usage_since_last_result"`
+	// TotalCostUSDState is the cost so far of a cost-state line, Claude
+	// Code's on-disk transcript's record of cost (it has no result lines).
+	TotalCostUSDState float64 `json:"totalCostUSD"`
+}
+
+// usageJSON is the usage of a message or of a turn, as the Messages API
+// reports it.
+type usageJSON struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+}
+
+func (u usageJSON) input() int64 {
+	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+}
+
+type modelUsageJSON struct {
+	CostUSD float64 `json:"costUSD"`
+}
+
+func sumCost(m map[string]modelUsageJSON) float64 {
+	var c float64
+	for _, u := range m {
+		c += u.CostUSD
+	}
+	return c
+}
+
+// usageBook is what digestEntries remembers of one session between reads,
+// so that nothing is counted twice:
+//   - per message id, the largest count of each usage field seen (Claude
+//     Code repeats a message's usage on every entry of that message, and
+//     its stream-json events carry the usage of message_start, with the
+//     output not yet counted);
+//   - the tokens counted in the turn that runs, which the turn's result
+//     corrects to the usage it reports;
+//   - the cost so far of the last cost-state line, and whether any result
+//     carried a cost (then cost-state lines are not counted).
+type usageBook struct {
+	msgs       map[string]usageJSON
+	turnIn     int64
+	turnOut    int64
+	resultCost bool
+	stateCost  float64
+}
+
+func newUsageBook() *usageBook { return &usageBook{msgs: map[string]usageJSON{}} }
+
+// add counts the usage of an assistant entry and returns what is new.
+func (b *usageBook) add(id string, u usageJSON) (in, out int64) {
+	if id == "" {
+		in, out = u.input(), u.OutputTokens
+	} else {
+		prev := b.msgs[id]
+		cur := usageJSON{
+			InputTokens:              max(prev.InputTokens, u.InputTokens),
+			OutputTokens:             max(prev.OutputTokens, u.OutputTokens),
+			CacheCreationInputTokens: max(prev.CacheCreationInputTokens, u.CacheCreationInputTokens),
+			CacheReadInputTokens:     max(prev.CacheReadInputTokens, u.CacheReadInputTokens),
+		}
+		b.msgs[id] = cur
+		in, out = cur.input()-prev.input(), cur.OutputTokens-prev.OutputTokens
+	}
+	b.turnIn += in
+	b.turnOut += out
+	return in, out
+}
+
+// result ends a turn: when its result reports the turn's usage, what the
+// entries did not show (such as the output of stream-json messages) is
+// added. It returns what is added.
+func (b *usageBook) result(u *usageJSON) (in, out int64) {
+	if u != nil {
+		in = max(0, u.input()-b.turnIn)
+		out = max(0, u.OutputTokens-b.turnOut)
+	}
+	b.turnIn, b.turnOut = 0, 0
+	return in, out
+}
+
+// resultCost is the cost of the turn a result ends. The Claude Code CLI
+// reports total_cost_usd and modelUsage since its process started, and
+// this turn's part in model_usage_since_last_result; other hosts report
+// the turn's cost in total_cost_usd.
+func (b *usageBook) turnCost(re rawEntry) float64 {
+	b.resultCost = true
+	switch {
+	case re.ModelUsageSinceLastResult != nil:
+		return sumCost(re.ModelUsageSinceLastResult)
+	case re.TotalCostUSD != 0:
+		return re.TotalCostUSD
+	}
+	return sumCost(re.ModelUsage)
+}
+
+// stateCost is what a cost-state line adds: its cost so far minus the last
+// one's (a new CLI process, after a resume, counts from zero again). Once a
+// result carried a cost, cost-state lines are not counted.
+func (b *usageBook) costState(total float64) float64 {
+	if b.resultCost {
+		return 0
+	}
+	prev := b.stateCost
+	b.stateCost = total
+	if total >= prev {
+		return total - prev
+	}
+	return total
 }
 
 // digest is what a batch of new transcript entries says.
@@ -41,10 +152,11 @@ type digest struct {
 	resultError  string
 }
 
-// digestEntries reads new entries. seen holds the message ids whose usage
-// was already counted (Claude Code repeats a message's usage on every entry
-// of that message).
-func digestEntries(raw []json.RawMessage, seen map[string]bool) digest {
+// digestEntries reads new entries; book remembers what earlier reads of the
+// same session counted. Entry types that are not part of the conversation
+// (Claude Code's queue-operation, attachment, api-request and the like) are
+// skipped, except cost-state, which gives the cost when no result does.
+func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 	var d digest
 	for _, r := range raw {
 		var e protocol.Entry
@@ -65,13 +177,10 @@ func digestEntries(raw []json.RawMessage, seen map[string]bool) digest {
 				continue
 			}
 			d.assistant = true
-			if re.Message != nil && re.Message.Usage != nil && !seen[re.Message.ID] {
-				if re.Message.ID != "" {
-					seen[re.Message.ID] = true
-				}
-				u := re.Message.Usage
-				d.inputTokens += u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
-				d.outputTokens += u.OutputTokens
+			if re.Message != nil && re.Message.Usage != nil {
+				in, out := book.add(re.Message.ID, *re.Message.Usage)
+				d.inputTokens += in
+				d.outputTokens += out
 			}
 			if e.Message == nil {
 				continue
@@ -88,13 +197,18 @@ func digestEntries(raw []json.RawMessage, seen map[string]bool) digest {
 			}
 		case "result":
 			d.result = true
-			d.costUSD += re.TotalCostUSD
+			d.costUSD += book.turnCost(re)
+			in, out := book.result(re.Usage)
+			d.inputTokens += in
+			d.outputTokens += out
 			if e.IsError {
 				d.resultError = e.Result
 				if d.resultError == "" {
 					d.resultError = e.Subtype
 				}
 			}
+		case "cost-state":
+			d.costUSD += book.costState(re.TotalCostUSDState)
 		}
 	}
 	return d

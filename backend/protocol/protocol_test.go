@@ -621,3 +621,26 @@ func TestBOMRepairIsIdempotent(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeTranscriptLeavesOutBookkeepingLines(t *testing.T) {
+	t.Parallel()
+	data := strings.Join([]string{
+		`{"type":"queue-operation","operation":"enqueue","content":"hi"}`,
+		`{"type":"attachment","attachment":{"type":"environment"}}`,
+		`{"type":"api-request-blob","message":{"role":"assistant","content":[{"type":"text","text":"not said in this conversation"}]}}`,
+		`{"type":"user","message":{"role":"user","content":"hi"}}`,
+		`{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"yo"}]}}`,
+		`{"type":"cost-state","totalCostUSD":0.1}`,
+	}, "\n")
+	entries, skipped, err := DecodeTranscript([]byte(data))
+	if err != nil || skipped != 0 {
+		t.Fatalf("err %v, skipped %d", err, skipped)
+	}
+	var types []string
+	for _, e := range entries {
+		types = append(types, e.Type)
+	}
+	if strings.Join(types, ",") != "user,assistant" {
+		t.Fatalf("entry types = %v, want user,assistant", types)
+	}
+}

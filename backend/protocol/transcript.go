@@ -139,6 +139,23 @@ func (cb *ContentBlock) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ConversationType reports whether entries of type typ are part of the
+// conversation Baton reads: what the user and the agent said, system notes
+// and the turn's result, and entries with a message but no type. Claude
+// Code's transcript also holds lines of its own bookkeeping
+// (queue-operation, attachment, api-request, api-request-shape,
+// api-request-blob, tools-used, last-prompt, atis-latch, cost-state, and
+// more in newer versions); readers skip those without counting them as
+// errors. An api-request-blob even carries a message (the system prompt of
+// a request), which is not something anyone said.
+func ConversationType(typ string) bool {
+	switch typ {
+	case "", "user", "assistant", "system", "result":
+		return true
+	}
+	return false
+}
+
 // isAssistant reports whether the entry is the agent speaking in the main
 // conversation.
 func (e Entry) isAssistant() bool {
@@ -220,8 +237,9 @@ func assistantReplies(entries []Entry) []reply {
 
 // DecodeTranscript reads a transcript: a JSON array of entries, or one entry
 // object per line (JSON Lines). Array elements or lines that are not entry
-// objects are skipped and counted in skipped. It fails with
-// ErrNotTranscript when data is neither form.
+// objects are skipped and counted in skipped; entries of types that are not
+// part of the conversation (see ConversationType) are left out without
+// being counted. It fails with ErrNotTranscript when data is neither form.
 func DecodeTranscript(data []byte) (entries []Entry, skipped int, err error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimSpace(data)
@@ -238,6 +256,9 @@ func DecodeTranscript(data []byte) (entries []Entry, skipped int, err error) {
 					skipped++
 					continue
 				}
+				if !ConversationType(e.Type) {
+					continue
+				}
 				entries = append(entries, e)
 			}
 			return entries, skipped, nil
@@ -250,6 +271,9 @@ func DecodeTranscript(data []byte) (entries []Entry, skipped int, err error) {
 			e, ok := decodeEntry(r)
 			if !ok {
 				skipped++
+				continue
+			}
+			if !ConversationType(e.Type) {
 				continue
 			}
 			entries = append(entries, e)
@@ -268,6 +292,9 @@ func DecodeTranscript(data []byte) (entries []Entry, skipped int, err error) {
 			e, ok := decodeEntry(line)
 			if !ok {
 				skipped++
+				continue
+			}
+			if !ConversationType(e.Type) {
 				continue
 			}
 			entries = append(entries, e)

@@ -46,17 +46,34 @@ type Item struct {
 }
 
 // Items converts raw transcript entries; entries that are not JSON objects
-// are skipped and counted.
+// are skipped and counted. Entries of types the view does not show (system
+// events, and Claude Code's own bookkeeping lines such as attachment,
+// queue-operation, api-request or cost-state) are left out and not counted.
 func Items(raw []json.RawMessage) (items []Item, skipped int) {
 	for _, r := range raw {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(r, &head); err != nil || head.Type == "" {
+			skipped++
+			continue
+		}
+		if !shown(head.Type) {
+			continue
+		}
 		var e protocol.Entry
-		if err := json.Unmarshal(r, &e); err != nil || e.Type == "" {
+		if err := json.Unmarshal(r, &e); err != nil {
 			skipped++
 			continue
 		}
 		items = append(items, entryItems(e)...)
 	}
 	return items, skipped
+}
+
+// shown reports whether the view shows entries of type typ.
+func shown(typ string) bool {
+	return typ != "system" && protocol.ConversationType(typ)
 }
 
 func entryItems(e protocol.Entry) []Item {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/engine"
 )
 
@@ -104,4 +105,73 @@ func TestPermissions(t *testing.T) {
 	if got[1].Question != "Which database?\nKeep v1?" {
 		t.Errorf("question = %q", got[1].Question)
 	}
+}
+
+// Claude Code's transcript holds bookkeeping lines beside the conversation;
+// an api-request-blob even has a message (a request's system prompt). None
+// is shown, and none counts as unreadable.
+func TestItemsSkipBookkeepingLines(t *testing.T) {
+	t.Parallel()
+	items, skipped := Items(raws(
+		`{"type":"queue-operation","operation":"enqueue","content":"write hello","sessionId":"s"}`,
+		`{"type":"attachment","attachment":{"type":"environment"},"uuid":"u0","rendered":[{"content":"<system-reminder>env</system-reminder>"}]}`,
+		`{"type":"api-request-blob","hash":"h","message":{"role":"user","content":[{"type":"text","text":"<system-reminder>Attribution</system-reminder>"}]}}`,
+		`{"type":"api-request","id":"r","params":{"model":"m"}}`,
+		`{"type":"system","subtype":"permission_denied","tool_name":"Write","message":"Claude requested permissions to write"}`,
+		`{"type":"user","uuid":"u1","message":{"role":"user","content":"write hello"}}`,
+		`{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Done."}]}}`,
+		`{"type":"cost-state","totalCostUSD":0.002}`,
+	))
+	if skipped != 0 {
+		t.Errorf("skipped = %d, want 0", skipped)
+	}
+	if len(items) != 2 || items[0].Text != "write hello" || items[1].Text != "Done." {
+		t.Fatalf("items = %+v, want the user's and the agent's text only", items)
+	}
+}
+
+// The Sessions view on what the real Claude Code CLI printed and wrote to
+// disk (backend/claudecodetest/testdata/recordings): every line is readable,
+// only what the user and the agent said and the turn's results are shown,
+// and every tool call the agent made is there.
+func TestItemsOfRealCLIRecordings(t *testing.T) {
+	t.Parallel()
+	for _, rec := range claudecodetest.Recordings(t) {
+		for _, f := range []struct {
+			name  string
+			lines []json.RawMessage
+		}{{"stream.jsonl", rec.StreamLines()}, {"transcript.jsonl", rec.TranscriptLines()}} {
+			items, skipped := Items(f.lines)
+			if skipped != 0 {
+				t.Errorf("%s/%s: %d lines counted as unreadable", rec.Name, f.name, skipped)
+			}
+			tools := 0
+			for _, it := range items {
+				switch it.Role {
+				case "user", "assistant", "result":
+				default:
+					t.Errorf("%s/%s: an item of a %q line is shown: %.80q", rec.Name, f.name, it.Role, it.Text)
+				}
+				if it.Kind == KindToolUse {
+					tools++
+				}
+			}
+			if want := strings.Count(string(bytesOf(f.lines)), `"type":"tool_use"`); tools != want {
+				t.Errorf("%s/%s: %d tool calls shown, the lines hold %d", rec.Name, f.name, tools, want)
+			}
+		}
+	}
+}
+
+func bytesOf(lines []json.RawMessage) []byte {
+	var b []byte
+	for _, l := range lines {
+		var e struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(l, &e) == nil && e.Type == "assistant" {
+			b = append(b, l...)
+		}
+	}
+	return b
 }

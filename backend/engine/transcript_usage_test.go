@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+func lines(ss ...string) []json.RawMessage {
+	out := make([]json.RawMessage, len(ss))
+	for i, s := range ss {
+		out[i] = json.RawMessage(s)
+	}
+	return out
+}
+
+// The Claude Code CLI's stream-json output (shapes of 2.1.328): assistant
+// events carry the usage of message_start (output not yet counted), each
+// result the turn's usage, and total_cost_usd and modelUsage since the
+// process started, with this turn's part in model_usage_since_last_result.
+func TestDigestCLIStreamUsageAndCost(t *testing.T) {
+	t.Parallel()
+	turn := func(msg string, costSoFar, turnCost float64) []string {
+		return []string{
+			`{"type":"assistant","message":{"content":[{"text":"Let me look.","type":"text"}],"id":"` + msg + `a","usage":{"cache_creation_input_tokens":7,"cache_read_input_tokens":5,"input_tokens":100,"output_tokens":1}},"session_id":"s"}`,
+			`{"type":"assistant","message":{"content":[{"id":"toolu_1","input":{"file_path":"/p/a.txt","content":"hi"},"name":"Write","type":"tool_use"}],"id":"` + msg + `a","usage":{"cache_creation_input_tokens":7,"cache_read_input_tokens":5,"input_tokens":100,"output_tokens":1}},"session_id":"s"}`,
+			`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"File created"}]},"session_id":"s"}`,
+			`{"type":"system","subtype":"permission_denied","tool_name":"Write","message":"Claude requested permissions to write","session_id":"s"}`,
+			`{"type":"assistant","message":{"content":[{"text":"Done.","type":"text"}],"id":"` + msg + `b","usage":{"cache_creation_input_tokens":7,"cache_read_input_tokens":5,"input_tokens":100,"output_tokens":1}},"session_id":"s"}`,
+			`{"type":"result","subtype":"success","is_error":false,"num_turns":2,"result":"Done.","total_cost_usd":` + ftoa(costSoFar) +
+				`,"usage":{"input_tokens":200,"cache_creation_input_tokens":14,"cache_read_input_tokens":10,"output_tokens":59},` +
+				`"modelUsage":{"claude-opus-5-5":{"inputTokens":200,"outputTokens":59,"costUSD":` + ftoa(costSoFar) + `}},` +
+				`"model_usage_since_last_result":{"claude-opus-5-5":{"inputTokens":200,"outputTokens":59,"costUSD":` + ftoa(turnCost) + `}}}`,
+		}
+	}
+	book := newUsageBook()
+	// The first turn comes in two reads, the second in one.
+	t1 := turn("m1", 0.002052, 0.002052)
+	d1 := digestEntries(lines(t1[:3]...), book)
+	d2 := digestEntries(lines(t1[3:]...), book)
+	d3 := digestEntries(lines(turn("m2", 0.004104, 0.002052)...), book)
+	in := d1.inputTokens + d2.inputTokens + d3.inputTokens
+	out := d1.outputTokens + d2.outputTokens + d3.outputTokens
+	cost := d1.costUSD + d2.costUSD + d3.costUSD
+	if in != 448 || out != 118 {
+		t.Errorf("tokens = %d in, %d out; want 448, 118 (two turns of the result's usage)", in, out)
+	}
+	if math.Abs(cost-0.004104) > 1e-9 {
+		t.Errorf("cost = %v, want 0.004104 (the CLI's cost so far, not the sum of its running totals)", cost)
+	}
+	if d1.tools.Writes != 1 || d3.tools.Writes != 1 || !d2.result || !d3.result {
+		t.Errorf("tools %+v %+v, results %v %v", d1.tools, d3.tools, d2.result, d3.result)
+	}
+}
+
+// Claude Code's on-disk transcript has no result lines: cost comes from its
+// cost-state lines (cost so far), usage from the assistant lines, merged
+// per message id by the largest count.
+func TestDigestCLITranscriptUsageAndCost(t *testing.T) {
+	t.Parallel()
+	book := newUsageBook()
+	d := digestEntries(lines(
+		`{"type":"queue-operation","operation":"enqueue","content":"write hello","sessionId":"s"}`,
+		`{"type":"attachment","attachment":{"type":"environment"},"uuid":"u0"}`,
+		`{"type":"api-request-blob","hash":"h","message":{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"}]}}`,
+		`{"type":"assistant","uuid":"u1","message":{"id":"m1","content":[{"type":"text","text":"Let me."}],"usage":{"input_tokens":100,"cache_read_input_tokens":5,"output_tokens":3}}}`,
+		`{"type":"assistant","uuid":"u2","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/p/a.go"}}],"usage":{"input_tokens":100,"cache_read_input_tokens":5,"output_tokens":42}}}`,
+		`{"type":"cost-state","totalCostUSD":0.001,"modelUsage":{"m":{"costUSD":0.001}}}`,
+	), book)
+	d2 := digestEntries(lines(
+		`{"type":"assistant","uuid":"u3","message":{"id":"m2","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":120,"output_tokens":17}}}`,
+		`{"type":"last-prompt","lastPrompt":"write hello"}`,
+		`{"type":"cost-state","totalCostUSD":0.0025}`,
+	), book)
+	if got := d.inputTokens + d2.inputTokens; got != 225 {
+		t.Errorf("input tokens = %d, want 225", got)
+	}
+	if got := d.outputTokens + d2.outputTokens; got != 59 {
+		t.Errorf("output tokens = %d, want 59 (42 of m1's last line, not 3 of its first)", got)
+	}
+	if got := d.costUSD + d2.costUSD; math.Abs(got-0.0025) > 1e-9 {
+		t.Errorf("cost = %v, want 0.0025", got)
+	}
+	if d.tools.Total != 1 || d.tools.Edits != 1 || len(d.entries) != 1 || d.result {
+		t.Errorf("tools %+v, %d text entries, result %v", d.tools, len(d.entries), d.result)
+	}
+}
+
+func ftoa(f float64) string {
+	b, _ := json.Marshal(f)
+	return string(b)
+}
