@@ -120,6 +120,25 @@ func TestRunAsksBeforeStartingTasks(t *testing.T) {
 	if code != ExitError || !strings.Contains(stdout, "Start these tasks? [y/N]") || !strings.Contains(stdout, "Cancelled") {
 		t.Fatalf("answering n: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+	// A refused plan leaves nothing in the history.
+	var out, errOut bytes.Buffer
+	if code := HistoryCLI(nil, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "No runs found.") {
+		t.Fatalf("history after a refused plan: exit %d, %q %q", code, out.String(), errOut.String())
+	}
+}
+
+// A --cdp endpoint Baton refuses (not on this machine) stores no run.
+func TestRunRefusedCDPStoresNothing(t *testing.T) {
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
+		"--message", "Document the store", "--yes", "--cdp", "http://192.0.2.1:9222")
+	if code != ExitError {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var out, errOut bytes.Buffer
+	if code := HistoryCLI(nil, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "No runs found.") {
+		t.Fatalf("history after a refused --cdp: exit %d, %q %q", code, out.String(), errOut.String())
+	}
 }
 
 func TestRunWithAFailingWorkerNamesIt(t *testing.T) {

@@ -126,6 +126,12 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "Resuming %s\n", runID)
 	} else {
+		// A host that cannot be used refuses the start before anything
+		// is stored: no run is left in the history for it.
+		if _, err := svc.Hosts.Host(ctx); err != nil {
+			fmt.Fprintf(stderr, "baton run: %v\nNothing was started or stored.\n", err)
+			return ExitError
+		}
 		req := engine.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars}
 		if *permission != "" {
 			req.Overrides = &engine.Overrides{PermissionMode: permission}
@@ -242,7 +248,14 @@ func confirm(ctx context.Context, svc *service.Services, runID string, e evt, ye
 			if err := svc.Engine.Cancel(ctx, runID); err != nil {
 				fmt.Fprintf(stderr, "baton run: cancel %s: %v\n", runID, err)
 			}
-			fmt.Fprintf(stdout, "Cancelled %s.\n", runID)
+			// A refused plan started nothing: the run leaves no entry in
+			// the history.
+			if _, err := svc.Engine.Wait(ctx, runID); err == nil {
+				if err := svc.Store.DeleteRun(ctx, runID); err != nil {
+					fmt.Fprintf(stderr, "baton run: remove %s from the history: %v\n", runID, err)
+				}
+			}
+			fmt.Fprintf(stdout, "Cancelled %s; nothing was started, and it is not kept in the history.\n", runID)
 			return ExitError, true
 		}
 	}
