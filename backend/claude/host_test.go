@@ -406,7 +406,7 @@ func TestReconnectAfterPageClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range chrome.MatchPages(targets, []string{e.sim.URL()}) {
+	for _, p := range chrome.MatchPages(targets, []string{e.sim.PageURL()}) {
 		if err := chrome.ClosePage(ctx, u, p.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -471,7 +471,7 @@ func TestDoctorAgainstSimulator(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, simulator.Options{})
 	ctx := testCtx(t)
-	r := Diagnose(ctx, DoctorOptions{Endpoint: e.host.Conn().Endpoint(), PagePatterns: []string{e.sim.URL()}, ChromePath: chromiumPath})
+	r := Diagnose(ctx, DoctorOptions{Endpoint: e.host.Conn().Endpoint(), PagePatterns: []string{e.sim.PageURL()}, ChromePath: chromiumPath})
 	if !r.OK {
 		t.Fatalf("Diagnose against the simulator failed:\n%+v", r.Checks)
 	}

@@ -109,7 +109,7 @@ func newEnv(t testing.TB, opts simulator.Options) *env {
 		defer cancel()
 		_ = chrome.ClosePage(ctx, u, page.ID)
 	})
-	h, err := Dial(ctx, chrome.Config{Endpoint: u.String(), PagePatterns: []string{sim.URL()}, Logger: slog.New(slog.DiscardHandler)}, Options{})
+	h, err := Dial(ctx, chrome.Config{Endpoint: u.String(), PagePatterns: []string{sim.PageURL()}, Logger: slog.New(slog.DiscardHandler)}, Options{})
 	if err != nil {
 		t.Fatalf("attach to the simulator page: %v", err)
 	}

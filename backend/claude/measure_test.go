@@ -105,11 +105,14 @@ func noticeLatencies(t testing.TB, n int) []time.Duration {
 	<-mu
 	watch = string(id)
 	mu <- struct{}{}
-	base := strings.TrimSuffix(e.sim.URL(), "/baton-simulator/")
+	base := strings.TrimSuffix(e.sim.PageURL(), "/baton-simulator/")
 	var out []time.Duration
 	for i := range n {
 		body, _ := json.Marshal(map[string]string{"sessionId": string(id), "message": fmt.Sprintf("ping %d", i)})
-		resp, err := http.Post(base+"/api/send", "application/json", bytes.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, base+"/api/send", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(simulator.TokenHeader, e.sim.Token())
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -159,7 +159,7 @@ func (t *turn) play(phase string, attempt int) (string, bool, error) {
 
 // explore lists the folder and reads a key file, as an agent starts.
 func (t *turn) explore() error {
-	fc := folderClient{base: t.s.base, session: t.ss.id, client: t.s.fs}
+	fc := folderClient{base: t.s.base, session: t.ss.id, token: t.s.token, client: t.s.fs}
 	id := t.toolUse("Glob", map[string]any{"pattern": "**/*"})
 	files, err := fc.list(t.ctx)
 	if err != nil {
@@ -197,7 +197,7 @@ func (t *turn) read(fc folderClient, name string) error {
 // dialect, which has them) while reading the files of its scope, then the
 // report the scenario calls for.
 func (t *turn) worker() (report, error) {
-	fc := folderClient{base: t.s.base, session: t.ss.id, client: t.s.fs}
+	fc := folderClient{base: t.s.base, session: t.ss.id, token: t.s.token, client: t.s.fs}
 	scope := t.workerScope()
 	for i, f := range scope {
 		t.text(t.progress(f, i, len(scope)))

@@ -146,6 +146,7 @@ func (s *Simulator) fsRead(w http.ResponseWriter, r *http.Request) {
 type folderClient struct {
 	base    string
 	session string
+	token   string
 	client  *http.Client
 }
 
@@ -158,6 +159,7 @@ func (f folderClient) get(ctx context.Context, p string, q url.Values) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set(TokenHeader, f.token)
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ func Launch(ctx context.Context, opts InstanceOptions) (*Instance, error) {
 func (in *Instance) Endpoint() string { return in.Browser.Endpoint() }
 
 // PagePattern is a page pattern that selects the simulator's page.
-func (in *Instance) PagePattern() string { return in.Sim.URL() }
+func (in *Instance) PagePattern() string { return in.Sim.PageURL() }
 
 // Shutdown stops the browser and the server.
 func (in *Instance) Shutdown(ctx context.Context) error {

@@ -64,12 +64,14 @@
 // The page lives at /baton-simulator/ and implements LocalSessions with
 // fetch calls to /api/… and an EventSource on /api/events for onOnEvent and
 // onOnToolPermissionRequest. The server answers only requests whose Host is
-// its own loopback address.
+// its own loopback address, and its /api and /fs endpoints only requests
+// that carry the per-launch token the page gets in its URL's fragment.
 package simulator
 
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
@@ -136,6 +138,11 @@ type Simulator struct {
 	ln   net.Listener
 	srv  *http.Server
 	base string
+	// token is the per-launch secret every /api and /fs request must carry
+	// (header X-Baton-Token; a token query parameter for the EventSource).
+	// Only the page knows it: URL gives it to the page in its fragment,
+	// which the browser never sends to a server.
+	token string
 	// fs is the agents' client for the folder endpoint. It has its own
 	// transport: a connection the process-wide one dials and never uses
 	// would keep Shutdown waiting for it.
@@ -173,7 +180,12 @@ func New(opts Options) (*Simulator, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	var tok [16]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return nil, fmt.Errorf("simulator token: %w", err)
+	}
 	return &Simulator{
+		token:    hex.EncodeToString(tok[:]),
 		opts:     opts,
 		fs:       &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}},
 		log:      log.With("component", "simulator"),
@@ -212,9 +224,30 @@ func (s *Simulator) Start() error {
 // of the default page patterns, so "baton sim" is found like Claude Desktop.
 const pagePath = "/baton-simulator/"
 
-// URL returns the page address, such as
-// "http://127.0.0.1:41234/baton-simulator/".
-func (s *Simulator) URL() string { return s.base + pagePath }
+// URL returns the address to open the page at, such as
+// "http://127.0.0.1:41234/baton-simulator/#token=…": the fragment carries
+// the per-launch token that the page's API calls need.
+func (s *Simulator) URL() string { return s.base + pagePath + "#token=" + s.token }
+
+// PageURL returns the page's address without the token, to find the page
+// among a browser's targets.
+func (s *Simulator) PageURL() string { return s.base + pagePath }
+
+// Token returns the per-launch token, for clients in this process (tests,
+// tools); it is never printed or served.
+func (s *Simulator) Token() string { return s.token }
+
+// TokenHeader is the request header that carries the simulator's token.
+const TokenHeader = "X-Baton-Token"
+
+// authorized reports whether a request carries the per-launch token.
+func (s *Simulator) authorized(r *http.Request) bool {
+	got := r.Header.Get(TokenHeader)
+	if got == "" && r.Method == http.MethodGet && r.URL.Path == "/api/events" {
+		got = r.URL.Query().Get("token") // EventSource cannot set headers
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+}
 
 // SetScenario makes sessions whose id contains match use scenario (see the
 // package documentation for the order of choice). A later rule with the
@@ -290,6 +323,13 @@ func (s *Simulator) guard(next http.Handler) http.Handler {
 		// send without a preflight this server never grants).
 		if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
 			http.Error(w, "foreign origin", http.StatusForbidden)
+			return
+		}
+		// The API and the folder endpoint answer only the page (and the
+		// agents), which hold the per-launch token; any other local
+		// process can reach the port but does not know it.
+		if (strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/fs/")) && !s.authorized(r) {
+			http.Error(w, "missing or wrong token", http.StatusForbidden)
 			return
 		}
 		if r.Method == http.MethodPost && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -38,7 +39,20 @@ func newSim(t *testing.T, opts Options) (*Simulator, string) {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
+	tokens.Store(s.base, s.token)
 	return s, s.base
+}
+
+// tokens maps a test simulator's base address to its token, so that call
+// sends it as the page does.
+var tokens sync.Map
+
+func withToken(req *http.Request) {
+	for base, tok := range tokens.Range {
+		if strings.HasPrefix(req.URL.String(), base.(string)+"/") {
+			req.Header.Set(TokenHeader, tok.(string))
+		}
+	}
 }
 
 func call(t *testing.T, method, u string, body any) (int, []byte) {
@@ -55,6 +69,7 @@ func call(t *testing.T, method, u string, body any) (int, []byte) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	withToken(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -385,6 +400,7 @@ func TestForeignHostRefused(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{})
 	req, _ := http.NewRequest("GET", base+"/api/sessions", nil)
+	withToken(req)
 	req.Host = "evil.example:80"
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -406,6 +422,7 @@ func TestForeignHostRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		req, _ := http.NewRequest("POST", base+"/api/start", strings.NewReader(body))
+		withToken(req)
 		req.Header.Set("Content-Type", tt.ctype)
 		if tt.origin != "" {
 			req.Header.Set("Origin", tt.origin)
@@ -440,5 +457,53 @@ func TestOptionsValidation(t *testing.T) {
 	}
 	if err := s.SetScenario("x", "nope"); err == nil {
 		t.Fatal("SetScenario accepted an unknown scenario")
+	}
+}
+
+// The API and the folder endpoint answer only requests with the per-launch
+// token, which only the page (from its fragment) and the agents hold; the
+// page itself is served to anyone on the machine but holds no secret.
+func TestAPIRequiresTheLaunchToken(t *testing.T) {
+	t.Parallel()
+	s, base := newSim(t, Options{})
+	dir := project(t)
+	if code, b := call(t, "POST", base+"/api/start", map[string]any{"cwd": dir, "message": "x", "sessionId": "local_tok"}); code != http.StatusOK {
+		t.Fatalf("start with the token = %d %s", code, b)
+	}
+	for _, tc := range []struct{ method, path, token string }{
+		{"GET", "/api/sessions", ""},
+		{"GET", "/api/sessions", "wrong"},
+		{"GET", "/api/transcript?id=local_tok", ""},
+		{"POST", "/api/send", ""},
+		{"GET", "/fs/local_tok/list", ""},
+		{"GET", "/fs/local_tok/read?path=README.md", "0000"},
+		{"GET", "/api/events", ""},
+		{"GET", "/api/events?token=wrong", ""},
+	} {
+		req, _ := http.NewRequest(tc.method, base+tc.path, strings.NewReader(`{"sessionId":"local_tok","message":"hi"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if tc.token != "" {
+			req.Header.Set(TokenHeader, tc.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s %s with token %q = %d, want 403", tc.method, tc.path, tc.token, resp.StatusCode)
+		}
+	}
+	resp, err := http.Get(base + "/baton-simulator/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || strings.Contains(string(page), s.token) {
+		t.Fatalf("the page = %d, holds the token: %v", resp.StatusCode, strings.Contains(string(page), s.token))
+	}
+	if !strings.Contains(s.URL(), "#token="+s.token) || strings.Contains(s.PageURL(), s.token) {
+		t.Fatalf("URL %s, PageURL %s", s.URL(), s.PageURL())
 	}
 }

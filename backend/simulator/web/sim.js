@@ -5,8 +5,12 @@
 (() => {
   'use strict';
 
+  // The per-launch token arrives in this page's fragment (never sent to
+  // the server by the browser); every API call carries it.
+  const token = new URLSearchParams(location.hash.slice(1)).get('token') || '';
+
   async function api(method, path, body) {
-    const init = { method: method, headers: {} };
+    const init = { method: method, headers: { 'X-Baton-Token': token } };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -79,7 +83,7 @@
   }
 
   let refresh = null;
-  const events = new EventSource('/api/events');
+  const events = new EventSource('/api/events?token=' + encodeURIComponent(token));
   events.onmessage = (m) => {
     let ev;
     try { ev = JSON.parse(m.data); } catch (e) { return; }
