@@ -65,7 +65,9 @@ func Main(args []string, b Build, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "baton: unknown command %q. Run \"baton help\" to see the commands.\n", args[0])
 		return 2
 	}
-	return c.run(args[1:], stdin, stdout, stderr)
+	// Text from agents and files is printed; nothing in it may control the
+	// terminal.
+	return c.run(args[1:], stdin, safe(stdout), safe(stderr))
 }
 
 func versionCLI(b Build, args []string, stdout, stderr io.Writer) int {

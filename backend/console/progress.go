@@ -27,6 +27,9 @@ type progress struct {
 
 func newProgress(w io.Writer) *progress {
 	tty := false
+	// The display writes its own cursor movements, so it writes to the
+	// writer under a safeWriter and sanitizes the text it shows itself.
+	w = unwrap(w)
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
@@ -100,7 +103,7 @@ func (p *progress) log(line string) {
 	if p.tty {
 		p.clear()
 	}
-	fmt.Fprintf(p.w, "%s %s\n", time.Now().Format("15:04:05"), line)
+	fmt.Fprintf(p.w, "%s %s\n", time.Now().Format("15:04:05"), sanitize(line))
 	if p.tty {
 		p.redraw()
 	}
@@ -122,7 +125,7 @@ func (p *progress) redraw() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		w := p.workers[id]
-		fmt.Fprintf(p.w, "  %-10s %s %-9s %s\n", id, bar(w.Progress), w.Status, clip(w.CurrentAction, 50))
+		fmt.Fprintf(p.w, "  %-10s %s %-9s %s\n", line(id), bar(w.Progress), line(w.Status), clip(line(w.CurrentAction), 50))
 	}
 	p.drawn = len(ids)
 	p.last = time.Now()

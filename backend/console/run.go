@@ -34,6 +34,28 @@ Exit codes: 0 every task completed, 2 finished with failed or skipped tasks,
 1 error, 130 interrupted (the run is paused: continue it with --resume).
 `
 
+// projectFolder checks --cwd: a non-empty path to a folder that exists. A
+// file, a missing path and an empty value each get their own sentence.
+func projectFolder(cwd string) (string, error) {
+	if strings.TrimSpace(cwd) == "" {
+		return "", errors.New("--cwd is empty; give the project folder (or leave --cwd out for the current folder)")
+	}
+	dir, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", fmt.Errorf("the folder %s cannot be used: %v", sanitize(cwd), err)
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", fmt.Errorf("the folder %s does not exist", sanitize(dir))
+	case err != nil:
+		return "", fmt.Errorf("the folder %s cannot be used: %v", sanitize(dir), err)
+	case !st.IsDir():
+		return "", fmt.Errorf("%s is a file, not a folder; --cwd takes the project folder", sanitize(dir))
+	}
+	return dir, nil
+}
+
 type varFlags map[string]any
 
 func (v varFlags) String() string { return "" }
@@ -50,6 +72,7 @@ func (v varFlags) Set(s string) error {
 // RunCLI is "baton run". Stdin answers the confirmation question and what
 // the run waits for (attention).
 func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stdout, stderr = safe(stdout), safe(stderr)
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	tmpl := fs.String("template", "", "template id")
@@ -76,9 +99,9 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton run needs --template and --message (or --resume RUN_ID).\n\n%s", runUsage)
 		return ExitError
 	}
-	dir, err := filepath.Abs(*cwd)
-	if err != nil {
-		fmt.Fprintf(stderr, "baton run: the folder %s cannot be used: %v\n", *cwd, err)
+	dir, err := projectFolder(*cwd)
+	if err != nil && *resume == "" {
+		fmt.Fprintf(stderr, "baton run: %v\n", err)
 		return ExitError
 	}
 

@@ -1,0 +1,67 @@
+package console
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/store"
+)
+
+const hostile = "Docs\x1b]0;pwned\x07\x1b[2J\x1b[H\r\u202eevil\u009b31m"
+
+// Text from agents is stripped of control characters before it is printed:
+// no escape sequence reaches the terminal.
+func TestAgentTextCannotControlTheTerminal(t *testing.T) {
+	var out bytes.Buffer
+	view := newProgress(&out)
+	view.event(evt{engine.EventWorkerFailed, engine.Payload{TaskID: "task_001", Message: hostile,
+		Worker: &store.Worker{TaskID: "task_001", Status: "failed", CurrentAction: hostile}}})
+	view.event(evt{engine.EventError, engine.Payload{Message: hostile}})
+	var sw bytes.Buffer
+	if _, err := safe(&sw).Write([]byte("title: " + hostile + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []string{out.String(), sw.String()} {
+		if strings.ContainsAny(got, "\x1b\x07\r\u202e\u009b") {
+			t.Errorf("control characters were printed: %q", got)
+		}
+		if !strings.Contains(got, "Docs]0;pwned[2J[Hevil31m") {
+			t.Errorf("the visible text was lost: %q", got)
+		}
+	}
+	if line("a\nb\tc") != "a b c" {
+		t.Errorf("line = %q", line("a\nb\tc"))
+	}
+}
+
+// --cwd must be a non-empty path to a folder that exists; a file has its own
+// sentence.
+func TestProjectFolderChecks(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cwd, want string }{
+		{"", "--cwd is empty"},
+		{"  ", "--cwd is empty"},
+		{filepath.Join(dir, "missing"), "does not exist"},
+		{file, "is a file, not a folder"},
+	} {
+		if _, err := projectFolder(tc.cwd); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("projectFolder(%q) = %v, want %q", tc.cwd, err, tc.want)
+		}
+		t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+		code, _, stderr := run(t, "", "--template", "documentation", "--message", "x", "--cwd", tc.cwd)
+		if code != ExitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("baton run --cwd %q: exit %d, %q; want %q", tc.cwd, code, stderr, tc.want)
+		}
+	}
+	if got, err := projectFolder(dir); err != nil || got != dir {
+		t.Errorf("projectFolder(%s) = %q, %v", dir, got, err)
+	}
+}
