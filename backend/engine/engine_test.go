@@ -206,14 +206,21 @@ func TestTaskListChecksKeepConfirming(t *testing.T) {
 			}
 			before, _ := h.st.Tasks(context.Background(), id)
 			if tc.name == "duplicate id" {
-				// The copy is kept, renamed and skipped; the user decides.
+				// The copy is kept, renamed and set aside; the user decides.
 				if len(before) != 2 || before[1].ID != "a-dup2" || !before[1].Skipped {
 					t.Fatalf("tasks = %+v", before)
 				}
-				if err := h.eng.Confirm(context.Background(), id, Modifications{}); err != nil {
+				// It is reported like a cycle until the user decides: a
+				// confirmation as proposed is refused, never dropping the
+				// copy silently as "skipped by the user".
+				err := h.eng.Confirm(context.Background(), id, Modifications{})
+				if !errors.Is(err, ErrInvalidTasks) || !strings.Contains(err.Error(), "set aside as a-dup2") {
+					t.Fatalf("Confirm with the duplicate set aside = %v", err)
+				}
+				if err := h.eng.Confirm(context.Background(), id, Modifications{Unskip: []string{"a-dup2"}}); err != nil {
 					t.Fatal(err)
 				}
-				if run := h.wait(id); run.Status != "completed" || run.TasksCompleted != 1 || run.TasksSkipped != 1 {
+				if run := h.wait(id); run.Status != "completed" || run.TasksCompleted != 2 || run.TasksSkipped != 0 {
 					t.Errorf("run = %s %d/%d", run.Status, run.TasksCompleted, run.TasksSkipped)
 				}
 				return

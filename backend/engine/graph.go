@@ -63,6 +63,10 @@ func CheckTasks(tasks []store.Task, maxTasks int) error {
 			add("%s has no id", name)
 		} else if ids[t.ID] {
 			add("the id %s is used by more than one task", t.ID)
+		} else if orig := plannedID(t); t.Skipped && orig != "" && orig != t.ID && strings.HasPrefix(t.ID, orig+"-dup") {
+			// A duplicate set aside by setAsideDuplicates: reported until
+			// the user removes it, or runs it under its new id.
+			add("the id %s is used by more than one task: the later one is set aside as %s; remove it or run it under its own id", orig, t.ID)
 		} else if _, err := WorkerSessionID("run", t.ID); err != nil {
 			add("the id %q may only hold letters, digits, '-' and single '_'", t.ID)
 		}
@@ -389,6 +393,17 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// plannedID is the id the planner gave a task ("" when unknown).
+func plannedID(t store.Task) string {
+	var d struct {
+		ID string `json:"id"`
+	}
+	if len(t.Definition) == 0 || json.Unmarshal(t.Definition, &d) != nil {
+		return ""
+	}
+	return d.ID
 }
 
 // setAsideDuplicates renames the second and later tasks that share an id to
