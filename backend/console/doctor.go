@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-app/baton/backend/chrome"
 	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/settings"
 )
 
 // printReport writes the doctor's report for a person.
@@ -54,6 +55,17 @@ func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "baton doctor takes no arguments besides its flags; run \"baton help doctor\".")
 		return 2
+	}
+	cdpGiven := false
+	fs.Visit(func(f *flag.Flag) { cdpGiven = cdpGiven || f.Name == "cdp" })
+	if path, err := settings.DefaultPath(); err == nil {
+		if problem := settings.Open(path).Problem(); problem != nil {
+			fmt.Fprintf(stderr, "baton doctor: %v\n", problem)
+			if !cdpGiven {
+				fmt.Fprintln(stderr, "baton doctor: give --cdp URL to check a host anyway, or fix the file.")
+				return ExitSettings
+			}
+		}
 	}
 	var patterns []string
 	if *pattern != "" {

@@ -30,9 +30,20 @@ run waits for is asked on the terminal: the task list (unless --yes),
 workers' questions, permission prompts, and reviews the template leaves to
 you. --permission-mode sets the workers' mode for this run (default,
 acceptEdits, plan or bypassPermissions).
-Exit codes: 0 every task completed, 2 finished with failed or skipped tasks,
-1 error, 130 interrupted (the run is paused: continue it with --resume).
+Exit codes: 0 every task completed, 2 finished with failed or skipped tasks
+(or the settings file cannot be used and no --host was given), 1 error or an
+interrupted run (continue it with --resume), 130 Ctrl-C (the run is paused:
+continue it with --resume).
 `
+
+// closeServices closes services that were opened but not used.
+func closeServices(svc *service.Services, stderr io.Writer) {
+	cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := svc.Close(cctx); err != nil {
+		fmt.Fprintf(stderr, "baton run: while stopping: %v\n", err)
+	}
+}
 
 // projectFolder checks --cwd: a non-empty path to a folder that exists. A
 // file, a missing path and an empty value each get their own sentence.
@@ -114,6 +125,16 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n", err)
 		return ExitError
+	}
+	if problem := svc.Settings.Problem(); problem != nil {
+		// A settings file Baton cannot use is named with what is wrong;
+		// the run does not silently fall back to another host.
+		fmt.Fprintf(stderr, "baton run: %v\n", problem)
+		if *host == "" && *cdp == "" {
+			fmt.Fprintln(stderr, "baton run: the host cannot be chosen from the settings; give --host sim or --host desktop, or fix the file.")
+			closeServices(svc, stderr)
+			return ExitSettings
+		}
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -65,3 +65,27 @@ func TestProjectFolderChecks(t *testing.T) {
 		t.Errorf("projectFolder(%s) = %q, %v", dir, got, err)
 	}
 }
+
+// A settings file Baton cannot use is named on stderr with what is wrong,
+// and "baton run" and "baton doctor" stop with exit 2 unless a host is
+// given on the command line.
+func TestBrokenSettingsStopRunAndDoctor(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("BATON_CONFIG_DIR", dir)
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"host": "desktop",`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "", "--template", "documentation", "--message", "x", "--cwd", sample(t))
+	if code != ExitSettings || !strings.Contains(stderr, "settings.json") || !strings.Contains(stderr, "not valid JSON") || !strings.Contains(stderr, "--host") {
+		t.Fatalf("baton run with a broken settings file: exit %d, stderr %q", code, stderr)
+	}
+	var out, errOut bytes.Buffer
+	if code := DoctorCLI(nil, &out, &errOut); code != ExitSettings || !strings.Contains(errOut.String(), "settings.json") {
+		t.Fatalf("baton doctor with a broken settings file: exit %d, stderr %q", code, errOut.String())
+	}
+	// With --host the run goes on (here it stops later: the refused --cdp).
+	code, _, stderr = run(t, "", "--template", "documentation", "--message", "x", "--cwd", sample(t), "--cdp", "http://192.0.2.1:9222")
+	if code == ExitSettings || !strings.Contains(stderr, "settings.json") {
+		t.Fatalf("baton run --cdp with a broken settings file: exit %d, stderr %q", code, stderr)
+	}
+}
