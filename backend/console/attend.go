@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
@@ -25,10 +26,13 @@ type attention struct {
 	engine *engine.Engine
 	host   mainHost
 	runID  string
-	in     *bufio.Reader
+	in     *lineReader
 	out    io.Writer
-	asked  map[string]bool
-	eof    bool
+	// ctx is the context of the check in progress: a read waiting for a
+	// line ends when it ends (Ctrl-C, SIGTERM).
+	ctx   context.Context
+	asked map[string]bool
+	eof   bool
 	// echo writes what was read back to out, when the input is not a
 	// terminal that shows it already.
 	echo bool
@@ -41,17 +45,62 @@ type mainHost interface {
 	RespondPermission(ctx context.Context, requestID string, decision engine.PermissionDecision, updatedInput json.RawMessage) error
 }
 
-func newAttention(e *engine.Engine, host mainHost, runID string, stdin io.Reader, in *bufio.Reader, out io.Writer) *attention {
+func newAttention(e *engine.Engine, host mainHost, runID string, stdin io.Reader, in *lineReader, out io.Writer) *attention {
 	f, isFile := stdin.(*os.File)
 	echo := !isFile || !term.IsTerminal(int(f.Fd()))
-	return &attention{engine: e, host: host, runID: runID, in: in, out: out, asked: map[string]bool{}, echo: echo}
+	return &attention{engine: e, host: host, runID: runID, in: in, out: out, asked: map[string]bool{}, echo: echo, ctx: context.Background()}
+}
+
+// lineReader reads lines of the terminal on its own goroutine, so that a
+// question waiting for a line is given up at once when the command's
+// context ends (Ctrl-C, SIGTERM) instead of blocking the command.
+type lineReader struct {
+	in    *bufio.Reader
+	start sync.Once
+	lines chan lineResult
+}
+
+type lineResult struct {
+	line string
+	err  error
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{in: bufio.NewReader(r), lines: make(chan lineResult, 1)}
+}
+
+// ReadLine returns the next line (with its newline), or ctx's error when
+// ctx ends first; the line is then kept for the next call.
+func (l *lineReader) ReadLine(ctx context.Context) (string, error) {
+	l.start.Do(func() {
+		go func() {
+			for {
+				s, err := l.in.ReadString('\n')
+				l.lines <- lineResult{s, err}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	})
+	select {
+	case r := <-l.lines:
+		if r.err != nil {
+			l.lines <- lineResult{"", r.err} // every later read sees the end too
+		}
+		return r.line, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 // check asks about everything the run waits for that was not asked yet.
 func (a *attention) check(ctx context.Context) {
-	if a.eof {
+	if a.eof || ctx.Err() != nil {
 		return
 	}
+	a.ctx = ctx
+	defer func() { a.ctx = context.Background() }()
 	snap, err := a.engine.Snapshot(ctx, a.runID)
 	if err != nil {
 		return
@@ -142,9 +191,15 @@ func (a *attention) once(kind, task, detail string) bool {
 
 // read prompts and returns the line typed, and whether it holds anything.
 func (a *attention) read(prompt string) (string, bool) {
+	if a.ctx.Err() != nil {
+		return "", false
+	}
 	fmt.Fprint(a.out, prompt)
-	line, err := a.in.ReadString('\n')
+	line, err := a.in.ReadLine(a.ctx)
 	line = strings.TrimSpace(line)
+	if a.ctx.Err() != nil {
+		return "", false // Ctrl-C or SIGTERM: the command pauses the run
+	}
 	if err != nil && line == "" {
 		a.eof = true
 		fmt.Fprintln(a.out, "\nNo input to read: the run waits for you. Ctrl-C pauses it; Baton's window (Inbox) can answer after that.")

@@ -16,6 +16,8 @@ const (
 	ExitError    = 1   // the run could not be done; the reason is printed
 	ExitFailures = 2   // the run finished with failed or skipped tasks, named
 	ExitPaused   = 130 // interrupted (Ctrl-C): the run is paused and can be resumed
+	// ExitTerminated: SIGTERM; the run is paused and can be resumed.
+	ExitTerminated = 143
 	// ExitSettings: the settings file cannot be used and no --host says
 	// which host to use (the file is named on stderr).
 	ExitSettings = 2

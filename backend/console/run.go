@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -32,9 +32,35 @@ you. --permission-mode sets the workers' mode for this run (default,
 acceptEdits, plan or bypassPermissions).
 Exit codes: 0 every task completed, 2 finished with failed or skipped tasks
 (or the settings file cannot be used and no --host was given), 1 error or an
-interrupted run (continue it with --resume), 130 Ctrl-C (the run is paused:
-continue it with --resume).
+interrupted run (continue it with --resume), 130 Ctrl-C and 143 SIGTERM (also
+while a question waits: the run is paused; continue it with --resume).
 `
+
+// signalContext returns a context that ends on Ctrl-C or SIGTERM, its stop
+// function, and the exit code for the signal that ended it (130 for
+// Ctrl-C, 143 for SIGTERM).
+func signalContext() (context.Context, context.CancelFunc, func() int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var code atomic.Int32
+	code.Store(ExitPaused)
+	go func() {
+		select {
+		case s := <-sigs:
+			if s == syscall.SIGTERM {
+				code.Store(ExitTerminated)
+			}
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop := func() {
+		signal.Stop(sigs)
+		cancel()
+	}
+	return ctx, stop, func() int { return int(code.Load()) }
+}
 
 // closeServices closes services that were opened but not used.
 func closeServices(svc *service.Services, stderr io.Writer) {
@@ -116,7 +142,9 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Ctrl-C and SIGTERM end ctx at once, also while a question waits for
+	// a line; the run is then paused and the exit code says which signal.
+	ctx, stop, signalled := signalContext()
 	defer stop()
 
 	view := newProgress(stdout)
@@ -193,7 +221,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	answers := bufio.NewReader(stdin)
+	answers := newLineReader(stdin)
 	attend := newAttention(svc.Engine, svc.Hosts, runID, stdin, answers, stdout)
 	// Events may be dropped when the display is behind: look again now and then.
 	recheck := time.NewTicker(time.Second)
@@ -220,7 +248,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "\nbaton run: could not pause %s: %v\n", runID, err)
 			}
 			fmt.Fprintf(stdout, "\nPaused %s. Continue it with: baton run --resume %s\n", runID, runID)
-			return ExitPaused
+			return signalled()
 		case e := <-events:
 			view.event(e)
 			switch e.name {
@@ -261,7 +289,7 @@ func drain(view *progress, events chan evt) {
 
 // confirm shows the proposed tasks and asks for confirmation when the run
 // waits for it. It reports done with an exit code when the command ends.
-func confirm(ctx context.Context, svc *service.Services, runID string, e evt, yes bool, answers *bufio.Reader, stdout, stderr io.Writer) (int, bool) {
+func confirm(ctx context.Context, svc *service.Services, runID string, e evt, yes bool, answers *lineReader, stdout, stderr io.Writer) (int, bool) {
 	snap, err := svc.Engine.Snapshot(ctx, runID)
 	if err != nil || snap.Run.Status != engine.RunConfirming.String() {
 		return 0, false
@@ -287,7 +315,10 @@ func confirm(ctx context.Context, svc *service.Services, runID string, e evt, ye
 	}
 	if !yes {
 		fmt.Fprint(stdout, "Start these tasks? [y/N] ")
-		line, _ := answers.ReadString('\n')
+		line, _ := answers.ReadLine(ctx)
+		if ctx.Err() != nil {
+			return 0, false // the command pauses the run
+		}
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			if err := svc.Engine.Cancel(ctx, runID); err != nil {
 				fmt.Fprintf(stderr, "baton run: cancel %s: %v\n", runID, err)

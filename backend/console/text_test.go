@@ -2,10 +2,14 @@ package console
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/store"
@@ -87,5 +91,73 @@ func TestBrokenSettingsStopRunAndDoctor(t *testing.T) {
 	code, _, stderr = run(t, "", "--template", "documentation", "--message", "x", "--cwd", sample(t), "--cdp", "http://192.0.2.1:9222")
 	if code == ExitSettings || !strings.Contains(stderr, "settings.json") {
 		t.Fatalf("baton run --cdp with a broken settings file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// SIGTERM while a question waits for a line ends the command at once with
+// exit 143, and the run is paused, not lost.
+func TestSignalCancelsAWaitingQuestion(t *testing.T) {
+	needChromium(t)
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	project := t.TempDir()
+	if err := os.CopyFS(project, os.DirFS(sample(t))); err != nil {
+		t.Fatal(err)
+	}
+	stdin, never := io.Pipe() // a terminal nobody types into
+	defer never.Close()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- RunCLI([]string{"--template", "sparc", "--message", "Specify the health endpoint", "--scenario", "clarification",
+			"--cwd", project, "--yes", "--host", "sim", "--sim-speed", "50"}, stdin, &stdout, &stderr)
+	}()
+	deadline := time.Now().Add(90 * time.Second)
+	for !strings.Contains(stdout.String(), "Your answer (Enter leaves the question open): ") {
+		select {
+		case code := <-done:
+			t.Fatalf("the run ended (%d) before asking:\n%s\n%s", code, stdout.String(), stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no question was asked:\n%s\n%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != ExitTerminated || !strings.Contains(stdout.String(), "Paused ") {
+			t.Fatalf("exit %d after SIGTERM:\n%s\n%s", code, stdout.String(), stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("SIGTERM did not end the waiting question:\n%s", stdout.String())
+	}
+	m := runIDPattern.FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("no run id:\n%s", stdout.String())
+	}
+	var out, errOut bytes.Buffer
+	if code := ShowCLI([]string{m[1]}, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "Status:  paused") {
+		t.Fatalf("show %s: exit %d\n%s%s", m[1], code, out.String(), errOut.String())
 	}
 }
