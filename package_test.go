@@ -366,12 +366,14 @@ func TestPackageMetainfo(t *testing.T) {
 	}
 }
 
-// TestPackageLintian runs lintian: no error, warning or info (an override
-// lintian no longer needs is the info unused-override), and only the allowed
-// overrides, each with its reason.
+// TestPackageLintian runs lintian: no error, warning or info, and only the
+// allowed overrides, each with its reason. An override that a build no longer
+// needs (unused-override) is not a failure: the two spelling hits come from
+// generated code and compiled machine code, which change with unrelated
+// commits.
 func TestPackageLintian(t *testing.T) {
 	needPackage(t, "lintian")
-	cmd := exec.Command("lintian", "--display-info", "--fail-on", "error,warning,info", pkgDeb)
+	cmd := exec.Command("lintian", "--display-info", "--fail-on", "error,warning,info", "--suppress-tags", "unused-override", pkgDeb)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = io.Discard // "running with root privileges is not recommended!"
@@ -382,7 +384,7 @@ func TestPackageLintian(t *testing.T) {
 	}
 	for line := range strings.Lines(stdout.String()) {
 		if strings.HasPrefix(line, "E: ") || strings.HasPrefix(line, "W: ") || strings.HasPrefix(line, "I: ") ||
-			strings.Contains(line, "unused-override") || strings.Contains(line, "mismatched-override") {
+			strings.Contains(line, "mismatched-override") {
 			t.Errorf("lintian: %s", strings.TrimSpace(line))
 		}
 	}
