@@ -539,7 +539,7 @@ func TestManualRetryUnskipsDependents(t *testing.T) {
 	t.Parallel()
 	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, []string{"a"}}, planned{"c", 1, nil})
 	failA := true
-	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxWorkers = 1 }),
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxWorkers = 1; noFailedReportRetries(tp) }),
 		scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
 			switch {
 			case task == "a" && failA:

@@ -67,6 +67,7 @@ func TestFinalReportOfARunWithRejectionAndRemediation(t *testing.T) {
 	}
 	agent := reviewing(aggregatingWithConflicts(verifying(scripted(tasks, worker), 5)), review)
 	tmpl := testTemplate(func(tp *template.Template) {
+		noFailedReportRetries(tp) // the QA round, not a retry, answers the failure
 		tp.Config.MaxRetries = 0
 		tp.Phases.Verification.MaxRemediationRounds = 1
 		tp.Phases.Review = template.ReviewGate{Enabled: true, Reviewer: "orchestrator"}

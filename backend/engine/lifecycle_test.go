@@ -266,7 +266,8 @@ func TestPhaseToggles(t *testing.T) {
 func TestReport(t *testing.T) {
 	t.Parallel()
 	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, []string{"a"}})
-	h := newHarness(t, testTemplate(nil), scripted(tasks, func(fh *fakeHost, s *fakeSession, task string, _ bool) bool {
+	// A reported failure that stays: the report shows a failed task.
+	h := newHarness(t, testTemplate(noFailedReportRetries), scripted(tasks, func(fh *fakeHost, s *fakeSession, task string, _ bool) bool {
 		if task != "a" {
 			return false
 		}

@@ -47,3 +47,10 @@ func TestFailedReportIsRetried(t *testing.T) {
 		})
 	}
 }
+
+// noFailedReportRetries sets retryFailedReports: false, for tests about a
+// reported failure that stays.
+func noFailedReportRetries(tp *template.Template) {
+	off := false
+	tp.Config.RetryFailed = &off
+}
