@@ -64,7 +64,7 @@ or only the first N with times=N.
 Scenarios:
 `)
 	for _, s := range modelsim.Scenarios {
-		fmt.Fprintf(w, "  %-17s %s\n", s.Name, s.Help)
+		fmt.Fprintf(w, "  %-17s %s\n", s.Name, wrap(s.Help, 78, strings.Repeat(" ", 20)))
 	}
 	fmt.Fprintln(w, "\nFlags:")
 	fs.SetOutput(w)
@@ -133,4 +133,23 @@ func runModelSim(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	return 0
+}
+
+// wrap breaks text into lines of at most width bytes, the later ones
+// indented.
+func wrap(text string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		if i > 0 && n+1+len(word) > width {
+			b.WriteString("\n" + indent)
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
 }
