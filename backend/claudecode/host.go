@@ -208,7 +208,18 @@ type session struct {
 	logf    *os.File
 	last    time.Time
 	idle    *time.Timer
+	// held is an assistant entry with only text, kept back until the
+	// child's next line (or holdFor): the text that ends a turn then shows
+	// together with the turn's result, so an answer read from it is never
+	// read before the turn ended (a prompt sent on it would otherwise see
+	// that result as its own, and a worker's cost would be missed).
+	held     json.RawMessage
+	heldUUID string
+	holdT    *time.Timer
 }
+
+// holdFor bounds how long a text entry is kept back.
+const holdFor = 3 * time.Second
 
 type pendingRequest struct {
 	req         engine.PermissionRequest
@@ -984,6 +995,7 @@ func (h *Host) read(s *session, p *proc, stdout io.Reader) {
 			break
 		}
 	}
+	h.release(s)
 	p.waitErr = p.cmd.Wait()
 	// The tools it started end with it.
 	signalGroup(p.cmd, true)
@@ -994,10 +1006,17 @@ func (h *Host) read(s *session, p *proc, stdout io.Reader) {
 func (h *Host) handle(s *session, p *proc, line []byte) {
 	var e event
 	if err := json.Unmarshal(line, &e); err != nil {
+		h.release(s)
 		h.log.Debug("claude wrote a line that is not JSON", "session", s.meta.ID, "line", firstLine(string(line), 200))
 		return
 	}
 	id := s.meta.ID
+	switch e.Type {
+	case "keep_alive", "stream_event":
+		return
+	case "control_request", "control_cancel_request", "control_response":
+		h.release(s)
+	}
 	switch e.Type {
 	case "control_request":
 		if e.Request == nil || e.Request.Subtype != "can_use_tool" {
@@ -1035,9 +1054,17 @@ func (h *Host) handle(s *session, p *proc, line []byte) {
 		if ch != nil {
 			ch <- json.RawMessage(bytes.Clone(line))
 		}
-	case "keep_alive", "stream_event":
 	default:
 		h.mu.Lock()
+		// What was kept back comes first, in the same step, so that no
+		// Read sees the text without what follows it.
+		h.releaseLocked(s)
+		if e.Type == "assistant" && textOnly(line) {
+			s.held, s.heldUUID = json.RawMessage(bytes.Clone(line)), e.UUID
+			s.holdT = time.AfterFunc(holdFor, func() { h.release(s) })
+			h.mu.Unlock()
+			return
+		}
 		h.appendLocked(s, json.RawMessage(bytes.Clone(line)), e.UUID)
 		kind := engine.NoticeMessage
 		if e.Type == "result" {
@@ -1049,6 +1076,47 @@ func (h *Host) handle(s *session, p *proc, line []byte) {
 		h.mu.Unlock()
 		h.notify(id, kind)
 	}
+}
+
+// release adds the entry kept back, if any.
+func (h *Host) release(s *session) {
+	h.mu.Lock()
+	released := h.releaseLocked(s)
+	h.mu.Unlock()
+	if released {
+		h.notify(s.meta.ID, engine.NoticeMessage)
+	}
+}
+
+func (h *Host) releaseLocked(s *session) bool {
+	if s.held == nil {
+		return false
+	}
+	s.holdT.Stop()
+	h.appendLocked(s, s.held, s.heldUUID)
+	s.held, s.heldUUID, s.holdT = nil, "", nil
+	return true
+}
+
+// textOnly reports whether an assistant event holds only text (no tool
+// call).
+func textOnly(line []byte) bool {
+	var e struct {
+		Message struct {
+			Content []struct {
+				Type string `json:"type"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &e) != nil || len(e.Message.Content) == 0 {
+		return false
+	}
+	for _, c := range e.Message.Content {
+		if c.Type == "tool_use" || c.Type == "server_tool_use" {
+			return false
+		}
+	}
+	return true
 }
 
 func suggestionsJSON(s []json.RawMessage) json.RawMessage {

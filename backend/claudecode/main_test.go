@@ -7,9 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,13 +50,41 @@ func newRig(t *testing.T, scenario string, tune ...func(*Options)) *rig {
 	})
 	r := &rig{t: t, sim: sim, home: t.TempDir(), state: t.TempDir()}
 	// A cut stream is retried once, not ten times.
-	r.env = claudecodetest.Env(r.home, sim.URL(), "CLAUDE_CODE_MAX_RETRIES=1")
+	// The Go caches stay the test's own: "go test", which the agent runs,
+	// would otherwise build the standard library again under the new HOME.
+	r.env = claudecodetest.Env(r.home, sim.URL(), append(goEnv(t), "CLAUDE_CODE_MAX_RETRIES=1")...)
 	opts := Options{Path: bin, BaseEnv: r.env, StateDir: r.state, Logger: quiet, StopGrace: 2 * time.Second}
 	for _, f := range tune {
 		f(&opts)
 	}
 	r.host = r.open(opts)
 	return r
+}
+
+var (
+	goEnvOnce sync.Once
+	goEnvVars []string
+)
+
+// goEnv is GOCACHE, GOMODCACHE and GOPATH as the test's go command sees
+// them.
+func goEnv(t *testing.T) []string {
+	goEnvOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+		if err != nil {
+			return
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		for i, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+			if i < len(lines) && lines[i] != "" {
+				goEnvVars = append(goEnvVars, k+"="+lines[i])
+			}
+		}
+	})
+	if len(goEnvVars) != 3 {
+		t.Fatal("go env GOCACHE GOMODCACHE GOPATH did not answer")
+	}
+	return goEnvVars
 }
 
 // open makes a Host on the rig's state folder; it is closed (and its

@@ -1,0 +1,200 @@
+package claudecode
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
+)
+
+type fixed struct{ t template.Template }
+
+func (f fixed) Get(string) (template.Template, error) { return f.t, nil }
+
+// events counts the engine's events.
+type events struct {
+	mu    sync.Mutex
+	names map[string]int
+	start time.Time
+	trace []string
+}
+
+func (e *events) Emit(name string, p engine.Payload) {
+	e.mu.Lock()
+	e.names[name]++
+	if name != engine.EventWorkerProgress {
+		e.trace = append(e.trace, fmt.Sprintf("%6.2fs %s %s %s", time.Since(e.start).Seconds(), name, p.TaskID, p.Message))
+	}
+	e.mu.Unlock()
+}
+
+func (e *events) count(name string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.names[name]
+}
+
+func systemTemplate(t *testing.T, id string) template.Template {
+	t.Helper()
+	mgr, err := template.New(t.TempDir(), template.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := mgr.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl.Config.AutoConfirm = true
+	return tmpl
+}
+
+// runEngine runs tmpl on dir through the engine and host until the run
+// finishes, answering with answer whatever a worker waits for.
+func runEngine(t *testing.T, h *Host, tmpl template.Template, dir, request string, answer func(*engine.Engine, engine.Snapshot)) (engine.Snapshot, *events) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	st, err := store.Open(filepath.Join(t.TempDir(), "baton.db"), store.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ev := &events{names: map[string]int{}, start: time.Now()}
+	defer func() {
+		if t.Failed() || testing.Verbose() {
+			ev.mu.Lock()
+			t.Logf("events:\n%s", strings.Join(ev.trace, "\n"))
+			ev.mu.Unlock()
+		}
+	}()
+	eng, err := engine.New(engine.Options{Store: st, Host: h, Templates: fixed{tmpl}, Emitter: ev, Logger: quiet, Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer scancel()
+		if err := eng.Shutdown(sctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	}()
+	run, err := eng.Create(ctx, engine.CreateRequest{TemplateID: tmpl.ID, Cwd: dir, Request: request})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Start(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	for answer != nil && ctx.Err() == nil {
+		snap, err := eng.Snapshot(ctx, run.ID)
+		if err != nil {
+			break
+		}
+		if store.Finished(snap.Run.Status) {
+			break
+		}
+		answer(eng, snap)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := eng.Wait(ctx, run.ID); err != nil {
+		snap, _ := eng.Snapshot(context.Background(), run.ID)
+		for _, w := range snap.Workers {
+			t.Logf("worker %s: %s, session %s, action %q, error %q, retries %d, waiting %+v", w.TaskID, w.Status, w.SessionID, w.CurrentAction, w.Error, w.RetryCount, w.Waiting)
+		}
+		for _, id := range append([]string{snap.Run.MainSessionID}, sessionIDs(snap)...) {
+			info, err := h.Session(context.Background(), engine.SessionID(id))
+			t.Logf("session %s: running %v turn %v pending %d %v", id, info.Running, info.TurnRunning, len(info.Pending), err)
+		}
+		t.Fatalf("Wait: %v (run is %s: %s %s)", err, snap.Run.Status, snap.Run.Message, snap.Run.Error)
+	}
+	snap, err := eng.Snapshot(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, ev
+}
+
+func sessionIDs(s engine.Snapshot) []string {
+	var out []string
+	for _, w := range s.Workers {
+		if w.SessionID != "" {
+			out = append(out, w.SessionID)
+		}
+	}
+	return out
+}
+
+// TestDocumentationRun runs the documentation template through the engine,
+// this host, the real CLI and model-sim: every task completes, the
+// workers' files are in the folder, tokens and cost add up, and no child
+// is left.
+func TestDocumentationRun(t *testing.T) {
+	r := newRig(t, "happy")
+	tmpl := systemTemplate(t, "documentation")
+	tmpl.Config.MaxWorkers = 2
+	dir := project(t)
+	// Under acceptEdits the CLI asks before "go test": the prompts are
+	// answered as a user would, from the worker cards.
+	asked := map[string]bool{}
+	snap, ev := runEngine(t, r.host, tmpl, dir, "Document this project", func(eng *engine.Engine, s engine.Snapshot) {
+		for _, w := range s.Workers {
+			if w.Waiting != nil && !asked[w.Waiting.RequestID] {
+				asked[w.Waiting.RequestID] = true
+				if err := eng.RespondPermission(context.Background(), s.Run.ID, w.TaskID, engine.AllowOnce, nil); err != nil {
+					t.Errorf("answer %s's prompt: %v", w.TaskID, err)
+				}
+			}
+		}
+	})
+	if len(asked) == 0 {
+		t.Error("no worker asked to run the tests")
+	}
+	if snap.Run.Status != "completed" || snap.Run.TasksTotal == 0 || snap.Run.TasksCompleted != snap.Run.TasksTotal {
+		t.Fatalf("run %s: %d of %d completed: %s", snap.Run.Status, snap.Run.TasksCompleted, snap.Run.TasksTotal, snap.Run.Error)
+	}
+	files := 0
+	for _, w := range snap.Workers {
+		if w.Tools.Total == 0 || w.InputTokens == 0 || w.CostUSD <= 0 || w.Summary == "" || w.Unstructured {
+			t.Errorf("worker %s: tools %+v, tokens %d, cost %v, summary %q, unstructured %v", w.TaskID, w.Tools, w.InputTokens, w.CostUSD, w.Summary, w.Unstructured)
+			es := entries(t, r.host, engine.SessionID(w.SessionID))
+			for _, e := range es[max(0, len(es)-4):] {
+				t.Logf("  %s", e.raw[:min(len(e.raw), 300)])
+			}
+		}
+		for _, f := range w.OutputFiles {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("worker %s names %s, which is not in the folder: %v", w.TaskID, f, err)
+			}
+			files++
+		}
+	}
+	if files == 0 {
+		t.Error("the workers wrote no file")
+	}
+	if snap.Run.CostUSD <= 0 || snap.Run.InputTokens == 0 {
+		t.Errorf("run cost %v, input tokens %d", snap.Run.CostUSD, snap.Run.InputTokens)
+	}
+	if ev.count(engine.EventWorkerCompleted) != snap.Run.TasksTotal {
+		t.Errorf("%d worker:completed events for %d tasks", ev.count(engine.EventWorkerCompleted), snap.Run.TasksTotal)
+	}
+	// Reported workers were archived: their children ended.
+	if n := len(r.host.Running()); n > 1 {
+		t.Errorf("%d children run after the run; only the main session's may", n)
+	}
+	sessions, _ := r.host.List(context.Background(), false)
+	if len(sessions) != 1 || sessions[0].ID != engine.SessionID(snap.Run.MainSessionID) {
+		t.Errorf("sessions without hidden workers: %+v", sessions)
+	}
+	all, _ := r.host.List(context.Background(), true)
+	if len(all) != 1+snap.Run.TasksTotal {
+		t.Errorf("%d sessions with hidden workers for %d tasks", len(all), snap.Run.TasksTotal)
+	}
+}
