@@ -6,6 +6,47 @@
 // packages' tests read as the real shapes of Claude Code's output.
 //
 // A missing CLI fails the test; only under go test -short is it skipped.
+//
+// # The host permission channel of the pinned CLI (2.1.328)
+//
+// Permission prompts reach the program on the CLI's stdin/stdout only with
+// `-p --input-format stream-json --output-format stream-json --verbose
+// --permission-prompt-tool stdio` (a flag --help does not list).
+// `--permission-prompts host` (listed, and the default) alone is not
+// enough: without --permission-prompt-tool the CLI denies what would
+// prompt at once (a system event of subtype permission_denied, an error
+// tool_result, and the call in the result's permission_denials).
+//
+// The CLI asks (one line on stdout):
+//
+//	{"type":"control_request","request_id":"<uuid>","request":{"subtype":"can_use_tool",
+//	 "tool_name":"Bash","display_name":"Bash","input":{"command":"go test ./...","description":"…"},
+//	 "description":"…","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash",
+//	 "ruleContent":"go test *"}],"behavior":"allow","destination":"localSettings"}],
+//	 "decision_reason":"This command requires approval","decision_reason_type":"other",
+//	 "blocked_path":"…","tool_use_id":"toolu_…"}}
+//
+// (blocked_path, decision_reason and server_policy_ask_only appear
+// depending on the tool; suggestions may also be addDirectories or setMode.)
+// An AskUserQuestion call comes the same way, with
+// "requires_user_interaction":true and input {"questions":[{"question",
+// "header","options":[{"label","description"}],"multiSelect"}]}.
+//
+// The program answers (one line on stdin), with Allow or Deny:
+//
+//	{"type":"control_response","response":{"subtype":"success","request_id":"<uuid>",
+//	 "response":{"behavior":"allow","updatedInput":{…the input to run…}}}}
+//	{"type":"control_response","response":{"subtype":"success","request_id":"<uuid>",
+//	 "response":{"behavior":"deny","message":"…told to the model…"}}}
+//
+// An AskUserQuestion is answered by allowing it with updatedInput = the
+// input plus "answers": {"<question text>": "<chosen label>"}; the model
+// then gets the tool_result `Your questions have been answered:
+// "<question>"="<label>". …`. User messages are sent as
+// {"type":"user","message":{"role":"user","content":"…"}}; each turn ends
+// with a result event, and the process waits for the next message until
+// its stdin closes. TestRecordings keeps real examples of all of this in
+// testdata/recordings (input.jsonl beside stream.jsonl).
 package claudecodetest
 
 import (
@@ -130,11 +171,35 @@ func acquire(ctx context.Context) (func(), error) {
 	}
 }
 
+var (
+	goEnvOnce sync.Once
+	goEnv     []string
+)
+
+// goCaches keeps the Go caches of the test's user for the commands the
+// CLI runs: with HOME moved, go build and go test would start from an empty
+// build cache and take a minute.
+func goCaches() []string {
+	goEnvOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+		if err != nil {
+			return
+		}
+		vals := strings.Split(strings.TrimSpace(string(out)), "\n")
+		for i, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+			if i < len(vals) && vals[i] != "" && os.Getenv(k) == "" {
+				goEnv = append(goEnv, k+"="+vals[i])
+			}
+		}
+	})
+	return goEnv
+}
+
 // Env is the environment of one CLI: the test's own environment without
 // anything that would reach a real account or change the CLI's behaviour
 // (ANTHROPIC_*, CLAUDE*, proxies of the Bedrock/Vertex kind), plus its own
-// HOME, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 and the model at
-// baseURL.
+// HOME, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, the model at baseURL,
+// and the test user's Go caches (for the go commands the agent runs).
 func Env(home, baseURL string, extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -155,6 +220,7 @@ func Env(home, baseURL string, extra ...string) []string {
 		"ANTHROPIC_BASE_URL="+baseURL,
 		"ANTHROPIC_API_KEY="+APIKey,
 	)
+	env = append(env, goCaches()...)
 	return append(env, extra...)
 }
 
@@ -165,7 +231,8 @@ type CLI struct {
 	BaseURL string
 	// Env is added to the environment of every run (KEY=VALUE).
 	Env []string
-	// Timeout bounds one run (default 2 minutes).
+	// Timeout bounds one run (default 4 minutes: a run takes seconds, but a
+	// loaded machine can stretch it a lot).
 	Timeout time.Duration
 	t       testing.TB
 }
@@ -176,7 +243,7 @@ func New(t testing.TB, baseURL string) *CLI {
 	t.Helper()
 	path := Binary(t)
 	home := t.TempDir()
-	return &CLI{Path: path, Home: home, BaseURL: baseURL, Timeout: 2 * time.Minute, t: t}
+	return &CLI{Path: path, Home: home, BaseURL: baseURL, Timeout: 4 * time.Minute, t: t}
 }
 
 // Result is what one CLI run left: its stdout (stream-json events), stderr,
@@ -230,7 +297,7 @@ func (c *CLI) timeout() time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout
 	}
-	return 2 * time.Minute
+	return 4 * time.Minute
 }
 
 func (c *CLI) command(ctx context.Context, dir string, args []string) *exec.Cmd {

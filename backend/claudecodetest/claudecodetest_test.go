@@ -52,3 +52,20 @@ func TestEnvKeepsTheCLIAwayFromRealAccounts(t *testing.T) {
 		t.Errorf("PATH = %q, want the test's PATH", got["PATH"])
 	}
 }
+
+func TestNormalize(t *testing.T) {
+	project, home := "/tmp/TestX123/001/project", "/tmp/TestX123/002"
+	a := []byte(`{"uuid":"0b5c8f1e-1111-4222-8333-444455556666","cwd":"/tmp/TestX123/001/project","timestamp":"2026-11-24T14:12:02.069Z","id":"msg_abcdefABCDEF123456"}` + "\n" +
+		`{"path":"/tmp/TestX123/002/.claude/projects/-tmp-TestX123-001-project/memory/","err":"gateway (127.0.0.1:36385)"}`)
+	b := []byte(`{"parentUuid":"0b5c8f1e-1111-4222-8333-444455556666","uuid":"9b5c8f1e-1111-4222-8333-444455556666","timestamp":"2026-11-24T14:12:03.569Z","message":{"id":"msg_abcdefABCDEF123456"}}`)
+	out := Normalize(project, home, "http://127.0.0.1:36385", a, b)
+	wantA := `{"uuid":"00000000-0000-4000-8000-000000000001","cwd":"/tmp/baton-recording/project","timestamp":"2026-01-01T00:00:00.000Z","id":"msg_000000000000000000000001"}` + "\n" +
+		`{"path":"/tmp/baton-recording/home/.claude/projects/-tmp-baton-recording-project/memory/","err":"gateway (127.0.0.1:40000)"}`
+	wantB := `{"parentUuid":"00000000-0000-4000-8000-000000000001","uuid":"00000000-0000-4000-8000-000000000002","timestamp":"2026-01-01T00:00:01.500Z","message":{"id":"msg_000000000000000000000001"}}`
+	if string(out[0]) != wantA {
+		t.Errorf("got\n%s\nwant\n%s", out[0], wantA)
+	}
+	if string(out[1]) != wantB {
+		t.Errorf("got\n%s\nwant\n%s", out[1], wantB)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/engine"
 )
 
@@ -127,4 +128,50 @@ func TestItemsSkipBookkeepingLines(t *testing.T) {
 	if len(items) != 2 || items[0].Text != "write hello" || items[1].Text != "Done." {
 		t.Fatalf("items = %+v, want the user's and the agent's text only", items)
 	}
+}
+
+// The Sessions view on what the real Claude Code CLI printed and wrote to
+// disk (backend/claudecodetest/testdata/recordings): every line is readable,
+// only what the user and the agent said and the turn's results are shown,
+// and every tool call the agent made is there.
+func TestItemsOfRealCLIRecordings(t *testing.T) {
+	t.Parallel()
+	for _, rec := range claudecodetest.Recordings(t) {
+		for _, f := range []struct {
+			name  string
+			lines []json.RawMessage
+		}{{"stream.jsonl", rec.StreamLines()}, {"transcript.jsonl", rec.TranscriptLines()}} {
+			items, skipped := Items(f.lines)
+			if skipped != 0 {
+				t.Errorf("%s/%s: %d lines counted as unreadable", rec.Name, f.name, skipped)
+			}
+			tools := 0
+			for _, it := range items {
+				switch it.Role {
+				case "user", "assistant", "result":
+				default:
+					t.Errorf("%s/%s: an item of a %q line is shown: %.80q", rec.Name, f.name, it.Role, it.Text)
+				}
+				if it.Kind == KindToolUse {
+					tools++
+				}
+			}
+			if want := strings.Count(string(bytesOf(f.lines)), `"type":"tool_use"`); tools != want {
+				t.Errorf("%s/%s: %d tool calls shown, the lines hold %d", rec.Name, f.name, tools, want)
+			}
+		}
+	}
+}
+
+func bytesOf(lines []json.RawMessage) []byte {
+	var b []byte
+	for _, l := range lines {
+		var e struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(l, &e) == nil && e.Type == "assistant" {
+			b = append(b, l...)
+		}
+	}
+	return b
 }

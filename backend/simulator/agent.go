@@ -30,6 +30,7 @@ type turn struct {
 	assistantCount int
 	inTokens       int
 	outTokens      int
+	cacheTokens    int // cache reads
 }
 
 // run plays the turn and always ends it with a result entry.
@@ -52,8 +53,7 @@ func (t *turn) run() {
 	final, failed, err := t.play(phase, attempt)
 	if err != nil {
 		// interrupted (or the simulator is stopping)
-		t.emit(map[string]any{"type": "user", "uuid": newUUID(), "timestamp": now(),
-			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "[Request interrupted by user]"}}}})
+		t.emit(t.ss.userEntry([]any{map[string]any{"type": "text", "text": "[Request interrupted by user]"}}))
 		t.result("error_during_execution", true, "")
 		return
 	}
@@ -315,47 +315,79 @@ func (t *turn) emit(entry map[string]any) {
 	t.s.mu.Unlock()
 }
 
-func (t *turn) assistant(content []any, outText string) {
+// The entries below have the shapes of the real Claude Code CLI's (see
+// backend/claudecodetest/testdata/recordings, which a test compares them
+// with field by field): conversation lines as in its on-disk transcript,
+// the result as its stream-json result event.
+
+// assistant writes one assistant entry: one content block of a message
+// whose usage is counted once per message, as the API reports it.
+func (t *turn) assistant(content []any, outText, stopReason string) {
 	t.assistantCount++
 	in := 400 + len(t.prompt)/4 + 50*t.assistantCount
 	out := 20 + len(outText)/4
 	t.inTokens += in
 	t.outTokens += out
+	t.cacheTokens += in / 2
 	t.emit(map[string]any{
-		"type": "assistant", "uuid": newUUID(), "timestamp": now(),
+		"type": "assistant", "uuid": newUUID(), "timestamp": now(), "isSidechain": false,
+		"userType": "external", "cwd": t.ss.cwd,
 		"message": map[string]any{
-			"id": "msg_" + newUUID()[:8], "role": "assistant", "model": t.ss.model, "content": content,
-			"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_read_input_tokens": in / 2},
+			"id": "msg_" + strings.ReplaceAll(newUUID(), "-", "")[:24], "type": "message", "role": "assistant",
+			"model": t.ss.model, "content": content, "stop_reason": stopReason,
+			"usage": map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0,
+				"cache_read_input_tokens": in / 2, "output_tokens": out, "service_tier": "standard"},
 		},
 	})
 }
 
 func (t *turn) toolUse(name string, input map[string]any) string {
-	id := "toolu_" + strings.ReplaceAll(newUUID(), "-", "")[:20]
+	id := "toolu_" + strings.ReplaceAll(newUUID(), "-", "")[:24]
 	b, _ := json.Marshal(input)
-	t.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}, string(b))
+	t.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}, string(b), "tool_use")
 	return id
 }
 
 func (t *turn) toolResult(id, content string, isErr bool) {
-	t.emit(map[string]any{
-		"type": "user", "uuid": newUUID(), "timestamp": now(),
-		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": isErr}}},
-	})
+	t.emit(t.ss.userEntry([]any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": isErr}}))
 }
 
 func (t *turn) text(s string) {
-	t.assistant([]any{map[string]any{"type": "text", "text": s}}, s)
+	t.assistant([]any{map[string]any{"type": "text", "text": s}}, s, "end_turn")
 }
 
+// result ends the turn as the CLI's result event does: usage and
+// model_usage_since_last_result are the turn's, total_cost_usd and
+// modelUsage the session's so far.
 func (t *turn) result(subtype string, isErr bool, final string) {
-	cost := float64(t.inTokens)*3e-6 + float64(t.outTokens)*15e-6
-	t.emit(map[string]any{
+	cost := float64(int((float64(t.inTokens)*3e-6+float64(t.outTokens)*15e-6)*1e6)) / 1e6
+	t.s.mu.Lock()
+	sp := &t.ss.spent
+	sp.in += t.inTokens
+	sp.out += t.outTokens
+	sp.cacheRead += t.cacheTokens
+	sp.cost += cost
+	total := *sp
+	t.s.mu.Unlock()
+	modelUsage := func(in, out, cacheRead int, cost float64) map[string]any {
+		return map[string]any{t.ss.model: map[string]any{"inputTokens": in, "outputTokens": out,
+			"cacheReadInputTokens": cacheRead, "cacheCreationInputTokens": 0, "webSearchRequests": 0, "costUSD": cost}}
+	}
+	var stop any = "end_turn"
+	if isErr {
+		stop = nil
+	}
+	entry := map[string]any{
 		"type": "result", "subtype": subtype, "is_error": isErr, "num_turns": t.assistantCount,
-		"duration_ms": time.Since(t.started).Milliseconds(), "total_cost_usd": float64(int(cost*1e6)) / 1e6,
-		"result": final, "uuid": newUUID(), "timestamp": now(),
-		"usage": map[string]any{"input_tokens": t.inTokens, "output_tokens": t.outTokens},
-	})
+		"duration_ms": time.Since(t.started).Milliseconds(), "duration_api_ms": time.Since(t.started).Milliseconds(),
+		"total_cost_usd": total.cost, "result": final, "uuid": newUUID(), "stop_reason": stop,
+		"usage": map[string]any{"input_tokens": t.inTokens, "cache_creation_input_tokens": 0,
+			"cache_read_input_tokens": t.cacheTokens, "output_tokens": t.outTokens, "service_tier": "standard"},
+		"modelUsage":                    modelUsage(total.in, total.out, total.cacheRead, total.cost),
+		"model_usage_since_last_result": modelUsage(t.inTokens, t.outTokens, t.cacheTokens, cost),
+		"permission_denials":            []any{},
+	}
+	t.emit(entry)
 }
 
 // verb is the mind's verb for the session's first message.

@@ -31,6 +31,23 @@ type session struct {
 	dialects   map[string]string // phase → the dialect it was last asked in
 	reloaded   bool
 	lastUUID   string
+	spent      spent // what the session's turns have cost so far
+}
+
+// spent is what a session's turns have used and cost so far.
+type spent struct {
+	in, out, cacheRead int
+	cost               float64
+}
+
+// userEntry is a user line of the transcript as Claude Code writes it;
+// content is the text of a prompt or a list of blocks.
+func (ss *session) userEntry(content any) map[string]any {
+	return map[string]any{
+		"type": "user", "uuid": newUUID(), "timestamp": now(), "isSidechain": false,
+		"userType": "external", "cwd": ss.cwd,
+		"message": map[string]any{"role": "user", "content": content},
+	}
 }
 
 // permission is a tool call waiting for an answer.
@@ -82,10 +99,7 @@ var markerPattern = regexp.MustCompile(`\[\[sim:scenario=([a-z-]+)((?:\s+[a-z]+=
 // enqueue records the user's message in the transcript at once (so a
 // sender sees it land) and makes sure a runner answers it.
 func (s *Simulator) enqueue(ss *session, text string) {
-	entry := map[string]any{
-		"type": "user", "uuid": newUUID(), "timestamp": now(),
-		"message": map[string]any{"role": "user", "content": text},
-	}
+	entry := ss.userEntry(text)
 	s.mu.Lock()
 	if m := markerPattern.FindStringSubmatch(text); m != nil && ValidScenario(m[1]) {
 		ss.scenario = m[1]
@@ -109,13 +123,19 @@ func (s *Simulator) enqueue(ss *session, text string) {
 // appendLocked adds an entry to the transcript and publishes it to every
 // page as a "message" event. s.mu is held.
 func (s *Simulator) appendLocked(ss *session, entry map[string]any) {
-	if ss.lastUUID != "" && entry["type"] != "result" {
-		entry["parentUuid"] = ss.lastUUID
+	if entry["type"] == "result" {
+		// As the CLI's result event: session_id, no parent.
+		entry["session_id"] = ss.id
+	} else {
+		entry["parentUuid"] = nil
+		if ss.lastUUID != "" {
+			entry["parentUuid"] = ss.lastUUID
+		}
+		if u, ok := entry["uuid"].(string); ok {
+			ss.lastUUID = u
+		}
+		entry["sessionId"] = ss.id
 	}
-	if u, ok := entry["uuid"].(string); ok {
-		ss.lastUUID = u
-	}
-	entry["sessionId"] = ss.id
 	b, err := json.Marshal(entry)
 	if err != nil {
 		s.log.Error("encode entry", "err", err)
