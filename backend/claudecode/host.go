@@ -633,6 +633,16 @@ func (h *Host) Running() []int {
 	return out
 }
 
+// PID is the process id of the session's child, 0 when none runs.
+func (h *Host) PID(id engine.SessionID) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.sessions[id]; ok && s.proc != nil {
+		return s.proc.cmd.Process.Pid
+	}
+	return 0
+}
+
 // Close ends every child (and the tools they run) and waits for them;
 // later calls fail with ErrClosed. Sessions stay in the state folder: a
 // turn that Close cut off is ended with an error result when the session

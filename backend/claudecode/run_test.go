@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,4 +198,177 @@ func TestDocumentationRun(t *testing.T) {
 	if len(all) != 1+snap.Run.TasksTotal {
 		t.Errorf("%d sessions with hidden workers for %d tasks", len(all), snap.Run.TasksTotal)
 	}
+}
+
+// TestKilledWorkerGoesOn kills one worker's CLI with SIGKILL in the middle
+// of its turn: the engine hears of it from the exit at once, asks again, and
+// the session goes on with --resume; the run completes with every task done
+// once.
+func TestKilledWorkerGoesOn(t *testing.T) {
+	r := newRig(t, "happy")
+	tmpl := systemTemplate(t, "documentation")
+	tmpl.Config.MaxWorkers = 2
+	tmpl.Config.PermissionMode = "bypassPermissions"
+	if os.Geteuid() == 0 {
+		// The CLI refuses bypassPermissions as root: answer the prompts.
+		tmpl.Config.PermissionMode = "acceptEdits"
+	}
+	var killed engine.SessionID
+	snap, ev := runEngine(t, r.host, tmpl, project(t), "Document this project", func(eng *engine.Engine, s engine.Snapshot) {
+		for _, w := range s.Workers {
+			if w.Waiting != nil {
+				_ = eng.RespondPermission(context.Background(), s.Run.ID, w.TaskID, engine.AllowOnce, nil)
+			}
+			if killed != "" || w.SessionID == "" || w.Status != "running" {
+				continue
+			}
+			id := engine.SessionID(w.SessionID)
+			for _, e := range entries(t, r.host, id) {
+				if e.Type == "assistant" {
+					if pid := r.host.PID(id); pid > 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
+						killed = id
+					}
+					break
+				}
+			}
+		}
+	})
+	if killed == "" {
+		t.Fatal("no worker was killed")
+	}
+	if snap.Run.Status != "completed" || snap.Run.TasksCompleted != snap.Run.TasksTotal {
+		t.Fatalf("run %s: %d of %d completed: %s", snap.Run.Status, snap.Run.TasksCompleted, snap.Run.TasksTotal, snap.Run.Error)
+	}
+	es := entries(t, r.host, killed)
+	inits, cut := 0, false
+	for _, e := range es {
+		if e.Type == "system" && e.Subtype == "init" {
+			inits++
+		}
+		if e.Type == "result" && strings.Contains(e.Result, "exited during the turn") {
+			cut = true
+		}
+	}
+	if !cut || inits != 2 {
+		t.Errorf("killed session %s: cut turn recorded %v, children %d (want the same conversation resumed once)", killed, cut, inits)
+	}
+	if ev.count(engine.EventWorkerReprompted) == 0 {
+		t.Error("the engine did not ask the killed worker again")
+	}
+}
+
+// TestRestoreAfterRestart stops the engine and closes the host in the middle
+// of the worker phase (as Baton's exit would), then opens both again on the
+// same database and state folder: the run ends with every task completed by
+// exactly one worker session, and the cut sessions went on with --resume.
+func TestRestoreAfterRestart(t *testing.T) {
+	r := newRig(t, "happy")
+	tmpl := systemTemplate(t, "documentation")
+	tmpl.Config.MaxWorkers = 2
+	dir := project(t)
+	dbPath := filepath.Join(t.TempDir(), "baton.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	open := func(h *Host) (*store.Store, *engine.Engine, *events) {
+		st, err := store.Open(dbPath, store.WithLogger(quiet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := &events{names: map[string]int{}, start: time.Now()}
+		eng, err := engine.New(engine.Options{Store: st, Host: h, Templates: fixed{tmpl}, Emitter: ev, Logger: quiet, Home: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, eng, ev
+	}
+	answer := func(eng *engine.Engine, runID string) {
+		snap, err := eng.Snapshot(ctx, runID)
+		if err != nil {
+			return
+		}
+		for _, w := range snap.Workers {
+			if w.Waiting != nil {
+				_ = eng.RespondPermission(ctx, runID, w.TaskID, engine.AllowOnce, nil)
+			}
+		}
+	}
+	st, eng, ev := open(r.host)
+	run, err := eng.Create(ctx, engine.CreateRequest{TemplateID: tmpl.ID, Cwd: dir, Request: "Document this project"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Start(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	for ev.count(engine.EventWorkerStarted) < 2 {
+		if ctx.Err() != nil {
+			t.Fatal("no two workers started")
+		}
+		answer(eng, run.ID)
+		time.Sleep(50 * time.Millisecond)
+	}
+	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+	if err := eng.Shutdown(sctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	scancel()
+	_ = st.Close()
+	closeAndCheck(t, r.host)
+
+	h2 := r.open(Options{Path: r.host.Path(), BaseEnv: r.env, StateDir: r.state, Logger: quiet})
+	st, eng, _ = open(h2)
+	defer st.Close()
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer scancel()
+		_ = eng.Shutdown(sctx)
+	}()
+	if err := eng.RestoreRun(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+				answer(eng, run.ID)
+			}
+		}
+	}()
+	run, err = eng.Wait(ctx, run.ID)
+	if err != nil || run.Status != "completed" || run.TasksCompleted != run.TasksTotal {
+		t.Fatalf("run %s: %d of %d completed: %v %s", run.Status, run.TasksCompleted, run.TasksTotal, err, run.Error)
+	}
+	all, err := h2.List(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perTask := map[string]int{}
+	resumed := 0
+	for _, s := range all {
+		if i := strings.Index(string(s.ID), "_worker_"); i >= 0 {
+			perTask[string(s.ID)[i+len("_worker_"):]]++
+			inits := 0
+			for _, e := range entries(t, h2, s.ID) {
+				if e.Type == "system" && e.Subtype == "init" {
+					inits++
+				}
+			}
+			if inits > 1 {
+				resumed++
+			}
+		}
+	}
+	if len(perTask) != run.TasksTotal {
+		t.Errorf("worker sessions %v for %d tasks", perTask, run.TasksTotal)
+	}
+	for task, n := range perTask {
+		if n != 1 {
+			t.Errorf("task %s has %d worker sessions", task, n)
+		}
+	}
+	t.Logf("%d worker sessions went on in a new child", resumed)
 }
