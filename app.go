@@ -14,7 +14,8 @@ import (
 	"github.com/baton-app/baton/backend/template"
 )
 
-// Services are the backend services the bindings delegate to; main.go builds them.
+// Services are the backend services the bindings delegate to; main.go takes
+// them from backend/service.
 type Services struct {
 	Info      desktop.Info
 	Smoke     *desktop.StartupCheck
@@ -23,8 +24,10 @@ type Services struct {
 	Hosts     *hosts.Manager
 	Store     *store.Store
 	Engine    *engine.Engine
-	// OnSettings is told about saved settings (the notification switch).
-	OnSettings func(settings.Settings)
+	Files     *desktop.FileManager
+	// Apply hands saved settings to the services that follow them (the
+	// notification switch, the session host connection).
+	Apply func(context.Context) error
 }
 
 // App holds the Wails bindings. Each method checks its input, makes one call

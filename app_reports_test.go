@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -15,77 +14,6 @@ import (
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
-
-func TestInsideRun(t *testing.T) {
-	t.Parallel()
-	root := t.TempDir()
-	outside := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "docs", "a.md"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(root, "escape")); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, path string
-		want       string
-		ok         bool
-	}{
-		{"relative file", "docs/a.md", filepath.Join(root, "docs", "a.md"), true},
-		{"absolute file", filepath.Join(root, "docs", "a.md"), filepath.Join(root, "docs", "a.md"), true},
-		{"empty means the folder", "", root, true},
-		{"missing file inside", "docs/new.md", filepath.Join(root, "docs", "new.md"), true},
-		{"parent", "..", "", false},
-		{"dot-dot escape", "docs/../../etc/passwd", "", false},
-		{"absolute outside", outside, "", false},
-		{"symlink out of the folder", "escape", "", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := insideRun(root, tc.path)
-			if tc.ok != (err == nil) {
-				t.Fatalf("insideRun(%q) error = %v, want ok=%v", tc.path, err, tc.ok)
-			}
-			if tc.ok && got != tc.want {
-				t.Fatalf("insideRun(%q) = %q, want %q", tc.path, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestWithAnswers(t *testing.T) {
-	t.Parallel()
-	input := json.RawMessage(`{"questions":[{"question":"Which part?","options":[{"label":"Backend"}]}]}`)
-	tests := []struct {
-		name    string
-		input   json.RawMessage
-		answers map[string]string
-		want    string
-		ok      bool
-	}{
-		{"adds the answers and keeps the questions", input, map[string]string{"Which part?": "Backend"},
-			`{"answers":{"Which part?":"Backend"},"questions":[{"question":"Which part?","options":[{"label":"Backend"}]}]}`, true},
-		{"no answer", input, nil, "", false},
-		{"an empty answer", input, map[string]string{"Which part?": "  "}, "", false},
-		{"input that is not an object", json.RawMessage(`[1]`), map[string]string{"q": "a"}, "", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := withAnswers(tc.input, tc.answers)
-			if tc.ok != (err == nil) {
-				t.Fatalf("withAnswers error = %v, want ok=%v", err, tc.ok)
-			}
-			if tc.ok && string(got) != tc.want {
-				t.Fatalf("withAnswers = %s, want %s", got, tc.want)
-			}
-		})
-	}
-}
 
 // noHost is a session host that is never reached: the final report is read
 // from the store alone.

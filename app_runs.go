@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/view"
 )
 
 const runCallTimeout = 60 * time.Second
@@ -46,43 +48,43 @@ func runCtx() (context.Context, context.CancelFunc) {
 }
 
 // StartRun creates a run and starts its analysis.
-func (a *App) StartRun(req engine.CreateRequest) (store.Run, error) {
+func (a *App) StartRun(req engine.CreateRequest) (view.Run, error) {
 	switch {
 	case strings.TrimSpace(req.TemplateID) == "":
-		return store.Run{}, errors.New("Choose a template.")
+		return view.Run{}, errors.New("Choose a template.")
 	case strings.TrimSpace(req.Cwd) == "":
-		return store.Run{}, errors.New("Choose the project folder.")
+		return view.Run{}, errors.New("Choose the project folder.")
 	case strings.TrimSpace(req.Request) == "":
-		return store.Run{}, errors.New("Describe what the run should do.")
+		return view.Run{}, errors.New("Describe what the run should do.")
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
 	run, err := a.Engine.Create(ctx, req)
 	if err != nil {
-		return store.Run{}, runError("create the run", err)
+		return view.Run{}, runError("create the run", err)
 	}
 	if _, err := a.Settings.AddRecentFolder(req.Cwd); err != nil {
 		slog.Warn("remember recent folder", "component", "app", "err", err)
 	}
 	if err := a.Engine.Start(ctx, run.ID); err != nil {
-		return run, runError("start the run", err)
+		return view.RunOf(run), runError("start the run", err)
 	}
-	return run, nil
+	return view.RunOf(run), nil
 }
 
 // RunSnapshot returns everything about one run, live or from history.
-func (a *App) RunSnapshot(runID string) (engine.Snapshot, error) {
+func (a *App) RunSnapshot(runID string) (view.Snapshot, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
 	snap, err := a.Engine.Snapshot(ctx, runID)
 	if err != nil {
-		return engine.Snapshot{}, runError("read the run", err)
+		return view.Snapshot{}, runError("read the run", err)
 	}
-	return snap, nil
+	return view.SnapshotOf(snap), nil
 }
 
 // ActiveRuns returns the runs the engine is driving, newest first.
-func (a *App) ActiveRuns() ([]store.Run, error) {
+func (a *App) ActiveRuns() ([]view.Run, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
 	var runs []store.Run
@@ -96,19 +98,12 @@ func (a *App) ActiveRuns() ([]store.Run, error) {
 		}
 		runs = append(runs, snap.Run)
 	}
-	sortRunsNewestFirst(runs)
+	// Newest first; runs started in the same instant keep the engine's order.
+	slices.SortStableFunc(runs, func(x, y store.Run) int { return y.CreatedAt.Compare(x.CreatedAt) })
 	if runs == nil {
-		runs = []store.Run{}
+		return []view.Run{}, nil
 	}
-	return runs, nil
-}
-
-func sortRunsNewestFirst(runs []store.Run) {
-	for i := 1; i < len(runs); i++ {
-		for j := i; j > 0 && runs[j].CreatedAt.After(runs[j-1].CreatedAt); j-- {
-			runs[j], runs[j-1] = runs[j-1], runs[j]
-		}
-	}
+	return view.RunsOf(runs), nil
 }
 
 // ConfirmRun accepts the task list with the user's changes and starts the workers.
@@ -227,17 +222,17 @@ func (a *App) AnswerClarification(runID, taskID, text string) error {
 }
 
 // History returns one page of past runs.
-func (a *App) History(q store.HistoryQuery) (store.Page, error) {
+func (a *App) History(q store.HistoryQuery) (view.HistoryPage, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
 	page, err := a.Store.Runs(ctx, q)
 	if err != nil {
 		if errors.Is(err, store.ErrInvalid) {
-			return store.Page{}, errors.New(sentence(strings.TrimSuffix(err.Error(), ": "+store.ErrInvalid.Error())))
+			return view.HistoryPage{}, errors.New(sentence(strings.TrimSuffix(err.Error(), ": "+store.ErrInvalid.Error())))
 		}
-		return store.Page{}, runError("read the history", err)
+		return view.HistoryPage{}, runError("read the history", err)
 	}
-	return page, nil
+	return view.HistoryPageOf(page), nil
 }
 
 // DeleteRun removes a finished run from the history.

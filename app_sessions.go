@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/desktop"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/sessions"
 )
 
@@ -25,27 +25,28 @@ type SessionTranscript struct {
 
 const sessionCallTimeout = 60 * time.Second
 
-// host connects to the session host if needed and turns a failure into a sentence.
-func (a *App) host(ctx context.Context) (*claude.Host, error) {
-	h, err := a.Hosts.Host(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("Baton could not reach the session host (%s): %v. Check the host in Settings and use \"Test connection\".", a.Hosts.Status().Label, err)
+// sessionError turns an error of the host manager into a sentence: one
+// that says the host cannot be reached, or "Baton could not " + what.
+func sessionError(err error, what string) error {
+	var ce *hosts.ConnectError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("Baton could not reach the session host (%s): %v. Check the host in Settings and use \"Test connection\".", ce.Label, ce.Err)
 	}
-	return h, nil
+	return fmt.Errorf("Baton could not %s: %v.", what, err)
+}
+
+func sessionCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), sessionCallTimeout)
 }
 
 // ListSessions returns the host's sessions; hidden orchestrator workers only
 // when includeHidden is true.
 func (a *App) ListSessions(includeHidden bool) ([]engine.SessionInfo, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	ctx, cancel := sessionCtx()
 	defer cancel()
-	h, err := a.host(ctx)
+	list, err := a.Hosts.List(ctx, includeHidden)
 	if err != nil {
-		return nil, err
-	}
-	list, err := h.List(ctx, includeHidden)
-	if err != nil {
-		return nil, fmt.Errorf("Baton could not list the sessions: %v.", err)
+		return nil, sessionError(err, "list the sessions")
 	}
 	return list, nil
 }
@@ -55,20 +56,16 @@ func (a *App) ReadSessionTranscript(id string) (SessionTranscript, error) {
 	if strings.TrimSpace(id) == "" {
 		return SessionTranscript{}, errors.New("Choose a session first.")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	ctx, cancel := sessionCtx()
 	defer cancel()
-	h, err := a.host(ctx)
-	if err != nil {
-		return SessionTranscript{}, err
-	}
 	var (
 		out    SessionTranscript
 		cursor engine.Cursor
 	)
 	for {
-		batch, err := h.Read(ctx, engine.SessionID(id), cursor)
+		batch, err := a.Hosts.Read(ctx, engine.SessionID(id), cursor)
 		if err != nil {
-			return SessionTranscript{}, fmt.Errorf("Baton could not read the transcript of %s: %v.", id, err)
+			return SessionTranscript{}, sessionError(err, "read the transcript of "+id)
 		}
 		items, skipped := sessions.Items(batch.Entries)
 		if batch.Reset {
@@ -96,14 +93,10 @@ func (a *App) SendToSession(id, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return errors.New("Type a message to send.")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	ctx, cancel := sessionCtx()
 	defer cancel()
-	h, err := a.host(ctx)
-	if err != nil {
-		return err
-	}
-	if err := h.Send(ctx, engine.SessionID(id), text); err != nil {
-		return fmt.Errorf("Baton could not send the message to %s: %v.", id, err)
+	if err := a.Hosts.Send(ctx, engine.SessionID(id), text); err != nil {
+		return sessionError(err, "send the message to "+id)
 	}
 	return nil
 }
@@ -115,21 +108,17 @@ func (a *App) StartSession(cwd, message string) (string, error) {
 	if cwd == "" {
 		return "", errors.New("Choose the folder the session works in.")
 	}
-	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
-		return "", fmt.Errorf("The folder %s does not exist.", cwd)
+	if err := desktop.CheckFolder(cwd); err != nil {
+		return "", err
 	}
 	if strings.TrimSpace(message) == "" {
 		return "", errors.New("Type the first message of the session.")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	ctx, cancel := sessionCtx()
 	defer cancel()
-	h, err := a.host(ctx)
+	id, err := a.Hosts.Start(ctx, engine.StartOptions{Cwd: cwd, Message: message, Title: sessionTitle(message)})
 	if err != nil {
-		return "", err
-	}
-	id, err := h.Start(ctx, engine.StartOptions{Cwd: cwd, Message: message, Title: sessionTitle(message)})
-	if err != nil {
-		return "", fmt.Errorf("Baton could not start the session: %v.", err)
+		return "", sessionError(err, "start the session")
 	}
 	if _, err := a.Settings.AddRecentFolder(cwd); err != nil {
 		slog.Warn("remember recent folder", "component", "app", "err", err)
@@ -148,15 +137,11 @@ func sessionTitle(message string) string {
 
 // PendingPermissions returns the permission prompts sessions wait on.
 func (a *App) PendingPermissions() ([]sessions.Permission, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	ctx, cancel := sessionCtx()
 	defer cancel()
-	h, err := a.host(ctx)
+	reqs, err := a.Hosts.Pending(ctx)
 	if err != nil {
-		return nil, err
-	}
-	reqs, err := h.Pending(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("Baton could not read the pending permission prompts: %v.", err)
+		return nil, sessionError(err, "read the pending permission prompts")
 	}
 	return sessions.Permissions(reqs), nil
 }
@@ -170,14 +155,10 @@ func (a *App) RespondPermission(requestID, decision string) error {
 	if !d.Valid() {
 		return fmt.Errorf("%q is not an answer to a permission prompt: use Allow once, Always or Deny.", decision)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
+	ctx, cancel := sessionCtx()
 	defer cancel()
-	h, err := a.host(ctx)
-	if err != nil {
-		return err
-	}
-	if err := h.RespondPermission(ctx, requestID, d, nil); err != nil {
-		return fmt.Errorf("Baton could not answer the permission prompt: %v.", err)
+	if err := a.Hosts.RespondPermission(ctx, requestID, d, nil); err != nil {
+		return sessionError(err, "answer the permission prompt")
 	}
 	return nil
 }

@@ -59,13 +59,9 @@ func (a *App) SaveSettings(s settings.Settings) (SettingsView, error) {
 
 // applySettings hands saved settings to the services that follow them.
 func (a *App) applySettings() {
-	s := a.Settings.Get()
-	if a.OnSettings != nil {
-		a.OnSettings(s)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := a.Hosts.Configure(ctx, s); err != nil {
+	if err := a.Apply(ctx); err != nil {
 		slog.Warn("close the previous session host", "component", "app", "err", err)
 	}
 }

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs what Baton needs on Debian/Ubuntu, and only what is missing:
 #   scripts/deps.sh build   apt packages to build and run, the pinned Wails CLI, npm packages
-#   scripts/deps.sh test    the same, plus what the tests need (Xvfb, D-Bus, ImageMagick, xdotool)
+#   scripts/deps.sh test    the same, plus what the tests need (Xvfb, D-Bus, ImageMagick, xdotool,
+#                           and the package tools: desktop-file-utils, appstream, lintian, dpkg-dev)
 #                           and the Claude Code CLI pinned for tests (tools/claude-code)
+#   scripts/deps.sh package the build list plus ImageMagick (icons) and dpkg-dev (dpkg-shlibdeps)
+#                           for "make package"
+#   scripts/deps.sh windows the build list plus mingw-w64 (cgo for Windows) for "make package-windows"
 # Go and Node.js cannot be installed by the project; their versions are checked.
 set -euo pipefail
 
@@ -13,7 +17,9 @@ NODE_MIN=20.19.0
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 build_packages=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config chromium)
-test_packages=(xvfb xauth dbus dbus-x11 imagemagick xdotool)
+test_packages=(xvfb xauth dbus dbus-x11 imagemagick xdotool desktop-file-utils appstream lintian dpkg-dev)
+package_packages=(imagemagick dpkg-dev)
+windows_packages=(mingw-w64)
 
 fail() { echo "$*" >&2; exit 1; }
 
@@ -37,7 +43,13 @@ check_prerequisites() {
 
 install_apt_packages() {
   local wanted=("${build_packages[@]}")
-  [ "$mode" = test ] && wanted+=("${test_packages[@]}")
+  case "$mode" in
+    build) ;;
+    test) wanted+=("${test_packages[@]}") ;;
+    package) wanted+=("${package_packages[@]}") ;;
+    windows) wanted+=("${windows_packages[@]}") ;;
+    *) fail "usage: scripts/deps.sh build|test|package|windows" ;;
+  esac
   local missing=()
   for p in "${wanted[@]}"; do
     dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")

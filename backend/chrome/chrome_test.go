@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -49,23 +50,6 @@ func TestParseEndpoint(t *testing.T) {
 	}
 }
 
-func TestMatchPages(t *testing.T) {
-	t.Parallel()
-	targets := []TargetInfo{
-		{ID: "1", Type: "page", URL: "https://example.com/"},
-		{ID: "2", Type: "service_worker", URL: "https://claude.ai/sw.js"},
-		{ID: "3", Type: "page", URL: "app://localhost/index.html"},
-		{ID: "4", Type: "page", URL: "https://claude.ai/new"},
-	}
-	got := MatchPages(targets, nil)
-	if len(got) != 2 || got[0].ID != "4" || got[1].ID != "3" {
-		t.Fatalf("MatchPages = %+v, want pages 4 then 3", got)
-	}
-	if got := MatchPages(targets, []string{"example.com"}); len(got) != 1 || got[0].ID != "1" {
-		t.Fatalf("MatchPages(example.com) = %+v", got)
-	}
-}
-
 func TestFindChrome(t *testing.T) {
 	t.Setenv("BATON_CHROME", "")
 	if _, err := FindChrome(filepath.Join(t.TempDir(), "no-chrome")); !errors.Is(err, ErrChromeNotFound) {
@@ -83,129 +67,6 @@ func TestStateString(t *testing.T) {
 		if s.String() != want {
 			t.Errorf("%d.String() = %q, want %q", s, s.String(), want)
 		}
-	}
-}
-
-// TestConnLifecycle launches its own browser (it kills it on purpose):
-// push notices through the binding, the polling fallback, the status when
-// the browser goes away, and the cleanup of the temporary profile.
-func TestConnLifecycle(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("Chromium is missing at %s (install the chromium package): %v", chromiumPath, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	srv := httptest.NewServer(http.FileServer(http.Dir("testdata")))
-	defer srv.Close()
-	b, err := Launch(ctx, LaunchOptions{Path: chromiumPath, Headless: true, URL: srv.URL + "/push.html"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	profile := b.ProfileDir()
-	defer b.Shutdown(context.Background())
-	u, _ := ParseEndpoint(b.Endpoint(), false)
-	if _, err := OpenPage(ctx, u, srv.URL+"/poll.html"); err != nil {
-		t.Fatal(err)
-	}
-
-	statuses := make(chan Status, 16)
-	quiet := slog.New(slog.DiscardHandler)
-	push, err := Connect(ctx, Config{Endpoint: b.Endpoint(), PagePatterns: []string{"/push.html"}, Logger: quiet,
-		OnStatus: func(s Status) {
-			select {
-			case statuses <- s:
-			default:
-			}
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !push.Probe().Present {
-		t.Fatalf("probe = %+v", push.Probe())
-	}
-	if _, err := push.Call(ctx, "function (id, type) { emitEvent(id, type); }", "local_a", "result"); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case n := <-push.Notices():
-		if n != (Notice{SessionID: "local_a", Kind: "result"}) {
-			t.Fatalf("notice = %+v", n)
-		}
-	case <-ctx.Done():
-		t.Fatal("no push notice")
-	}
-	// A JavaScript error comes back as a *JSError with its message.
-	var jsErr *JSError
-	if _, err := push.Call(ctx, "function (m) { throw new Error(m); }", "boom \"quoted\""); !errors.As(err, &jsErr) || jsErr.Message != `boom "quoted"` {
-		t.Fatalf("Call(throw) error = %v", err)
-	}
-
-	// Of several matching pages, the one with LocalSessions wins.
-	if _, err := OpenPage(ctx, u, srv.URL+"/plain.html"); err != nil {
-		t.Fatal(err)
-	}
-	pref, err := Connect(ctx, Config{Endpoint: b.Endpoint(), PagePatterns: []string{"/plain.html", "/push.html"}, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if page := pref.Status().Page; page != srv.URL+"/push.html" || !pref.Probe().Present {
-		t.Fatalf("attached to %s (probe %+v), want the page with LocalSessions", page, pref.Probe())
-	}
-	if err := pref.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-
-	poll, err := Connect(ctx, Config{Endpoint: b.Endpoint(), PagePatterns: []string{"/poll.html"}, PollInterval: 20 * time.Millisecond, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-poll.Notices() // the first poll reports every session
-	if _, err := poll.Call(ctx, "function () { touch(); }"); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case n := <-poll.Notices():
-		if n.SessionID != "local_poll" || n.Kind != "updated" {
-			t.Fatalf("poll notice = %+v", n)
-		}
-	case <-ctx.Done():
-		t.Fatal("no poll notice")
-	}
-	if err := poll.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-
-	// The browser goes away: the status says so, with the reason.
-	if err := b.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for reconnecting := false; !reconnecting; {
-		select {
-		case s := <-statuses:
-			if s.State == Reconnecting {
-				if s.Reason == "" {
-					t.Fatal("reconnecting without a reason")
-				}
-				reconnecting = true
-			}
-		case <-ctx.Done():
-			t.Fatal("no reconnecting status after the browser went away")
-		}
-	}
-	if err := push.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if st := push.Status(); st.State != Disconnected {
-		t.Fatalf("status after Close = %+v", st)
-	}
-	if _, err := push.Call(ctx, "function () {}"); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Call after Close error = %v, want ErrClosed", err)
-	}
-	if _, err := os.Stat(profile); !os.IsNotExist(err) {
-		t.Fatalf("temporary profile %s left behind (%v)", profile, err)
 	}
 }
 
@@ -253,5 +114,109 @@ func TestLaunchOnAFixedPort(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /json/version = %s", resp.Status)
+	}
+}
+
+// TestConnHooks: of two matching pages the one Prefer chooses wins, the
+// bindings reach Go, and OnAttach runs on the first attach and again after
+// a reload, before calls go through.
+func TestConnHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("Chromium is missing at %s (install the chromium package): %v", chromiumPath, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kind := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/"), ".html")
+		fmt.Fprintf(w, "<!doctype html><title>%s</title><script>window.kind = %q;</script>", kind, kind)
+	}))
+	defer srv.Close()
+	b, err := Launch(ctx, LaunchOptions{Path: chromiumPath, Headless: true, URL: srv.URL + "/a.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Shutdown(context.Background())
+	u, _ := ParseEndpoint(b.Endpoint(), false)
+	if _, err := OpenPage(ctx, u, srv.URL+"/b.html"); err != nil {
+		t.Fatal(err)
+	}
+	// A new tab shows about:blank until its document is there: wait for
+	// both titles, so that Prefer sees the pages' own documents.
+	for {
+		ts, err := Targets(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles := map[string]bool{}
+		for _, p := range MatchPages(ts, []string{"/a.html", "/b.html"}) {
+			titles[p.Title] = true
+		}
+		if titles["a"] && titles["b"] {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the pages never showed their titles")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+
+	payloads := make(chan string, 4)
+	attached := make(chan string, 4)
+	conn, err := Connect(ctx, Config{
+		Endpoint: b.Endpoint(), PagePatterns: []string{"/a.html", "/b.html"}, Logger: slog.New(slog.DiscardHandler),
+		Bindings: map[string]func(string){"__test": func(p string) { payloads <- p }},
+		Prefer: func(ctx context.Context, p *Page) (bool, error) {
+			// A page that is still loading has not run its script yet.
+			raw, err := p.Call(ctx, `function () {
+				return new Promise((resolve) => {
+					if (document.readyState === 'complete') resolve(window.kind);
+					else addEventListener('load', () => resolve(window.kind));
+				});
+			}`)
+			return string(raw) == `"b"`, err
+		},
+		OnAttach: func(ctx context.Context, p *Page) error {
+			_, err := p.Call(ctx, "function () { window.setUp = true; }")
+			attached <- p.URL()
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if page := conn.Status().Page; page != srv.URL+"/b.html" {
+		t.Fatalf("attached to %s, want the preferred page b", page)
+	}
+	if got := <-attached; got != srv.URL+"/b.html" {
+		t.Fatalf("OnAttach ran on %s", got)
+	}
+	for round := range 2 {
+		raw, err := conn.Call(ctx, "function (s) { __test(s); return window.setUp === true; }", fmt.Sprint("hello ", round))
+		if err != nil || string(raw) != "true" {
+			t.Fatalf("round %d: Call = %s, %v; want true (OnAttach ran before the call)", round, raw, err)
+		}
+		select {
+		case p := <-payloads:
+			if p != fmt.Sprint("hello ", round) {
+				t.Fatalf("round %d: binding payload %q", round, p)
+			}
+		case <-ctx.Done():
+			t.Fatalf("round %d: the binding did not reach Go", round)
+		}
+		if round == 0 {
+			if _, err := conn.Call(ctx, "function () { setTimeout(() => location.reload(), 0); }"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-attached:
+			case <-ctx.Done():
+				t.Fatal("OnAttach did not run after the reload")
+			}
+		}
 	}
 }

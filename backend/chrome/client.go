@@ -18,8 +18,8 @@ import (
 
 // client is a lean CDP client over one websocket to the browser. It enables
 // only the domains Baton needs (chromedp's Target enables Network, DOM and
-// CSS, whose events would cross the wire for every request of Claude
-// Desktop), multiplexes flattened target sessions, and counts the bytes that
+// CSS, whose events would cross the wire for every request of the page),
+// multiplexes flattened target sessions, and counts the bytes that
 // cross the connection.
 type client struct {
 	conn *remote.Conn
@@ -230,11 +230,12 @@ type queue struct {
 	wake  chan struct{}
 	out   chan jsonv2.Value
 	quit  chan struct{}
+	ended chan struct{} // closed when run returns
 	once  sync.Once
 }
 
 func newQueue() *queue {
-	q := &queue{wake: make(chan struct{}, 1), out: make(chan jsonv2.Value), quit: make(chan struct{})}
+	q := &queue{wake: make(chan struct{}, 1), out: make(chan jsonv2.Value), quit: make(chan struct{}), ended: make(chan struct{})}
 	go q.run()
 	return q
 }
@@ -255,6 +256,7 @@ func (q *queue) push(v jsonv2.Value) {
 }
 
 func (q *queue) run() {
+	defer close(q.ended)
 	defer close(q.out)
 	for {
 		q.mu.Lock()
@@ -281,7 +283,11 @@ func (q *queue) run() {
 	}
 }
 
-func (q *queue) stop() { q.once.Do(func() { close(q.quit) }) }
+// stop ends the subscription and waits for its goroutine.
+func (q *queue) stop() {
+	q.once.Do(func() { close(q.quit) })
+	<-q.ended
+}
 
 // ProtocolError is an error answer of the browser to a command.
 type ProtocolError struct {

@@ -2,9 +2,6 @@ package chrome
 
 import (
 	"context"
-	"crypto/rand"
-	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,29 +17,6 @@ import (
 	"github.com/chromedp/cdproto/target"
 )
 
-//go:embed js/*.js
-var scripts embed.FS
-
-func script(name string) string {
-	b, err := scripts.ReadFile("js/" + name)
-	if err != nil {
-		panic("chrome: missing embedded script " + name) // a build error, not a runtime one
-	}
-	return string(b)
-}
-
-var (
-	probeJS  = script("probe.js")
-	listenJS = script("listen.js")
-	pollJS   = script("poll.js")
-	unlistJS = script("unlisten.js")
-)
-
-// bindingPrefix starts the name of the CDP binding that page listeners call
-// with notices; each connection adds its own random part, so two Baton
-// connections to one page never take each other's listeners.
-const bindingPrefix = "__batonNotice_"
-
 // Config says where and how to connect.
 type Config struct {
 	// Endpoint is the DevTools HTTP endpoint; DefaultEndpoint when empty.
@@ -50,20 +24,28 @@ type Config struct {
 	// AllowRemote allows an endpoint that is not loopback (a warned
 	// setting: the debug port has no authentication).
 	AllowRemote bool
-	// PagePatterns select page targets by URL part; DefaultPagePatterns
-	// when empty.
+	// PagePatterns select page targets by URL part; at least one is needed.
 	PagePatterns []string
-	// PollInterval is the interval of the polling fallback used when the
-	// page has no onOnEvent; 2s when zero.
-	PollInterval time.Duration
 	// OnStatus, if set, receives every status change. It runs on the
 	// connection's supervisor goroutine and must return quickly.
 	OnStatus func(Status)
 	// Logger receives debug and warning logs; slog.Default when nil.
 	Logger *slog.Logger
-	// ProbeOnly attaches without installing listeners or polling (for
-	// diagnostics that must not disturb the page).
-	ProbeOnly bool
+	// Bindings are the CDP bindings added to every attached page: when the
+	// page calls globalThis[name](payload), the function of that name
+	// receives payload. It runs on the connection's read loop: it must
+	// return at once and never block.
+	Bindings map[string]func(payload string)
+	// Prefer, when set, is asked about every matching page once it has a
+	// JavaScript context: the connection attaches to the first page it
+	// prefers, else to the first page that attached at all.
+	Prefer func(ctx context.Context, p *Page) (bool, error)
+	// OnAttach, when set, runs when a page is attached and again after
+	// each reload of it, before Call is let through to the page; it may
+	// call the page with p.Call. When it fails on the first attach, Connect
+	// fails; after a reload the page stays closed to calls until the next
+	// reload or reattach.
+	OnAttach func(ctx context.Context, p *Page) error
 }
 
 // State is the state of a connection.
@@ -99,31 +81,6 @@ type Status struct {
 	Page string `json:"page,omitempty"`
 }
 
-// Notice is what the page listeners forward: a session and what changed
-// ("message", "result", "updated", "permission").
-type Notice struct {
-	SessionID string `json:"sessionId"`
-	Kind      string `json:"kind"`
-}
-
-// Probe is what the page reports about its LocalSessions object.
-type Probe struct {
-	Present    bool     `json:"present"`
-	Methods    []string `json:"methods"`
-	Version    string   `json:"version"`
-	ReadyState string   `json:"readyState"`
-}
-
-// Has reports whether the probe found method.
-func (p Probe) Has(method string) bool {
-	for _, m := range p.Methods {
-		if m == method {
-			return true
-		}
-	}
-	return false
-}
-
 // Traffic counts the bytes that crossed the CDP websocket.
 type Traffic struct {
 	In  int64 `json:"in"`
@@ -134,16 +91,12 @@ type Traffic struct {
 // reloads and browser restarts. It is safe for concurrent use.
 type Conn struct {
 	cfg      Config
-	binding  string
 	endpoint *url.URL
 	log      *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-
-	notices chan Notice // to the owner, coalesced
-	raw     chan Notice // from the binding handler, never blocks the read loop
 
 	mu      sync.Mutex
 	att     *attachment
@@ -157,19 +110,17 @@ type attachment struct {
 	c      *client
 	s      *session
 	target TargetInfo
-	probe  Probe
 
 	mu      sync.Mutex
 	ctxID   string        // unique id of the page's default execution context
 	ctxCh   chan struct{} // closed when ctxID is set
-	liveCh  chan struct{} // closed when the listeners are installed in ctxID
+	liveCh  chan struct{} // closed when OnAttach has run in ctxID
 	reload  chan struct{} // signalled when a new default context appears
 	lost    chan struct{} // closed when the page target goes away
 	lostMsg string
 	once    sync.Once
 
-	seenOnce  bool
-	listeners listenResult
+	seenOnce bool
 }
 
 // Connect attaches to the page at cfg.Endpoint and starts the supervisor
@@ -180,22 +131,14 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = 2 * time.Second
-	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
 	c := &Conn{
 		cfg:      cfg,
-		binding:  bindingPrefix + hex.EncodeToString(rnd[:]),
 		endpoint: u,
 		log:      log.With("component", "chrome"),
-		notices:  make(chan Notice, 64),
-		raw:      make(chan Notice, 1024),
 		ready:    make(chan struct{}),
 	}
 	att, err := c.attach(ctx)
@@ -204,7 +147,6 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.setAttachment(att)
-	c.wg.Go(c.coalesce)
 	c.wg.Go(func() { c.supervise(att) })
 	return c, nil
 }
@@ -212,29 +154,11 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 // Endpoint returns the http endpoint the connection uses.
 func (c *Conn) Endpoint() string { return c.endpoint.String() }
 
-// Notices delivers notices from the page listeners (or the polling
-// fallback). Notices of one session and kind are coalesced while the
-// receiver is busy.
-func (c *Conn) Notices() <-chan Notice { return c.notices }
-
 // Status returns the current status.
 func (c *Conn) Status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status
-}
-
-// Probe returns what the attached page reported about LocalSessions.
-func (c *Conn) Probe() Probe {
-	c.mu.Lock()
-	att := c.att
-	c.mu.Unlock()
-	if att == nil {
-		return Probe{}
-	}
-	att.mu.Lock()
-	defer att.mu.Unlock()
-	return att.probe
 }
 
 // Traffic returns the bytes that crossed the CDP websocket so far.
@@ -256,18 +180,9 @@ func (c *Conn) Traffic() Traffic {
 // Call waits for the new page and runs it there; when it reloads during the
 // call, Call returns an error wrapping ErrContextLost.
 func (c *Conn) Call(ctx context.Context, fn string, args ...any) (json.RawMessage, error) {
-	params := runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn,
-		ReturnByValue:       new(true),
-		AwaitPromise:        new(true),
-		Silent:              new(true),
-	}
-	for _, a := range args {
-		b, err := json.Marshal(a)
-		if err != nil {
-			return nil, fmt.Errorf("encode call argument: %w", err)
-		}
-		params.Arguments = append(params.Arguments, &runtime.CallArgument{Value: jsonv2.Value(b)})
+	params, err := callParams(fn, args)
+	if err != nil {
+		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
 		att, ctxID, err := c.waitReady(ctx)
@@ -292,18 +207,44 @@ func (c *Conn) Call(ctx context.Context, fn string, args ...any) (json.RawMessag
 			}
 			return nil, err
 		}
-		if res.ExceptionDetails != nil {
-			return nil, newJSError(res.ExceptionDetails)
-		}
-		if res.Result == nil || res.Result.Type == "undefined" {
-			return json.RawMessage("null"), nil
-		}
-		return json.RawMessage(res.Result.Value), nil
+		return callResult(res)
 	}
 }
 
-// callNow runs fn only if the page is usable right now.
-func (c *Conn) callNow(ctx context.Context, fn string, args ...any) (json.RawMessage, error) {
+// callParams makes the Runtime.callFunctionOn parameters of fn with args
+// passed as call arguments.
+func callParams(fn string, args []any) (runtime.CallFunctionOnParams, error) {
+	params := runtime.CallFunctionOnParams{
+		FunctionDeclaration: fn,
+		ReturnByValue:       new(true),
+		AwaitPromise:        new(true),
+		Silent:              new(true),
+	}
+	for _, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return params, fmt.Errorf("encode call argument: %w", err)
+		}
+		params.Arguments = append(params.Arguments, &runtime.CallArgument{Value: jsonv2.Value(b)})
+	}
+	return params, nil
+}
+
+// callResult turns the answer of Runtime.callFunctionOn into JSON, or into
+// a *JSError for an exception.
+func callResult(res runtime.CallFunctionOnResult) (json.RawMessage, error) {
+	if res.ExceptionDetails != nil {
+		return nil, newJSError(res.ExceptionDetails)
+	}
+	if res.Result == nil || res.Result.Type == "undefined" {
+		return json.RawMessage("null"), nil
+	}
+	return json.RawMessage(res.Result.Value), nil
+}
+
+// CallNow runs fn like Call, but only if the page is usable right now:
+// otherwise it fails at once with ErrConnectionLost or ErrContextLost.
+func (c *Conn) CallNow(ctx context.Context, fn string, args ...any) (json.RawMessage, error) {
 	c.mu.Lock()
 	att := c.att
 	c.mu.Unlock()
@@ -378,16 +319,9 @@ func (c *Conn) waitReady(ctx context.Context) (*attachment, string, error) {
 	}
 }
 
-// Close stops the supervisor and the poller, detaches from the page (which
-// stays open) and waits for every goroutine, giving up with ctx.Err().
+// Close stops the supervisor, detaches from the page (which stays open)
+// and waits for every goroutine, giving up with ctx.Err().
 func (c *Conn) Close(ctx context.Context) error {
-	if !c.cfg.ProbeOnly && c.ctx.Err() == nil {
-		uctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		if _, err := c.callNow(uctx, unlistJS, c.binding); err != nil {
-			c.log.Debug("remove listeners", "err", err)
-		}
-		cancel()
-	}
 	c.cancel()
 	c.mu.Lock()
 	att := c.att
@@ -430,9 +364,9 @@ func (c *Conn) setAttachment(att *attachment) {
 	c.setStatus(Status{State: Connected, Page: att.target.URL})
 }
 
-// supervise owns the attachment: it re-installs the listeners after a page
-// reload, runs the polling fallback, and reattaches with backoff when the
-// page or the browser goes away.
+// supervise owns the attachment: it runs OnAttach again after a page
+// reload, and reattaches with backoff when the page or the browser goes
+// away.
 func (c *Conn) supervise(att *attachment) {
 	for {
 		reason := c.serve(att)
@@ -475,27 +409,6 @@ func (c *Conn) supervise(att *attachment) {
 
 // serve runs while att lives and returns why it ended.
 func (c *Conn) serve(att *attachment) string {
-	var pollStop context.CancelFunc
-	defer func() {
-		if pollStop != nil {
-			pollStop()
-		}
-	}()
-	startPoll := func(p listenResult) {
-		if pollStop != nil {
-			pollStop()
-			pollStop = nil
-		}
-		if !p.Events {
-			pctx, cancel := context.WithCancel(c.ctx)
-			pollStop = cancel
-			c.wg.Go(func() { c.poll(pctx, att) })
-		}
-	}
-	att.mu.Lock()
-	lr0 := att.listeners
-	att.mu.Unlock()
-	startPoll(lr0)
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -506,27 +419,21 @@ func (c *Conn) serve(att *attachment) string {
 			return att.lostMsg
 		case <-att.reload:
 			ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
-			lr, err := c.install(ctx, att)
+			err := c.install(ctx, att)
 			cancel()
 			if err != nil {
 				if c.ctx.Err() != nil {
 					return "closed"
 				}
-				c.log.Warn("page reloaded but LocalSessions did not come back", "err", err)
+				c.log.Warn("page reloaded but could not be set up again", "err", err)
 				continue
 			}
-			c.log.Debug("page reloaded; listeners installed again", "events", lr.Events)
-			startPoll(lr)
+			c.log.Debug("page reloaded and set up again")
 		}
 	}
 }
 
-type listenResult struct {
-	Events      bool `json:"events"`
-	Permissions bool `json:"permissions"`
-}
-
-// attach discovers the page, attaches to it and installs the listeners.
+// attach discovers the page, attaches to it and runs OnAttach.
 func (c *Conn) attach(ctx context.Context) (*attachment, error) {
 	v, err := Version(ctx, c.endpoint)
 	if err != nil {
@@ -552,12 +459,12 @@ func (c *Conn) attach(ctx context.Context) (*attachment, error) {
 	var fallback *attachment
 	var errs []error
 	for _, p := range pages {
-		att, err := c.attachPage(ctx, cl, p)
+		att, preferred, err := c.attachPage(ctx, cl, p)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("page %s: %w", p.URL, err))
 			continue
 		}
-		if att.probe.Present && chosen == nil {
+		if preferred && chosen == nil {
 			chosen = att
 			continue
 		}
@@ -576,20 +483,15 @@ func (c *Conn) attach(ctx context.Context) (*attachment, error) {
 		cl.close()
 		return nil, fmt.Errorf("attach to %s: %w", c.endpoint, errors.Join(errs...))
 	}
-	if _, err := c.install(ctx, chosen); err != nil {
+	if err := c.install(ctx, chosen); err != nil {
 		cl.close()
-		return nil, fmt.Errorf("install listeners: %w", err)
+		return nil, fmt.Errorf("set up page %s: %w", chosen.target.URL, err)
 	}
-	c.log.Debug("attached", "page", chosen.target.URL, "localSessions", chosen.probe.Present)
+	c.log.Debug("attached", "page", chosen.target.URL)
 	return chosen, nil
 }
 
-func (c *Conn) patterns() []string {
-	if len(c.cfg.PagePatterns) == 0 {
-		return DefaultPagePatterns
-	}
-	return c.cfg.PagePatterns
-}
+func (c *Conn) patterns() []string { return c.cfg.PagePatterns }
 
 func (c *Conn) detach(ctx context.Context, att *attachment) {
 	att.c.forget(att.s.id)
@@ -598,13 +500,13 @@ func (c *Conn) detach(ctx context.Context, att *attachment) {
 
 func (cl *client) session(id target.SessionID) *session { return &session{c: cl, id: id} }
 
-// attachPage attaches to one page target, enables Runtime, waits for its
-// default context and probes it.
-func (c *Conn) attachPage(ctx context.Context, cl *client, p TargetInfo) (*attachment, error) {
+// attachPage attaches to one page target, enables Runtime, adds the
+// bindings, waits for its default context and asks Prefer about it.
+func (c *Conn) attachPage(ctx context.Context, cl *client, p TargetInfo) (*attachment, bool, error) {
 	browser := cl.session("")
 	res, err := cdp.Call(ctx, browser, target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(p.ID), Flatten: new(true)})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	att := &attachment{
 		c:      cl,
@@ -640,16 +542,11 @@ func (c *Conn) attachPage(ctx context.Context, cl *client, p TargetInfo) (*attac
 	cl.handle(sid, runtime.ExecutionContextsCleared.Method, func(jsonv2.Value) { att.contextGone("") })
 	cl.handle(sid, runtime.BindingCalled.Method, func(v jsonv2.Value) {
 		var ev runtime.EventBindingCalled
-		if jsonv2.Unmarshal(v, &ev) != nil || ev.Name != c.binding {
+		if jsonv2.Unmarshal(v, &ev) != nil {
 			return
 		}
-		var n Notice
-		if json.Unmarshal([]byte(ev.Payload), &n) != nil || n.SessionID == "" {
-			return
-		}
-		select {
-		case c.raw <- n:
-		default: // the coalescer is far behind; the poll of the owner catches up
+		if fn := c.cfg.Bindings[ev.Name]; fn != nil {
+			fn(ev.Payload)
 		}
 	})
 	cl.handle("", target.DetachedFromTarget.Method, func(v jsonv2.Value) {
@@ -659,15 +556,16 @@ func (c *Conn) attachPage(ctx context.Context, cl *client, p TargetInfo) (*attac
 		}
 	})
 	if _, err := cdp.Call(ctx, att.s, runtime.Enable, cdp.Empty{}); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if !c.cfg.ProbeOnly {
-		if _, err := cdp.Call(ctx, att.s, runtime.AddBinding, runtime.AddBindingParams{Name: c.binding}); err != nil {
-			return nil, err
+	for name := range c.cfg.Bindings {
+		if _, err := cdp.Call(ctx, att.s, runtime.AddBinding, runtime.AddBindingParams{Name: name}); err != nil {
+			return nil, false, err
 		}
 	}
 	// A page that is still loading replaces its context between the event
-	// and the probe ("uniqueContextId not found"): wait for the next one.
+	// and the first call ("uniqueContextId not found"): wait for the next one.
+	page := &Page{att: att}
 	for {
 		att.mu.Lock()
 		ctxCh := att.ctxCh
@@ -675,26 +573,29 @@ func (c *Conn) attachPage(ctx context.Context, cl *client, p TargetInfo) (*attac
 		select {
 		case <-ctxCh:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("page has no JavaScript context: %w", ctx.Err())
+			return nil, false, fmt.Errorf("page has no JavaScript context: %w", ctx.Err())
 		}
-		att.probe, err = c.probeAtt(ctx, att)
+		if c.cfg.Prefer == nil {
+			return att, false, nil
+		}
+		preferred, err := c.cfg.Prefer(ctx, page)
 		if err == nil {
-			return att, nil
+			return att, preferred, nil
 		}
-		if !contextReplaced(err) {
-			return nil, err
+		if !ContextReplaced(err) {
+			return nil, false, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("page has no JavaScript context: %w", ctx.Err())
+			return nil, false, fmt.Errorf("page has no JavaScript context: %w", ctx.Err())
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
 }
 
-// contextReplaced reports whether a call failed because the page dropped
+// ContextReplaced reports whether a call failed because the page dropped
 // the JavaScript context it was made in (a navigation or reload).
-func contextReplaced(err error) bool {
+func ContextReplaced(err error) bool {
 	msg := err.Error()
 	for _, s := range []string{"uniqueContextId not found", "Cannot find context", "Execution context was destroyed", "Cannot find default execution context"} {
 		if strings.Contains(msg, s) {
@@ -704,90 +605,67 @@ func contextReplaced(err error) bool {
 	return false
 }
 
-func (c *Conn) probeAtt(ctx context.Context, att *attachment) (Probe, error) {
-	att.mu.Lock()
-	id := att.ctxID
-	att.mu.Unlock()
-	res, err := cdp.Call(ctx, att.s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: probeJS, UniqueContextID: id, ReturnByValue: new(true), Silent: new(true),
-	})
-	if err != nil {
-		return Probe{}, err
-	}
-	if res.ExceptionDetails != nil {
-		return Probe{}, newJSError(res.ExceptionDetails)
-	}
-	var p Probe
-	if err := json.Unmarshal(res.Result.Value, &p); err != nil {
-		return Probe{}, fmt.Errorf("decode probe: %w", err)
-	}
-	return p, nil
+// Page is one attached page, as OnAttach and Prefer see it: its calls run
+// in the page's current JavaScript context at once, without waiting for the
+// connection to be ready (it is not, while OnAttach runs).
+type Page struct {
+	att *attachment
+
+	mu   sync.Mutex
+	last string // the context of the last call that ran
 }
 
-// install waits until the page has LocalSessions (bounded by ctx, and by a
-// grace period once the document has loaded, so a page without it still
-// gets through and its calls fail naming what is missing), installs the
-// listeners and opens the page to calls.
-func (c *Conn) install(ctx context.Context, att *attachment) (listenResult, error) {
-	var lr listenResult
-	var loadedAt time.Time
-	for {
-		att.mu.Lock()
-		ctxCh := att.ctxCh
-		att.mu.Unlock()
-		select {
-		case <-ctxCh:
-		case <-ctx.Done():
-			return lr, ctx.Err()
-		case <-att.lost:
-			return lr, errors.New(att.lostMsg)
-		}
-		p, err := c.probeAtt(ctx, att)
-		if err == nil {
-			att.mu.Lock()
-			att.probe = p
-			att.mu.Unlock()
-			if p.Present {
-				break
-			}
-			if p.ReadyState == "complete" {
-				if loadedAt.IsZero() {
-					loadedAt = time.Now()
-				} else if time.Since(loadedAt) > 2*time.Second {
-					break
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return lr, fmt.Errorf("waiting for LocalSessions: %w", ctx.Err())
-		case <-time.After(25 * time.Millisecond):
-		}
+// URL is the page's address.
+func (p *Page) URL() string { return p.att.target.URL }
+
+// Call runs the function declaration fn with args, as Conn.Call does, in
+// the page's current context; it waits only for the page to have one.
+func (p *Page) Call(ctx context.Context, fn string, args ...any) (json.RawMessage, error) {
+	att := p.att
+	att.mu.Lock()
+	ctxCh := att.ctxCh
+	att.mu.Unlock()
+	select {
+	case <-ctxCh:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-att.lost:
+		return nil, fmt.Errorf("%w: %s", ErrConnectionLost, att.lostMsg)
 	}
 	att.mu.Lock()
 	id := att.ctxID
 	att.mu.Unlock()
-	if c.cfg.ProbeOnly {
-		lr.Events = true // nothing to poll for
-	} else {
-		arg, _ := json.Marshal(c.binding)
-		res, err := cdp.Call(ctx, att.s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: listenJS, UniqueContextID: id, ReturnByValue: new(true), Silent: new(true),
-			Arguments: []*runtime.CallArgument{{Value: jsonv2.Value(arg)}},
-		})
-		if err != nil {
-			return lr, err
-		}
-		if res.ExceptionDetails != nil {
-			return lr, newJSError(res.ExceptionDetails)
-		}
-		if err := json.Unmarshal(res.Result.Value, &lr); err != nil {
-			return lr, fmt.Errorf("decode listener result: %w", err)
-		}
+	params, err := callParams(fn, args)
+	if err != nil {
+		return nil, err
 	}
+	params.UniqueContextID = id
+	res, err := cdp.Call(ctx, att.s, runtime.CallFunctionOn, params)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.last = id
+	p.mu.Unlock()
+	return callResult(res)
+}
+
+// install runs OnAttach on att and opens the page to calls, when the
+// context it ran in is still the page's.
+func (c *Conn) install(ctx context.Context, att *attachment) error {
+	page := &Page{att: att}
+	if c.cfg.OnAttach != nil {
+		if err := c.cfg.OnAttach(ctx, page); err != nil {
+			return err
+		}
+	} else if _, err := page.Call(ctx, "function () {}"); err != nil {
+		return err
+	}
+	page.mu.Lock()
+	id := page.last
+	page.mu.Unlock()
 	att.mu.Lock()
-	att.listeners = lr
-	if att.ctxID == id {
+	if att.ctxID == id && id != "" {
 		select {
 		case <-att.liveCh:
 		default:
@@ -795,71 +673,7 @@ func (c *Conn) install(ctx context.Context, att *attachment) (listenResult, erro
 		}
 	}
 	att.mu.Unlock()
-	return lr, nil
-}
-
-// poll is the fallback when the page has no onOnEvent: it compares session
-// fingerprints at the configured interval and sends "updated" notices.
-func (c *Conn) poll(ctx context.Context, att *attachment) {
-	t := time.NewTicker(c.cfg.PollInterval)
-	defer t.Stop()
-	last := map[string]string{}
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		raw, err := c.Call(cctx, pollJS)
-		cancel()
-		if err == nil {
-			var rows [][2]string
-			if json.Unmarshal(raw, &rows) == nil {
-				seen := map[string]string{}
-				for _, r := range rows {
-					seen[r[0]] = r[1]
-					if last[r[0]] != r[1] {
-						select {
-						case c.raw <- Notice{SessionID: r[0], Kind: "updated"}:
-						default:
-						}
-					}
-				}
-				last = seen
-			}
-		} else if ctx.Err() == nil {
-			c.log.Debug("poll failed", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-att.lost:
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// coalesce moves notices from the binding handler to the owner, merging
-// repeats of one session and kind while the owner is busy.
-func (c *Conn) coalesce() {
-	var queue []Notice
-	queued := map[Notice]bool{}
-	for {
-		var out chan Notice
-		var head Notice
-		if len(queue) > 0 {
-			out, head = c.notices, queue[0]
-		}
-		select {
-		case <-c.ctx.Done():
-			return
-		case n := <-c.raw:
-			if !queued[n] {
-				queued[n] = true
-				queue = append(queue, n)
-			}
-		case out <- head:
-			delete(queued, head)
-			queue = queue[1:]
-		}
-	}
+	return nil
 }
 
 func (a *attachment) setContext(id string) {

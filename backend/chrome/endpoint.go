@@ -1,3 +1,9 @@
+// Package chrome is a small Chrome DevTools Protocol layer: it finds and
+// launches browsers, attaches to one page of a browser and keeps the
+// attachment across reloads and browser restarts, calls page functions with
+// arguments, and hands CDP binding calls to Go. What runs on the page (the
+// scripts, the bindings' meaning, what to wait for after an attach) belongs
+// to its user, through Config's hooks.
 package chrome
 
 import (
@@ -13,16 +19,9 @@ import (
 	"time"
 )
 
-// DefaultEndpoint is where Claude Desktop listens when started with
-// --remote-debugging-port=9222.
+// DefaultEndpoint is where a browser started with
+// --remote-debugging-port=9222 listens.
 const DefaultEndpoint = "http://127.0.0.1:9222"
-
-// SimulatorPattern is the URL part of the simulator's page ("baton sim").
-const SimulatorPattern = "/baton-simulator/"
-
-// DefaultPagePatterns are the URL parts that mark a Claude Desktop page (and
-// the simulator's page, so "baton sim" stands in for Claude Desktop).
-var DefaultPagePatterns = []string{"claude.ai", "app://localhost", "https://claude.", SimulatorPattern}
 
 // Sentinel errors of the connection.
 var (
@@ -138,9 +137,6 @@ func Targets(ctx context.Context, endpoint *url.URL) ([]TargetInfo, error) {
 // MatchPages returns the page targets whose URL contains one of patterns, in
 // the order of patterns and then of targets.
 func MatchPages(targets []TargetInfo, patterns []string) []TargetInfo {
-	if len(patterns) == 0 {
-		patterns = DefaultPagePatterns
-	}
 	var out []TargetInfo
 	seen := map[string]bool{}
 	for _, p := range patterns {

@@ -3,9 +3,7 @@ package claude
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -119,7 +117,8 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	conn, err := chrome.Connect(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns, ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
+	conn, err := connect(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns},
+		linkOptions{ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fix := "Open the main Claude window, or adjust the page pattern in Settings."
 		if !errors.Is(err, chrome.ErrNoPage) {
@@ -134,7 +133,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 		_ = conn.Close(sctx)
 	}()
 	p := conn.Probe()
-	r.Page = conn.Status().Page
+	r.Page = conn.conn.Status().Page
 	r.AppVersion = p.Version
 	if !p.Present {
 		r.Checks = append(r.Checks, Check{Name: "page", Detail: "page " + r.Page + " has no window['claude.web'].LocalSessions",
@@ -173,62 +172,4 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 	r.Checks = append(r.Checks, Check{Name: "methods", OK: true, Detail: detail})
 	r.OK = true
 	return r
-}
-
-// Print writes the report for a person.
-func (r Report) Print(w io.Writer) {
-	for _, c := range r.Checks {
-		mark := "ok  "
-		if !c.OK {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "%s %-9s %s\n", mark, c.Name, c.Detail)
-		if c.Fix != "" {
-			fmt.Fprintf(w, "     fix: %s\n", c.Fix)
-		}
-	}
-	if len(r.Methods) > 0 {
-		fmt.Fprintln(w, "LocalSessions methods:")
-		for _, m := range r.Methods {
-			state := "present"
-			if !m.Present {
-				state = "missing"
-			}
-			kind := "optional"
-			if m.Required {
-				kind = "required"
-			}
-			fmt.Fprintf(w, "  %-26s %s (%s)\n", m.Name, state, kind)
-		}
-	}
-}
-
-// RunDoctor is "baton doctor [--cdp URL]".
-func RunDoctor(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cdpURL := fs.String("cdp", chrome.DefaultEndpoint, "DevTools endpoint of Claude Desktop (or of \"baton sim\")")
-	chromePath := fs.String("chrome", "", "path of Chrome or Chromium to check")
-	pattern := fs.String("page", "", "page URL pattern (default: "+strings.Join(chrome.DefaultPagePatterns, ", ")+")")
-	allowRemote := fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "baton doctor takes no arguments besides its flags; run \"baton help doctor\".")
-		return 2
-	}
-	var patterns []string
-	if *pattern != "" {
-		patterns = []string{*pattern}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r := Diagnose(ctx, DoctorOptions{Endpoint: *cdpURL, ChromePath: *chromePath, PagePatterns: patterns, AllowRemote: *allowRemote})
-	r.Print(stdout)
-	if !r.OK {
-		return 1
-	}
-	fmt.Fprintln(stdout, "Baton can drive the sessions at "+r.Endpoint+".")
-	return 0
 }

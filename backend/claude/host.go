@@ -7,38 +7,16 @@ package claude
 import (
 	"context"
 	"crypto/rand"
-	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
 	"github.com/baton-app/baton/backend/engine"
-)
-
-//go:embed js/*.js
-var scripts embed.FS
-
-func script(name string) string {
-	b, err := scripts.ReadFile("js/" + name)
-	if err != nil {
-		panic("claude: missing embedded script " + name) // a build error, not a runtime one
-	}
-	return string(b)
-}
-
-var (
-	startJS   = script("start.js")
-	sendJS    = script("send.js")
-	readJS    = script("read.js")
-	sessionJS = script("session.js")
-	listJS    = script("list.js")
-	invokeJS  = script("invoke.js")
 )
 
 // RequiredMethods are the LocalSessions methods without which the adapter
@@ -86,20 +64,26 @@ type Options struct {
 	ReadLimit int
 	// Logger; slog.Default when nil.
 	Logger *slog.Logger
+	// Notices receives the sessions' notices. When nil the Host makes its
+	// own channel, which Notices returns.
+	Notices chan<- engine.Notice
+	// PollInterval is the interval of the polling fallback used when the
+	// page has no onOnEvent; 2s when zero.
+	PollInterval time.Duration
+	// ProbeOnly attaches without installing listeners or polling (for
+	// diagnostics that must not disturb the page).
+	ProbeOnly bool
+	// OnStatus, when set and the chrome.Config has none, receives every
+	// status change of the connection.
+	OnStatus func(chrome.Status)
 }
 
 // Host is the LocalSessions adapter.
 type Host struct {
-	conn    *chrome.Conn
-	owned   bool
-	after   func(context.Context) error // stops what StartSimulator started
-	opts    Options
-	log     *slog.Logger
-	notices chan engine.Notice
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	link  *link
+	after func(context.Context) error // stops what StartSimulator started
+	opts  Options
+	log   *slog.Logger
 }
 
 var (
@@ -107,17 +91,25 @@ var (
 	_ engine.SessionBrowser = (*Host)(nil)
 )
 
-// New makes the adapter over an open connection and checks that the page
-// has every required method. The caller keeps ownership of conn.
-func New(conn *chrome.Conn, opts Options) (*Host, error) {
-	p := conn.Probe()
-	if !p.Present {
-		return nil, &MissingMethodError{Version: p.Version}
+// Dial connects to the page that cfg selects (PagePatterns when it names
+// none), checks that it has every required method and makes the adapter,
+// which owns the connection and closes it in Close.
+func Dial(ctx context.Context, cfg chrome.Config, opts Options) (*Host, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
 	}
-	for _, m := range RequiredMethods {
-		if !p.Has(m) {
-			return nil, &MissingMethodError{Method: m, Version: p.Version}
-		}
+	if cfg.OnStatus == nil {
+		cfg.OnStatus = opts.OnStatus
+	}
+	l, err := connect(ctx, cfg, linkOptions{ProbeOnly: opts.ProbeOnly, PollInterval: opts.PollInterval, Notices: opts.Notices, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if err := missingMethod(l.Probe()); err != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return nil, errors.Join(err, l.Close(cctx))
 	}
 	if opts.SendTimeout <= 0 {
 		opts.SendTimeout = 30 * time.Second
@@ -125,78 +117,44 @@ func New(conn *chrome.Conn, opts Options) (*Host, error) {
 	if opts.ReadLimit <= 0 {
 		opts.ReadLimit = 2000
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	h := &Host{conn: conn, opts: opts, log: log.With("component", "claude"), notices: make(chan engine.Notice, 64)}
-	h.ctx, h.cancel = context.WithCancel(context.Background())
-	h.wg.Go(h.forward)
-	return h, nil
+	return &Host{link: l, opts: opts, log: log.With("component", "claude")}, nil
 }
 
-// Dial connects to the endpoint of cfg and makes the adapter, which then
-// owns the connection and closes it in Close.
-func Dial(ctx context.Context, cfg chrome.Config, opts Options) (*Host, error) {
-	conn, err := chrome.Connect(ctx, cfg)
-	if err != nil {
-		return nil, err
+// missingMethod names what the page lacks of LocalSessions, or is nil.
+func missingMethod(p Probe) error {
+	if !p.Present {
+		return &MissingMethodError{Version: p.Version}
 	}
-	h, err := New(conn, opts)
-	if err != nil {
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return nil, errors.Join(err, conn.Close(cctx))
+	for _, m := range RequiredMethods {
+		if !p.Has(m) {
+			return &MissingMethodError{Method: m, Version: p.Version}
+		}
 	}
-	h.owned = true
-	return h, nil
+	return nil
 }
 
 // Conn returns the underlying connection (for its status and traffic).
-func (h *Host) Conn() *chrome.Conn { return h.conn }
+func (h *Host) Conn() *chrome.Conn { return h.link.conn }
 
-// Close stops forwarding notices and, when Dial made the connection,
-// closes it.
+// Probe returns what the page reported about LocalSessions.
+func (h *Host) Probe() Probe { return h.link.Probe() }
+
+// Close closes the connection and stops what StartSimulator started.
 func (h *Host) Close(ctx context.Context) error {
-	h.cancel()
-	done := make(chan struct{})
-	go func() { h.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	var err error
-	if h.owned {
-		err = h.conn.Close(ctx)
-	}
+	err := h.link.Close(ctx)
 	if h.after != nil {
 		err = errors.Join(err, h.after(ctx))
 	}
 	return err
 }
 
-func (h *Host) forward() {
-	for {
-		select {
-		case <-h.ctx.Done():
-			return
-		case n := <-h.conn.Notices():
-			select {
-			case h.notices <- engine.Notice{SessionID: engine.SessionID(n.SessionID), Kind: engine.NoticeKind(n.Kind)}:
-			case <-h.ctx.Done():
-				return
-			}
-		}
-	}
-}
-
-// Notices implements engine.SessionHost.
-func (h *Host) Notices() <-chan engine.Notice { return h.notices }
+// Notices implements engine.SessionHost: the Host's own channel, or nil
+// when Options.Notices named the channel to write to.
+func (h *Host) Notices() <-chan engine.Notice { return h.link.Notices() }
 
 // call runs one embedded function and maps page errors.
 func (h *Host) call(ctx context.Context, fn string, out any, args ...any) error {
-	raw, err := h.conn.Call(ctx, fn, args...)
+	raw, err := h.link.conn.Call(ctx, fn, args...)
 	if err != nil {
 		return h.mapErr(err)
 	}
@@ -227,9 +185,9 @@ func (h *Host) mapErr(err error) error {
 	if errors.As(err, &js) {
 		switch {
 		case js.Message == "missing LocalSessions":
-			return &MissingMethodError{Version: h.conn.Probe().Version}
+			return &MissingMethodError{Version: h.link.Probe().Version}
 		case strings.HasPrefix(js.Message, "missing method: "):
-			return &MissingMethodError{Method: strings.TrimPrefix(js.Message, "missing method: "), Version: h.conn.Probe().Version}
+			return &MissingMethodError{Method: strings.TrimPrefix(js.Message, "missing method: "), Version: h.link.Probe().Version}
 		}
 	}
 	return err

@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
@@ -11,11 +12,12 @@ import (
 
 // StartSimulator starts the simulator in-process (its server and a browser
 // on its page, as "baton sim" does) and attaches the adapter to it: the
-// GUI's "Simulator — no AI" host. Closing the Host stops the simulator too.
+// host manager's "Simulator — no AI" host, and the tests' simulator.
+// Closing the Host stops the simulator too.
 func StartSimulator(ctx context.Context, sim simulator.InstanceOptions, opts Options) (*Host, *simulator.Instance, error) {
 	in, err := simulator.Launch(ctx, sim)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("start the simulator: %w", err)
 	}
 	h, err := Dial(ctx, chrome.Config{Endpoint: in.Endpoint(), PagePatterns: []string{in.PagePattern()}, Logger: opts.Logger}, opts)
 	if err != nil {

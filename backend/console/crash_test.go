@@ -144,7 +144,7 @@ func assertOneWorkerPerTask(t *testing.T, endpoint, runID string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h, err := claude.Dial(ctx, chrome.Config{Endpoint: endpoint, ProbeOnly: true}, claude.Options{})
+	h, err := claude.Dial(ctx, chrome.Config{Endpoint: endpoint}, claude.Options{ProbeOnly: true})
 	if err != nil {
 		t.Fatalf("attach to the simulator: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -40,7 +41,7 @@ func HistoryCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "baton history: --limit must be between 1 and 500.")
 		return ExitError
 	}
-	st, err := openStore(quietLogger(stderr))
+	st, err := service.OpenStore(quietLogger(stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "baton history: %v\n", err)
 		return ExitError
@@ -85,7 +86,7 @@ func ShowCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: baton show RUN_ID")
 		return ExitError
 	}
-	st, err := openStore(quietLogger(stderr))
+	st, err := service.OpenStore(quietLogger(stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "baton show: %v\n", err)
 		return ExitError

@@ -27,11 +27,11 @@ func RunModelSim(args []string, stdout, stderr io.Writer) int {
 	return runModelSim(ctx, args, stdout, stderr)
 }
 
-type scenarioRules []string
+type modelSimRules []string
 
-func (r *scenarioRules) String() string { return strings.Join(*r, ",") }
+func (r *modelSimRules) String() string { return strings.Join(*r, ",") }
 
-func (r *scenarioRules) Set(v string) error {
+func (r *modelSimRules) Set(v string) error {
 	match, name, ok := strings.Cut(v, "=")
 	if !ok || match == "" || !modelsim.ValidScenario(name) {
 		return errors.New("want MATCH=SCENARIO with a scenario listed in \"baton model-sim --help\"")
@@ -77,7 +77,7 @@ func runModelSim(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	listen := fs.String("listen", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
 	scenario := fs.String("scenario", "happy", "default scenario")
 	logPath := fs.String("log", "", "append every request and its answer to FILE as JSON lines")
-	var rules scenarioRules
+	var rules modelSimRules
 	fs.Var(&rules, "scenario-for", "MATCH=SCENARIO: sessions that MATCH use SCENARIO (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

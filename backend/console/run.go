@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -84,33 +86,40 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	view := newProgress(stdout)
-	events := make(chan evt, 1024)
-	emitter := engine.EmitterFunc(func(name string, p engine.Payload) {
-		select {
-		case events <- evt{name, p}:
-		default: // the display is behind; the snapshot at the end is complete
-		}
-	})
-	svc, err := open(hostOverrides{host: *host, cdp: *cdp, scenario: *scenario, speed: *speed}, emitter, quietLogger(stderr))
+	svc, err := service.Open(service.Options{Logger: quietLogger(stderr),
+		Host: service.HostOverrides{Host: *host, CDP: *cdp, Scenario: *scenario, Speed: *speed}})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n", err)
 		return ExitError
 	}
 	defer func() {
-		if err := svc.close(context.Background()); err != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := svc.Close(cctx); err != nil {
 			fmt.Fprintf(stderr, "baton run: while stopping: %v\n", err)
 		}
 	}()
+	events := make(chan evt, 1024)
+	svc.Events.Subscribe(func(name string, payload any) {
+		p, ok := payload.(engine.Payload)
+		if !ok {
+			return // not the engine's
+		}
+		select {
+		case events <- evt{name, p}:
+		default: // the display is behind; the snapshot at the end is complete
+		}
+	})
 
 	var runID string
 	if *resume != "" {
 		runID = *resume
-		if err := svc.engine.RestoreRun(ctx, runID); err != nil {
+		if err := svc.Engine.RestoreRun(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
 		}
-		if snap, err := svc.engine.Snapshot(ctx, runID); err == nil && snap.Run.Status == engine.RunPaused.String() {
-			if err := svc.engine.Resume(ctx, runID); err != nil {
+		if snap, err := svc.Engine.Snapshot(ctx, runID); err == nil && snap.Run.Status == engine.RunPaused.String() {
+			if err := svc.Engine.Resume(ctx, runID); err != nil {
 				fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 				return ExitError
 			}
@@ -121,39 +130,41 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *permission != "" {
 			req.Overrides = &engine.Overrides{PermissionMode: permission}
 		}
-		run, err := svc.engine.Create(ctx, req)
+		run, err := svc.Engine.Create(ctx, req)
 		if err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
 			return ExitError
 		}
 		runID = run.ID
-		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.hosts.Status().Label)
-		if err := svc.engine.Start(ctx, runID); err != nil {
+		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.Hosts.Status().Label)
+		if err := svc.Engine.Start(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
 			return ExitError
 		}
 	}
 
 	answers := bufio.NewReader(stdin)
-	attend := newAttention(svc.engine, svc.hosts, runID, stdin, answers, stdout)
+	attend := newAttention(svc.Engine, svc.Hosts, runID, stdin, answers, stdout)
 	// Events may be dropped when the display is behind: look again now and then.
 	recheck := time.NewTicker(time.Second)
 	defer recheck.Stop()
 	finished := make(chan store.Run, 1)
-	go func() {
-		run, err := svc.engine.Wait(ctx, runID)
+	var waiting sync.WaitGroup
+	defer func() { stop(); waiting.Wait() }() // ends the wait before the services close
+	waiting.Go(func() {
+		run, err := svc.Engine.Wait(ctx, runID)
 		if err == nil {
 			finished <- run
 		}
 		close(finished)
-	}()
+	})
 
 	for {
 		select {
 		case <-ctx.Done():
 			stop()
 			pctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			err := svc.engine.Pause(pctx, runID)
+			err := svc.Engine.Pause(pctx, runID)
 			cancel()
 			if err != nil && !errors.Is(err, engine.ErrIllegalTransition) {
 				fmt.Fprintf(stderr, "\nbaton run: could not pause %s: %v\n", runID, err)
@@ -200,8 +211,8 @@ func drain(view *progress, events chan evt) {
 
 // confirm shows the proposed tasks and asks for confirmation when the run
 // waits for it. It reports done with an exit code when the command ends.
-func confirm(ctx context.Context, svc *services, runID string, e evt, yes bool, answers *bufio.Reader, stdout, stderr io.Writer) (int, bool) {
-	snap, err := svc.engine.Snapshot(ctx, runID)
+func confirm(ctx context.Context, svc *service.Services, runID string, e evt, yes bool, answers *bufio.Reader, stdout, stderr io.Writer) (int, bool) {
+	snap, err := svc.Engine.Snapshot(ctx, runID)
 	if err != nil || snap.Run.Status != engine.RunConfirming.String() {
 		return 0, false
 	}
@@ -228,14 +239,14 @@ func confirm(ctx context.Context, svc *services, runID string, e evt, yes bool, 
 		fmt.Fprint(stdout, "Start these tasks? [y/N] ")
 		line, _ := answers.ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			if err := svc.engine.Cancel(ctx, runID); err != nil {
+			if err := svc.Engine.Cancel(ctx, runID); err != nil {
 				fmt.Fprintf(stderr, "baton run: cancel %s: %v\n", runID, err)
 			}
 			fmt.Fprintf(stdout, "Cancelled %s.\n", runID)
 			return ExitError, true
 		}
 	}
-	if err := svc.engine.Confirm(ctx, runID, engine.Modifications{}); err != nil {
+	if err := svc.Engine.Confirm(ctx, runID, engine.Modifications{}); err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n", err)
 		return ExitError, true
 	}
@@ -243,8 +254,8 @@ func confirm(ctx context.Context, svc *services, runID string, e evt, yes bool, 
 }
 
 // summary prints how the run ended and returns the exit code.
-func summary(ctx context.Context, svc *services, run store.Run, stdout io.Writer) int {
-	snap, err := svc.engine.Snapshot(ctx, run.ID)
+func summary(ctx context.Context, svc *service.Services, run store.Run, stdout io.Writer) int {
+	snap, err := svc.Engine.Snapshot(ctx, run.ID)
 	if err != nil {
 		snap = engine.Snapshot{Run: run}
 	}
@@ -268,13 +279,13 @@ func summary(ctx context.Context, svc *services, run store.Run, stdout io.Writer
 			bad = append(bad, fmt.Sprintf("%s %s: %s", w.TaskID, w.Status, w.Error))
 		}
 	}
-	sort.Strings(bad)
+	slices.Sort(bad)
 	for _, b := range bad {
 		fmt.Fprintf(stdout, "  - %s\n", b)
 	}
 	if len(files) > 0 {
-		sort.Strings(files)
-		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(dedup(files), ", "))
+		slices.Sort(files)
+		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(slices.Compact(files), ", "))
 	}
 	switch {
 	case r.Status == engine.RunError.String():
@@ -286,14 +297,4 @@ func summary(ctx context.Context, svc *services, run store.Run, stdout io.Writer
 		return ExitFailures
 	}
 	return ExitOK
-}
-
-func dedup(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }

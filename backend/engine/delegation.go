@@ -2,13 +2,11 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
-	"github.com/baton-app/baton/backend/template"
 )
 
 // The delegation dialect of seed 003: a worker's attempt_completion with
@@ -27,13 +25,13 @@ func (e *Engine) Answer(ctx context.Context, runID, taskID, text string) error {
 }
 
 // askUser puts a worker in waiting for the answer to its questions.
-func (r *runner) askUser(ctx context.Context, ws *workerState, questions []string) {
+func (r *runner) askUser(ctx context.Context, ws *workerState, questions []string) error {
 	ws.w.Questions = append([]string(nil), questions...)
 	ws.w.CurrentAction = "waiting for an answer: " + strings.Join(questions, " ")
 	// The report is taken: what the session says next answers anew.
 	ws.book.reset(ws.book.Cursor)
 	ws.book.Reprompts = 0
-	_ = r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerQuestion, ws, strings.Join(questions, "\n")))
+	return r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerQuestion, ws, strings.Join(questions, "\n")))
 }
 
 func (r *runner) answerWorker(ctx context.Context, taskID, text string) error {
@@ -47,8 +45,7 @@ func (r *runner) answerWorker(ctx context.Context, taskID, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("the answer to %s is empty: %w", taskID, ErrBadRequest)
 	}
-	msg := "The answer to your questions:\n" + strings.TrimSpace(text) +
-		"\n\nContinue the task with this answer and report completion as before."
+	msg := answerMessage(text)
 	id := SessionID(ws.w.SessionID)
 	hctx, cancel := r.hostCtx(ctx)
 	defer cancel()
@@ -90,86 +87,4 @@ func conflicts(c *protocol.Completion) []string {
 		out = append(out, reason)
 	}
 	return out
-}
-
-// delegation reports whether the template speaks the delegation dialect of
-// seed 003 (new_task plans, attempt_completion reports).
-func (r *runner) delegation() bool {
-	return r.tmpl.Prompts.ResponseFormat.Dialect == "delegation"
-}
-
-// reprompt is the follow-up for a failed answer, in the shape the template
-// asked for.
-func (r *runner) reprompt(f protocol.Failure, phase protocol.Phase) string {
-	if r.delegation() {
-		return r.parser.BuildDelegationReprompt(f, phase)
-	}
-	return r.parser.BuildReprompt(f, phase)
-}
-
-// workerValues are the prompt variables of one task for its worker or its
-// reviewer: in the delegation dialect TASK_JSON is the task's new_task.
-func (r *runner) workerValues(t *store.Task) map[string]any {
-	v := taskValues(t)
-	if r.delegation() {
-		v[template.VarTaskJSON] = newTaskJSON(t)
-	}
-	return v
-}
-
-// newTask is a seed 003 new_task object, in the order of the seed.
-type newTask struct {
-	TaskID              string              `json:"taskId"`
-	ParentTaskID        string              `json:"parentTaskId,omitempty"`
-	DelegatedToMode     string              `json:"delegatedToMode,omitempty"`
-	Objective           string              `json:"objective"`
-	Context             string              `json:"context,omitempty"`
-	Inputs              []protocol.Artifact `json:"inputs"`
-	ExpectedOutputs     []protocol.Artifact `json:"expectedOutputs"`
-	ConstraintsAndRules []string            `json:"constraintsAndRules"`
-	AcceptanceCriteria  []string            `json:"acceptanceCriteria"`
-	Priority            string              `json:"priority"`
-	Dependencies        []string            `json:"dependencies"`
-	DeadlineHint        string              `json:"deadlineHint,omitempty"`
-}
-
-// newTaskJSON writes a task as the new_task that delegates it: what the
-// planner wrote (mode, context, constraints, acceptance criteria, expected
-// outputs), with the stored fields, which the user may have edited, over it.
-func newTaskJSON(t *store.Task) string {
-	var def protocol.Task
-	_ = json.Unmarshal(t.Definition, &def)
-	paths := func(ps []string) []protocol.Artifact {
-		out := []protocol.Artifact{}
-		for _, p := range ps {
-			out = append(out, protocol.Artifact{Path: p})
-		}
-		return out
-	}
-	objective := t.Description
-	if strings.TrimSpace(objective) == "" {
-		objective = t.Title
-	}
-	// high, medium and low were read as 8, 5 and 2.
-	priority := "medium"
-	switch {
-	case t.Priority >= 7:
-		priority = "high"
-	case t.Priority <= 3:
-		priority = "low"
-	}
-	b, _ := json.Marshal(newTask{
-		TaskID: t.ID, ParentTaskID: def.ParentID, DelegatedToMode: def.Mode, Objective: objective, Context: def.Context,
-		Inputs: paths(t.Scope), ExpectedOutputs: paths(def.ExpectedOutputs),
-		ConstraintsAndRules: nonNil(def.Constraints), AcceptanceCriteria: nonNil(def.AcceptanceCriteria),
-		Priority: priority, Dependencies: nonNil(t.Dependencies), DeadlineHint: def.Deadline,
-	})
-	return string(b)
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

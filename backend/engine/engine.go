@@ -245,7 +245,7 @@ func (e *Engine) launch(r *runner) error {
 	if id := SessionID(r.run.MainSessionID); id != "" {
 		e.sessions[id] = r
 	}
-	for _, w := range r.workers {
+	for _, w := range r.plan.workers {
 		if w.w.SessionID != "" && !w.status.Done() {
 			e.sessions[SessionID(w.w.SessionID)] = r
 		}

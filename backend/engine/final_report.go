@@ -401,9 +401,9 @@ func (e *Engine) FinalReport(ctx context.Context, runID string) (FinalReport, er
 func (r *runner) finalReport(ctx context.Context, c *store.Change) {
 	ctx = context.WithoutCancel(ctx)
 	r.sync()
-	snap := Snapshot{Run: r.run, Tasks: r.tasks}
-	for _, id := range r.order() {
-		snap.Workers = append(snap.Workers, r.workers[id].w)
+	snap := Snapshot{Run: r.run, Tasks: r.plan.tasks}
+	for _, ws := range r.plan.inOrder() {
+		snap.Workers = append(snap.Workers, ws.w)
 	}
 	answers, err := r.e.store.Answers(ctx, r.run.ID)
 	if err != nil {

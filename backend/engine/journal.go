@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/baton-app/baton/backend/journal"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
 )
 
 // The journal of seed 004 (config.journal.enabled): <cwd>/.claude/journal
@@ -18,26 +21,35 @@ import (
 // when it wrote none), and with journal.archive the journal is archived
 // when the run completes. Journal problems are logged and never stop a run.
 
-func (r *runner) journal() *journal.Journal {
-	if !r.tmpl.Config.Journal.Enabled {
-		return nil
-	}
-	return journal.New(r.run.Cwd, r.e.now)
+// journalHook keeps the run's journal. Its methods write files: the hooks
+// call them on their writer goroutine.
+type journalHook struct {
+	enabled bool
+	keep    bool // journal.archive: archive it when the run completes
+	cwd     string
+	request string
+	now     func() time.Time
+	log     *slog.Logger
 }
 
-// initJournal writes the journal of the confirmed tasks.
-func (r *runner) initJournal(tasks []store.Task) {
-	j := r.journal()
-	if j == nil {
-		return
-	}
+func newJournalHook(cfg template.Journal, cwd, request string, now func() time.Time, log *slog.Logger) *journalHook {
+	return &journalHook{enabled: cfg.Enabled, keep: cfg.Archive, cwd: cwd, request: request, now: now, log: log}
+}
+
+func (h *journalHook) on() bool { return h.enabled }
+
+func (h *journalHook) journal() *journal.Journal { return journal.New(h.cwd, h.now) }
+
+// init writes the journal of the confirmed tasks.
+func (h *journalHook) init(tasks []store.Task) {
+	j := h.journal()
 	if j.Exists() {
-		dir, err := j.Archive(r.e.now())
+		dir, err := j.Archive(h.now())
 		if err != nil {
-			r.log().Warn("archive the previous journal", "err", err)
+			h.log.Warn("archive the previous journal", "err", err)
 			return
 		}
-		r.log().Info("previous journal archived", "dir", dir)
+		h.log.Info("previous journal archived", "dir", dir)
 	}
 	var list []journal.Task
 	for _, t := range tasks {
@@ -49,34 +61,33 @@ func (r *runner) initJournal(tasks []store.Task) {
 		list = append(list, journal.Task{ID: t.ID, Name: t.Title, Type: taskInfo(t).Type, Complexity: t.Complexity,
 			Dependencies: t.Dependencies, Objective: t.Description, AcceptanceCriteria: def.AcceptanceCriteria})
 	}
-	if _, err := j.Init(journal.Project{Name: filepath.Base(r.run.Cwd), Request: r.run.Request}, list); err != nil {
-		r.log().Warn("init the journal", "err", err)
+	if _, err := j.Init(journal.Project{Name: filepath.Base(h.cwd), Request: h.request}, list); err != nil {
+		h.log.Warn("init the journal", "err", err)
 	}
 }
 
-// journalSection tells a worker its task file and the context of the
-// tasks it depends on.
-func (r *runner) journalSection(t *store.Task) string {
-	j := r.journal()
-	if j == nil {
-		return ""
-	}
+// section tells a worker its task file and the context of the tasks it
+// depends on, and marks the task in progress.
+func (h *journalHook) section(t *store.Task) string {
+	j := h.journal()
 	ix, err := j.Load()
 	if err != nil {
-		r.log().Warn("load the journal", "err", err)
+		h.log.Warn("load the journal", "err", err)
 		return ""
 	}
 	jt, ok := ix.Task(t.ID)
 	if !ok {
 		return "" // added after planning (remediation): no task file
 	}
-	_ = j.SetStatus(t.ID, journal.StatusInProgress)
+	if err := j.SetStatus(t.ID, journal.StatusInProgress); err != nil {
+		h.log.Warn("journal status", "task", t.ID, "err", err)
+	}
 	sec := fmt.Sprintf("## Journal\nYour task file is .claude/journal/%s. Append your execution log entry to it, "+
 		"ending with the handoff as a ```yaml block (outcome: completed, failed or partial; summary; files_created; "+
 		"files_modified; files_to_read; patterns_discovered; gotchas; blockers), before you report completion.", jt.File)
 	c, err := j.ComputeContext(t.ID)
 	if err != nil {
-		r.log().Warn("compute the journal context", "task", t.ID, "err", err)
+		h.log.Warn("compute the journal context", "task", t.ID, "err", err)
 		return sec
 	}
 	if ps := c.PromptSection(); ps != "" {
@@ -85,10 +96,10 @@ func (r *runner) journalSection(t *store.Task) string {
 	return sec
 }
 
-// journalDone records a finished task in the journal.
-func (r *runner) journalDone(taskID string, completed bool) {
-	j := r.journal()
-	if j == nil || !j.Exists() {
+// done records a finished task in the journal.
+func (h *journalHook) done(taskID string, completed bool) {
+	j := h.journal()
+	if !j.Exists() {
 		return
 	}
 	if ix, err := j.Load(); err != nil {
@@ -98,7 +109,7 @@ func (r *runner) journalDone(taskID string, completed bool) {
 	}
 	if !completed {
 		if err := j.SetStatus(taskID, journal.StatusFailed); err != nil {
-			r.log().Warn("journal status", "task", taskID, "err", err)
+			h.log.Warn("journal status", "task", taskID, "err", err)
 		}
 		return
 	}
@@ -107,23 +118,23 @@ func (r *runner) journalDone(taskID string, completed bool) {
 		err = j.SetStatus(taskID, journal.StatusCompleted)
 	}
 	if err != nil {
-		r.log().Warn("record the journal handoff", "task", taskID, "err", err)
+		h.log.Warn("record the journal handoff", "task", taskID, "err", err)
 	}
 }
 
-// archiveJournal archives the journal at the end of a completed run when
+// archive archives the journal at the end of a completed run when
 // journal.archive is set, and returns a sentence for the run message.
-func (r *runner) archiveJournal() string {
-	j := r.journal()
-	if j == nil || !r.tmpl.Config.Journal.Archive || !j.Exists() {
+func (h *journalHook) archive() string {
+	j := h.journal()
+	if !h.keep || !j.Exists() {
 		return ""
 	}
-	dir, err := j.Archive(r.e.now())
+	dir, err := j.Archive(h.now())
 	if err != nil {
-		r.log().Warn("archive the journal", "err", err)
+		h.log.Warn("archive the journal", "err", err)
 		return ""
 	}
-	rel, err := filepath.Rel(r.run.Cwd, dir)
+	rel, err := filepath.Rel(h.cwd, dir)
 	if err != nil {
 		rel = dir
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/baton-app/baton/backend/mailbox"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
 )
 
 // The file mailbox transport of seed 001 (config.transport "mailbox"):
@@ -24,26 +27,53 @@ import (
 // TransportMailbox is the config.transport value of the file mailbox.
 const TransportMailbox = "mailbox"
 
-// openMail opens the run's mailbox when the template uses it; reports are
-// forwarded to the run's goroutine until the run ends.
-func (r *runner) openMail(ctx context.Context) error {
-	if r.tmpl.Config.Transport != TransportMailbox || r.mb != nil {
+// mailHook keeps the run's file mailbox. Its methods write files: the hooks
+// call them on their writer goroutine. Reports found in to-team-lead.json
+// are forwarded on out to the run's loop.
+type mailHook struct {
+	enabled    bool
+	cwd, run   string
+	maxRetries int
+	platform   string
+	log        *slog.Logger
+	mb         *mailbox.Mailbox
+	out        chan mailbox.Report
+	stop       chan struct{}
+	forwarding sync.WaitGroup
+}
+
+func newMailHook(cfg template.Config, cwd, run string, values map[string]any, log *slog.Logger) *mailHook {
+	h := &mailHook{enabled: cfg.Transport == TransportMailbox, cwd: cwd, run: run, maxRetries: cfg.MaxRetries,
+		platform: "custom", log: log, stop: make(chan struct{})}
+	if h.enabled {
+		h.out = make(chan mailbox.Report)
+	}
+	// PLATFORM names the platform when it is a mailbox platform.
+	if p, ok := values["PLATFORM"].(string); ok && slices.Contains(mailbox.Platforms, p) {
+		h.platform = p
+	}
+	return h
+}
+
+func (h *mailHook) on() bool { return h.enabled }
+
+// open opens the mailbox once; its reports are forwarded until close.
+func (h *mailHook) open() error {
+	if h.mb != nil {
 		return nil
 	}
-	mb, err := mailbox.Open(r.run.Cwd, mailbox.Options{Run: r.run.ID, MaxRetries: r.tmpl.Config.MaxRetries, Logger: r.e.logger})
+	mb, err := mailbox.Open(h.cwd, mailbox.Options{Run: h.run, MaxRetries: h.maxRetries, Logger: h.log})
 	if err != nil {
 		return fmt.Errorf("open the file mailbox: %w", err)
 	}
-	r.mb = mb
-	r.e.wg.Add(1)
+	h.mb = mb
+	h.forwarding.Add(1)
 	go func() {
-		defer r.e.wg.Done()
+		defer h.forwarding.Done()
 		for rep := range mb.Reports() {
 			select {
-			case r.mail <- rep:
-			case <-r.done:
-				return
-			case <-ctx.Done():
+			case h.out <- rep:
+			case <-h.stop:
 				return
 			}
 		}
@@ -51,72 +81,47 @@ func (r *runner) openMail(ctx context.Context) error {
 	return nil
 }
 
-func (r *runner) closeMail() {
-	if r.mb != nil {
-		if err := r.mb.Close(); err != nil {
-			r.log().Warn("close the file mailbox", "err", err)
-		}
+// reopen opens the mailbox of a restored run.
+func (h *mailHook) reopen() {
+	if err := h.open(); err != nil {
+		h.log.Warn("reopen the file mailbox", "err", err)
 	}
 }
 
-// platform is the run's PLATFORM variable when it names a mailbox platform.
-func (r *runner) platform() string {
-	if p, ok := r.values["PLATFORM"].(string); ok && slices.Contains(mailbox.Platforms, p) {
-		return p
+func (h *mailHook) close() {
+	close(h.stop)
+	if h.mb != nil {
+		if err := h.mb.Close(); err != nil {
+			h.log.Warn("close the file mailbox", "err", err)
+		}
 	}
-	return "custom"
+	h.forwarding.Wait()
 }
 
 // assign writes the task's assignment before its worker starts.
-func (r *runner) assign(ctx context.Context, t *store.Task) error {
-	if r.mb == nil {
-		if err := r.openMail(r.e.ctx); err != nil || r.mb == nil {
-			return err
-		}
+func (h *mailHook) assign(ctx context.Context, t *store.Task) error {
+	if err := h.open(); err != nil {
+		return err
 	}
-	a := mailbox.TaskAssignment{TaskID: t.ID, Platform: r.platform(), Title: t.Title, Instructions: t.Description,
+	a := mailbox.TaskAssignment{TaskID: t.ID, Platform: h.platform, Title: t.Title, Instructions: t.Description,
 		FilesToCreate: t.Scope}
-	if err := r.mb.Assign(ctx, a); err != nil {
+	if err := h.mb.Assign(ctx, a); err != nil {
 		return fmt.Errorf("write the task assignment: %w", err)
 	}
 	return nil
 }
 
-// onMail takes one message found in to-team-lead.json.
-func (r *runner) onMail(ctx context.Context, rep mailbox.Report) {
-	ws := r.workers[rep.TaskID]
-	if ws == nil {
-		r.log().Warn("mailbox message for an unknown task", "task", rep.TaskID, "err", rep.Err)
-		return
-	}
-	if rep.Err != nil {
-		ws.w.Error = "a message in to-team-lead.json cannot be used: " + rep.Err.Error()
-		_ = r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerProgress, ws, ws.w.Error))
-		return
-	}
-	if ws.status == WorkerSpawning && rep.Report != nil {
-		// The developer was quicker than the start of its session's
-		// answer: take the report once the worker runs.
-		ws.early = &rep
-		return
-	}
-	if ws.status != WorkerRunning || rep.Report == nil {
-		return // already reported in its transcript
-	}
-	r.workerReport(ctx, ws, mailCompletion(rep.Report), false)
-}
-
-// mailReported tells the mailbox about a report that came in the worker's
+// reported tells the mailbox about a report that came in the worker's
 // transcript, so that queue.json shows the task awaiting review and the
 // review decision can be written there too.
-func (r *runner) mailReported(taskID string, c *protocol.Completion) {
-	if r.mb == nil {
+func (h *mailHook) reported(taskID string, c *protocol.Completion) {
+	if h.mb == nil {
 		return
 	}
 	rep := mailbox.CompletionReport{TaskID: taskID, Platform: c.Platform, Status: "awaiting_review", Summary: c.Summary,
 		FilesCreated: c.FilesCreated, FilesModified: c.FilesModified, Timestamp: c.Timestamp}
 	if rep.Platform == "" {
-		rep.Platform = r.platform()
+		rep.Platform = h.platform
 	}
 	if rep.FilesCreated == nil {
 		rep.FilesCreated = append([]string{}, c.OutputFiles...)
@@ -130,8 +135,29 @@ func (r *runner) mailReported(taskID string, c *protocol.Completion) {
 			rep.BuildResult.Errors = *b.Errors
 		}
 	}
-	if err := r.mb.Reported(rep); err != nil {
-		r.log().Warn("record the report in the mailbox", "task", taskID, "err", err)
+	if err := h.mb.Reported(rep); err != nil {
+		h.log.Warn("record the report in the mailbox", "task", taskID, "err", err)
+	}
+}
+
+// decided writes a review decision to the mailbox.
+func (h *mailHook) decided(taskID string, d *protocol.Review) {
+	if h.mb == nil {
+		return
+	}
+	var err error
+	if d.Approved() {
+		// A task reported only in its transcript is still in_progress in
+		// queue.json; the mailbox refuses to approve it, which is logged.
+		err = h.mb.Approve(taskID)
+	} else {
+		err = h.mb.Reject(taskID, strings.TrimSpace(d.Reason), d.RequiredChanges)
+		if errors.Is(err, mailbox.ErrRetriesExhausted) {
+			err = nil // the engine fails the task itself
+		}
+	}
+	if err != nil {
+		h.log.Warn("write the review decision to the mailbox", "task", taskID, "err", err)
 	}
 }
 
@@ -144,23 +170,25 @@ func mailCompletion(c *mailbox.CompletionReport) *protocol.Completion {
 			Output: c.BuildResult.Output}}
 }
 
-// mailDecision writes a review decision to the mailbox.
-func (r *runner) mailDecision(taskID string, d *protocol.Review) {
-	if r.mb == nil {
-		return
+// onMail takes one message found in to-team-lead.json.
+func (r *runner) onMail(ctx context.Context, rep mailbox.Report) error {
+	ws := r.plan.workers[rep.TaskID]
+	if ws == nil {
+		r.log().Warn("mailbox message for an unknown task", "task", rep.TaskID, "err", rep.Err)
+		return nil
 	}
-	var err error
-	if d.Approved() {
-		// A task reported only in its transcript is still in_progress in
-		// queue.json; the mailbox refuses to approve it, which is logged.
-		err = r.mb.Approve(taskID)
-	} else {
-		err = r.mb.Reject(taskID, strings.TrimSpace(d.Reason), d.RequiredChanges)
-		if errors.Is(err, mailbox.ErrRetriesExhausted) {
-			err = nil // the engine fails the task itself
-		}
+	if rep.Err != nil {
+		ws.w.Error = "a message in to-team-lead.json cannot be used: " + rep.Err.Error()
+		return r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerProgress, ws, ws.w.Error))
 	}
-	if err != nil {
-		r.log().Warn("write the review decision to the mailbox", "task", taskID, "err", err)
+	if ws.status == WorkerSpawning && rep.Report != nil {
+		// The developer was quicker than the start of its session's
+		// answer: take the report once the worker runs.
+		ws.early = &rep
+		return nil
 	}
+	if ws.status != WorkerRunning || rep.Report == nil {
+		return nil // already reported in its transcript
+	}
+	return r.workerReport(ctx, ws, mailCompletion(rep.Report), false)
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/baton-app/baton/backend/protocol"
@@ -17,10 +16,9 @@ import (
 // tasks can never start is stopped with an explanation.
 
 // verified takes the verification answer.
-func (r *runner) verified(ctx context.Context, change store.Change, v *protocol.Verification) {
+func (r *runner) verified(ctx context.Context, change store.Change, v *protocol.Verification) error {
 	if v.Status != "fail" || len(v.Issues) == 0 {
-		r.complete(ctx, change, v.Summary)
-		return
+		return r.complete(ctx, change, v.Summary)
 	}
 	max := r.tmpl.Phases.Verification.MaxRemediationRounds
 	if r.remediation >= max {
@@ -29,34 +27,26 @@ func (r *runner) verified(ctx context.Context, change store.Change, v *protocol.
 		if max == 0 {
 			msg = fmt.Sprintf("Verification failed: %s. %s", issueList(v.Issues), v.Summary)
 		}
-		r.complete(ctx, change, msg)
-		return
+		return r.complete(ctx, change, msg)
 	}
 	r.remediation++
 	round := r.remediation
 	var added []store.Task
-	var ws []*workerState
 	for i, is := range v.Issues {
-		t := remediationTask(r.run.ID, round, i, is, r.task(is.TaskID))
-		t.Position = len(r.tasks)
-		r.tasks = append(r.tasks, t)
+		t := remediationTask(r.run.ID, round, i, is, r.plan.task(is.TaskID))
+		t.Position = len(r.plan.tasks) + i
 		added = append(added, t)
-		w := &workerState{w: store.Worker{RunID: r.run.ID, TaskID: t.ID}, status: WorkerPending}
-		w.book.seen = newUsageBook()
-		r.workers[t.ID] = w
-		ws = append(ws, w)
 	}
-	r.matchSkills(added)
-	for _, t := range added {
-		*r.task(t.ID) = t
+	r.hooks.planned(added)
+	if err := r.enter(RunRunning, PhaseWorkerExecution); err != nil {
+		return err
 	}
+	ws := r.plan.add(r.run.ID, added)
 	change.Tasks = added
-	r.status = RunRunning
-	r.run.Phase = string(PhaseWorkerExecution)
 	r.run.Message = fmt.Sprintf("Verification failed; remediation round %d of %d: %d task(s).", round, max, len(added))
 	ev := r.ev(EventRemediation, nil, r.run.Message)
 	ev.p.Tasks = added
-	_ = r.commit(ctx, change, ws, ev, r.ev(EventPhaseChanged, nil, ""))
+	return r.commit(ctx, change, ws, ev, r.ev(EventPhaseChanged, nil, ""))
 }
 
 // remediationTask turns one QA issue into a task.
@@ -64,9 +54,7 @@ func remediationTask(runID string, round, i int, is protocol.VerificationIssue, 
 	id := fmt.Sprintf("qa%d-fix-%02d", round, i+1)
 	desc := strings.TrimSpace(is.Description)
 	title := desc
-	if len(title) > 70 {
-		title = title[:67] + "..."
-	}
+	title = clip(title, 70)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Quality assurance found a problem that must be fixed: %s", desc)
 	if is.Severity != "" {
@@ -98,38 +86,4 @@ func issueList(issues []protocol.VerificationIssue) string {
 		out = append(out, strings.TrimSpace(is.Description))
 	}
 	return strings.Join(out, "; ")
-}
-
-// checkDeadlock stops a run whose pending tasks can never start: nothing
-// runs, nothing is starting or waiting for a decision, and every pending
-// task waits for a task that will not complete.
-func (r *runner) checkDeadlock(ctx context.Context) {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.busy() > 0 {
-		return
-	}
-	var blocked []string
-	for _, id := range r.order() {
-		ws := r.workers[id]
-		switch ws.status {
-		case WorkerPending:
-			t := r.task(id)
-			if t == nil || r.satisfied(t) {
-				return
-			}
-			var on []string
-			for _, d := range t.Dependencies {
-				if w := r.workers[d]; w != nil && w.status != WorkerCompleted {
-					on = append(on, fmt.Sprintf("%s (%s)", d, w.status))
-				}
-			}
-			blocked = append(blocked, fmt.Sprintf("%s waits for %s", id, strings.Join(on, ", ")))
-		case WorkerPaused, WorkerRunning, WorkerSpawning, WorkerAwaitingReview, WorkerRejected, WorkerTimeout:
-			return // someone can still move it on
-		}
-	}
-	if len(blocked) == 0 {
-		return
-	}
-	sort.Strings(blocked)
-	r.fail(ctx, fmt.Sprintf("dependency deadlock: no task can start and none is running: %s", strings.Join(blocked, "; ")))
 }

@@ -15,9 +15,7 @@ func Report(s Snapshot) string {
 	var b strings.Builder
 	r := s.Run
 	title := strings.TrimSpace(strings.SplitN(r.Request, "\n", 2)[0])
-	if len(title) > 100 {
-		title = title[:97] + "..."
-	}
+	title = clip(title, 100)
 	fmt.Fprintf(&b, "# %s\n\n", mdText(title))
 	fmt.Fprintf(&b, "- Run: `%s`\n- Template: %s (`%s`)\n- Folder: `%s`\n- Status: **%s**\n", r.ID, mdText(r.TemplateName), r.TemplateID, r.Cwd, r.Status)
 	fmt.Fprintf(&b, "- Created: %s\n", r.CreatedAt.UTC().Format(time.RFC3339))

@@ -45,83 +45,81 @@ func (r *runner) userReview(ctx context.Context, taskID string, approve bool, re
 	if !approve {
 		d.Decision = protocol.ReviewRejected
 	}
-	r.decide(ctx, store.Change{}, ws, d, "the user")
-	return nil
+	return r.decide(ctx, store.Change{}, ws, d, "the user")
 }
 
 // awaitReview holds a completed task for the reviewer; with
 // requireBuildSuccess a failed build is rejected at once.
-func (r *runner) awaitReview(ctx context.Context, ws *workerState, c *protocol.Completion, msg string) {
-	_ = r.setWorker(ws, WorkerAwaitingReview)
+func (r *runner) awaitReview(ctx context.Context, ws *workerState, c *protocol.Completion, msg string) error {
+	if err := ws.move(WorkerAwaitingReview); err != nil {
+		return err
+	}
 	ws.book.Report, _ = json.Marshal(c)
-	r.mailReported(ws.w.TaskID, c)
+	r.hooks.awaitingReview(ws.w.TaskID, c)
 	if msg == "" {
 		msg = "awaiting review"
 	}
-	_ = r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerAwaitingReview, ws, msg))
+	if err := r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerAwaitingReview, ws, msg)); err != nil {
+		return err
+	}
 	if r.tmpl.Phases.Review.RequireBuildSuccess && c.Build != nil && c.Build.Status == "failed" {
 		reason := "the build failed"
 		if c.Build.Command != "" {
 			reason += " (" + c.Build.Command + ")"
 		}
 		if out := strings.TrimSpace(c.Build.Output); out != "" {
-			if len(out) > 500 {
-				out = out[len(out)-500:]
-			}
-			reason += ": " + out
+			reason += ": " + lastRunes(out, 500)
 		}
-		r.decide(ctx, store.Change{}, ws, &protocol.Review{TaskID: ws.w.TaskID, Decision: protocol.ReviewRejected,
+		return r.decide(ctx, store.Change{}, ws, &protocol.Review{TaskID: ws.w.TaskID, Decision: protocol.ReviewRejected,
 			Reason: reason, RequiredChanges: []string{"make the build succeed"}}, "the build check")
 	}
+	return nil
 }
 
 // askReview asks the main session to review the first task awaiting review
 // when the main session is free and the orchestrator reviews.
-func (r *runner) askReview(ctx context.Context) {
+func (r *runner) askReview(ctx context.Context) error {
 	if !r.tmpl.Phases.Review.Enabled || r.tmpl.Phases.Review.Reviewer == ReviewerUser {
-		return
+		return nil
 	}
-	for _, id := range r.order() {
-		ws := r.workers[id]
+	for _, id := range r.plan.order() {
+		ws := r.plan.workers[id]
 		if ws.status != WorkerAwaitingReview {
 			continue
 		}
-		t := r.task(id)
-		values := map[string]any{template.VarTaskID: id, template.VarCompletionReport: string(ws.book.Report)}
-		if t != nil {
-			values = r.workerValues(t)
-			values[template.VarCompletionReport] = string(ws.book.Report)
-		}
 		r.reviewing = id
-		if err := r.askWith(ctx, template.PhaseReview, protocol.PhaseReview, values); err != nil {
+		err := r.askWith(ctx, template.PhaseReview, protocol.PhaseReview, r.reviewValues(id, ws))
+		if err != nil {
 			r.reviewing = ""
 		}
-		return
+		return err
 	}
+	return nil
 }
 
 // reviewed takes the main session's review answer.
-func (r *runner) reviewed(ctx context.Context, change store.Change, d *protocol.Review) {
+func (r *runner) reviewed(ctx context.Context, change store.Change, d *protocol.Review) error {
 	id := r.reviewing
 	r.reviewing = ""
 	if id == "" {
 		id = d.TaskID
 	}
-	ws := r.workers[id]
+	ws := r.plan.workers[id]
 	if ws == nil || ws.status != WorkerAwaitingReview {
 		// Decided meanwhile (by the user): keep the answer, change nothing.
-		_ = r.commit(ctx, change, nil)
-		return
+		return r.commit(ctx, change, nil)
 	}
-	r.decide(ctx, change, ws, d, "the reviewer")
+	return r.decide(ctx, change, ws, d, "the reviewer")
 }
 
 // decide applies a review decision to a task awaiting review.
-func (r *runner) decide(ctx context.Context, change store.Change, ws *workerState, d *protocol.Review, who string) {
-	r.mailDecision(ws.w.TaskID, d)
+func (r *runner) decide(ctx context.Context, change store.Change, ws *workerState, d *protocol.Review, who string) error {
+	r.hooks.decided(ws.w.TaskID, d)
 	if d.Approved() {
-		_ = r.setWorker(ws, WorkerCompleted)
-		r.journalDone(ws.w.TaskID, true)
+		if err := ws.move(WorkerCompleted); err != nil {
+			return err
+		}
+		r.hooks.finished(ws.w.TaskID, true)
 		ws.book.Report = nil
 		ws.book.Feedback = ""
 		ws.w.Error = ""
@@ -129,33 +127,24 @@ func (r *runner) decide(ctx context.Context, change store.Change, ws *workerStat
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
-		_ = r.commit(ctx, change, []*workerState{ws}, r.ev(EventWorkerCompleted, ws, msg))
-		return
+		return r.commit(ctx, change, []*workerState{ws}, r.ev(EventWorkerCompleted, ws, msg))
 	}
 	reason := strings.TrimSpace(d.Reason)
 	if reason == "" {
 		reason = "no reason given"
 	}
-	_ = r.setWorker(ws, WorkerRejected)
+	if err := ws.move(WorkerRejected); err != nil {
+		return err
+	}
 	ws.book.Report = nil
 	ws.book.Rejections++
 	ws.w.Error = "rejected by " + who + ": " + reason
-	var fb strings.Builder
-	fmt.Fprintf(&fb, "Your previous attempt at this task was rejected by %s. Reason: %s", who, reason)
-	if len(d.RequiredChanges) > 0 {
-		fb.WriteString("\nRequired changes:")
-		for _, c := range d.RequiredChanges {
-			fb.WriteString("\n- " + c)
-		}
-	}
-	fb.WriteString("\nMake these changes, then report completion again.")
-	ws.book.Feedback = fb.String()
-	if r.commit(ctx, change, []*workerState{ws}, r.ev(EventWorkerRejected, ws, ws.w.Error)) != nil {
-		return
+	ws.book.Feedback = rejection(who, reason, d.RequiredChanges)
+	if err := r.commit(ctx, change, []*workerState{ws}, r.ev(EventWorkerRejected, ws, ws.w.Error)); err != nil {
+		return err
 	}
 	if ws.book.Rejections > r.tmpl.Config.MaxRetries {
-		r.finalFail(ctx, ws, fmt.Sprintf("rejected %d times; last reason: %s", ws.book.Rejections, reason))
-		return
+		return r.finalFail(ctx, ws, fmt.Sprintf("rejected %d times; last reason: %s", ws.book.Rejections, reason))
 	}
-	r.requeue(ctx, ws, ws.w.Error, false, true)
+	return r.requeue(ctx, ws, ws.w.Error, false, true)
 }

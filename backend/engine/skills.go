@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/skills"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
 )
 
 // Skills (seed 004): with config.skills.enabled the run loads the skill
@@ -18,29 +20,44 @@ import (
 // each planned task, stores the matched ids on the task (Task.Skills, for
 // the review table) and adds the skills' text to the worker's prompt.
 
-// library loads the run's skill library once (nil when skills are off).
-func (r *runner) library() *skills.Library {
-	if !r.tmpl.Config.Skills.Enabled {
+// skillsHook matches skills to tasks; it only reads files.
+type skillsHook struct {
+	enabled bool
+	dir     string // config.skills.directory, absolute
+	cwd     string
+	home    string
+	once    sync.Once
+	lib     *skills.Library
+}
+
+func newSkillsHook(cfg template.Skills, cwd, home string) *skillsHook {
+	dir := cfg.Directory
+	if dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	return &skillsHook{enabled: cfg.Enabled, dir: dir, cwd: cwd, home: home}
+}
+
+// library loads the run's skill library once (nil when skills are off);
+// it is safe from any goroutine.
+func (h *skillsHook) library() *skills.Library {
+	if !h.enabled {
 		return nil
 	}
-	if r.skills == nil {
-		dir := r.tmpl.Config.Skills.Directory
-		if dir != "" && !filepath.IsAbs(dir) {
-			dir = filepath.Join(r.run.Cwd, dir)
-		}
-		home := r.e.home
+	h.once.Do(func() {
+		home := h.home
 		if home == "" {
 			home, _ = os.UserHomeDir()
 		}
-		r.skills = skills.Load(skills.LoadOptions{UserDir: dir, Cwd: r.run.Cwd, Home: home})
-	}
-	return r.skills
+		h.lib = skills.Load(skills.LoadOptions{UserDir: h.dir, Cwd: h.cwd, Home: home})
+	})
+	return h.lib
 }
 
-// matchSkills sets the matched skill ids of every task and returns a line
+// match sets the matched skill ids of every task and returns a line
 // about the library's warnings ("" without any).
-func (r *runner) matchSkills(tasks []store.Task) string {
-	lib := r.library()
+func (h *skillsHook) match(tasks []store.Task) string {
+	lib := h.library()
 	if lib == nil {
 		return ""
 	}
@@ -57,9 +74,9 @@ func (r *runner) matchSkills(tasks []store.Task) string {
 	return fmt.Sprintf("Skipped %d skill file(s): %s", len(lib.Warnings), strings.Join(ws, "; "))
 }
 
-// skillSection is the "Your Skills" part of a task's worker prompt.
-func (r *runner) skillSection(t *store.Task) string {
-	lib := r.library()
+// section is the "Your Skills" part of a task's worker prompt.
+func (h *skillsHook) section(t *store.Task) string {
+	lib := h.library()
 	if lib == nil {
 		return ""
 	}

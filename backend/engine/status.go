@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+
+	"github.com/baton-app/baton/backend/store"
 )
 
 // ErrIllegalTransition is returned when a run or worker is asked to move to
@@ -28,8 +30,8 @@ const (
 	RunError
 )
 
-var runStatusNames = [...]string{"created", "analyzing", "planning", "confirming", "spawning", "running",
-	"aggregating", "verifying", "completed", "paused", "cancelled", "error"}
+// runStatusNames are the store's names, in the order of the constants.
+var runStatusNames = store.RunStatusNames()
 
 func (s RunStatus) String() string {
 	if int(s) < len(runStatusNames) {
@@ -59,7 +61,7 @@ func RunStatuses() []RunStatus {
 
 // Finished reports whether the run is over.
 func (s RunStatus) Finished() bool {
-	return s == RunCompleted || s == RunCancelled || s == RunError
+	return s < RunStatus(len(runStatusNames)) && store.Finished(runStatusNames[s])
 }
 
 // active statuses can be paused, cancelled and fail.
@@ -129,8 +131,8 @@ const (
 	WorkerRejected
 )
 
-var workerStatusNames = [...]string{"pending", "spawning", "running", "paused", "completed", "failed",
-	"timeout", "cancelled", "awaiting_review", "rejected"}
+// workerStatusNames are the store's names, in the order of the constants.
+var workerStatusNames = store.WorkerStatusNames()
 
 func (s WorkerStatus) String() string {
 	if int(s) < len(workerStatusNames) {
@@ -164,16 +166,20 @@ func (s WorkerStatus) Done() bool {
 }
 
 var workerNext = map[WorkerStatus][]WorkerStatus{
-	WorkerPending:        {WorkerSpawning, WorkerPaused, WorkerCancelled},
-	WorkerSpawning:       {WorkerRunning, WorkerPending, WorkerFailed, WorkerCancelled},
-	WorkerRunning:        {WorkerCompleted, WorkerFailed, WorkerTimeout, WorkerPaused, WorkerCancelled, WorkerAwaitingReview},
+	// A pending task fails when its worker cannot be prepared (its prompt,
+	// its mailbox assignment).
+	WorkerPending:  {WorkerSpawning, WorkerPaused, WorkerCancelled, WorkerFailed},
+	WorkerSpawning: {WorkerRunning, WorkerPending, WorkerFailed, WorkerCancelled},
+	// Running back to pending: an automatic retry in a new session.
+	WorkerRunning:        {WorkerCompleted, WorkerFailed, WorkerTimeout, WorkerPaused, WorkerCancelled, WorkerAwaitingReview, WorkerPending},
 	WorkerPaused:         {WorkerPending, WorkerRunning, WorkerCancelled},
 	WorkerTimeout:        {WorkerPending, WorkerFailed, WorkerCancelled},
 	WorkerFailed:         {WorkerPending},
 	WorkerCancelled:      {WorkerPending},
 	WorkerAwaitingReview: {WorkerCompleted, WorkerRejected, WorkerCancelled},
-	WorkerRejected:       {WorkerPending, WorkerCancelled},
-	WorkerCompleted:      {},
+	// Rejected to failed: rejected more than config.maxRetries times.
+	WorkerRejected:  {WorkerPending, WorkerCancelled, WorkerFailed},
+	WorkerCompleted: {},
 }
 
 // CanMove reports whether a worker may go from s to next. Going back to

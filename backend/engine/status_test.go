@@ -246,3 +246,54 @@ func TestStatusJSON(t *testing.T) {
 		t.Error("an unknown status was accepted")
 	}
 }
+
+// The constants name the store's statuses in order (the names are defined
+// once, by the store).
+func TestStatusConstantsNameTheirStatus(t *testing.T) {
+	t.Parallel()
+	if RunCreated.String() != "created" || RunVerifying.String() != "verifying" || RunPaused.String() != "paused" ||
+		RunError.String() != "error" || len(RunStatuses()) != 12 {
+		t.Errorf("run statuses %v", RunStatuses())
+	}
+	if WorkerPending.String() != "pending" || WorkerAwaitingReview.String() != "awaiting_review" ||
+		WorkerRejected.String() != "rejected" || len(WorkerStatuses()) != 10 {
+		t.Errorf("worker statuses %v", WorkerStatuses())
+	}
+	for _, s := range RunStatuses() {
+		if s.Finished() != (s == RunCompleted || s == RunCancelled || s == RunError) {
+			t.Errorf("%s: Finished = %v", s, s.Finished())
+		}
+	}
+}
+
+func TestToolSummaryStyles(t *testing.T) {
+	t.Parallel()
+	bash := json.RawMessage(`{"command":"go test\n  ./...","description":"Run the tests"}`)
+	if got := ToolSummary("Bash", bash, ToolCard); got != "Bash Run the tests" {
+		t.Errorf("card = %q", got)
+	}
+	if got := ToolSummary("Bash", bash, ToolLine); got != "Bash go test ./..." {
+		t.Errorf("line = %q", got)
+	}
+	long := json.RawMessage(`{"file_path":"/p/` + strings.Repeat("é", 100) + `"}`)
+	if got := ToolSummary("Read", long, ToolCard); got != "Read "+strings.Repeat("é", 77)+"..." {
+		t.Errorf("long card = %q", got)
+	}
+}
+
+func TestClipCutsByCharacter(t *testing.T) {
+	t.Parallel()
+	s := strings.Repeat("ü", 10)
+	if got := clip(s, 10); got != s {
+		t.Errorf("clip at its length = %q", got)
+	}
+	if got := clip(s, 8); got != "üüüüü..." {
+		t.Errorf("clip = %q", got)
+	}
+	if got := lastRunes("aéb€", 2); got != "b€" {
+		t.Errorf("lastRunes = %q", got)
+	}
+	if got := firstRunes("aéb€", 2); got != "aé" {
+		t.Errorf("firstRunes = %q", got)
+	}
+}

@@ -2,9 +2,9 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
@@ -190,7 +190,7 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 					continue
 				}
 				countTool(&d.tools, b.Name)
-				d.lastAction = describeTool(b.Name, b.Input)
+				d.lastAction = ToolSummary(b.Name, b.Input, ToolCard)
 				if f := writtenFile(b.Name, b.Input); f != "" {
 					d.files = append(d.files, f)
 				}
@@ -299,36 +299,48 @@ func writtenFile(name string, input json.RawMessage) string {
 	return in.NotebookPath
 }
 
-// describeTool says in a few words what a tool call does, for the worker card.
-func describeTool(name string, input json.RawMessage) string {
-	var in toolInput
+// ToolStyle is how ToolSummary writes a tool call.
+type ToolStyle struct {
+	keys     []string // the input fields tried, in order, for the argument
+	baseName bool     // file paths shortened to their last element
+	collapse bool     // runs of white space made one space
+	max      int      // characters of the argument at most, ellipsis included
+	ellipsis string
+}
+
+var (
+	// ToolCard is a worker card's current action: what the agent does, in
+	// a few words ("Edit api.go", "Bash Run the tests").
+	ToolCard = ToolStyle{keys: []string{"file_path", "notebook_path", "description", "command", "pattern", "url", "query", "path"},
+		baseName: true, max: 80, ellipsis: "..."}
+	// ToolLine is a transcript line: the tool and its main argument as
+	// given ("Read a/b.go", "Bash go test ./...").
+	ToolLine = ToolStyle{keys: []string{"file_path", "path", "notebook_path", "command", "pattern", "url", "query", "description", "prompt"},
+		collapse: true, max: 120, ellipsis: "…"}
+)
+
+// ToolSummary is the one-line gist of a tool call: the tool and its main
+// argument (a path, a command, a pattern, a URL), written in style.
+func ToolSummary(tool string, input json.RawMessage, style ToolStyle) string {
+	var in map[string]any
 	_ = json.Unmarshal(input, &in)
-	arg := ""
-	switch {
-	case in.FilePath != "":
-		arg = filepath.Base(in.FilePath)
-	case in.NotebookPath != "":
-		arg = filepath.Base(in.NotebookPath)
-	case in.Description != "":
-		arg = in.Description
-	case in.Command != "":
-		arg = in.Command
-	case in.Pattern != "":
-		arg = in.Pattern
-	case in.URL != "":
-		arg = in.URL
-	case in.Query != "":
-		arg = in.Query
-	case in.Path != "":
-		arg = in.Path
+	for _, key := range style.keys {
+		v, ok := in[key].(string)
+		if !ok || v == "" {
+			continue
+		}
+		if style.baseName && (key == "file_path" || key == "notebook_path") {
+			v = filepath.Base(v)
+		}
+		if style.collapse {
+			v = strings.Join(strings.Fields(v), " ")
+		}
+		if utf8.RuneCountInString(v) > style.max {
+			v = firstRunes(v, style.max-utf8.RuneCountInString(style.ellipsis)) + style.ellipsis
+		}
+		return tool + " " + v
 	}
-	if len(arg) > 80 {
-		arg = arg[:77] + "..."
-	}
-	if arg == "" {
-		return name
-	}
-	return fmt.Sprintf("%s %s", name, arg)
+	return tool
 }
 
 // assistantText joins the text the agent said in entries (for keyword
@@ -372,4 +384,17 @@ func relFiles(cwd string, lists ...[]string) []string {
 		}
 	}
 	return out
+}
+
+// addTools adds the tool counts of d to s.
+func addTools(s *store.ToolStats, d store.ToolStats) {
+	s.Total += d.Total
+	s.Reads += d.Reads
+	s.Writes += d.Writes
+	s.Edits += d.Edits
+	s.Bash += d.Bash
+	s.Search += d.Search
+	s.Web += d.Web
+	s.Task += d.Task
+	s.Other += d.Other
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -56,6 +55,17 @@ func Label(h settings.Host) string {
 // ErrClosed is returned after Shutdown.
 var ErrClosed = errors.New("session host connection is shut down")
 
+// ConnectError says that the host could not be reached (or the Manager is
+// shut down); every call through the Manager fails with it then. Its text
+// is the underlying error's.
+type ConnectError struct {
+	Label string // the host, as the UI names it
+	Err   error
+}
+
+func (e *ConnectError) Error() string { return e.Err.Error() }
+func (e *ConnectError) Unwrap() error { return e.Err }
+
 // Options are the dependencies of a Manager.
 type Options struct {
 	// Emit receives EventStatus; may be nil.
@@ -85,9 +95,9 @@ type Manager struct {
 	status Status
 	closed bool
 
-	notices     chan engine.Notice
-	stopForward context.CancelFunc
-	forwarding  sync.WaitGroup
+	// notices is given to every host this Manager connects, which writes
+	// onto it; the engine reads it.
+	notices chan engine.Notice
 }
 
 var (
@@ -155,7 +165,7 @@ func (m *Manager) Host(ctx context.Context) (*claude.Host, error) {
 	host, cfg, closed := m.host, m.cfg, m.closed
 	m.mu.Unlock()
 	if closed {
-		return nil, ErrClosed
+		return nil, &ConnectError{Label(cfg.Host), ErrClosed}
 	}
 	if host != nil {
 		return host, nil
@@ -164,52 +174,41 @@ func (m *Manager) Host(ctx context.Context) (*claude.Host, error) {
 	host, sim, err := m.dial(ctx, cfg)
 	if err != nil {
 		m.setStatus(Status{State: StateDisconnected, Reason: err.Error()})
-		return nil, err
+		return nil, &ConnectError{Label(cfg.Host), err}
 	}
-	fctx, stop := context.WithCancel(context.Background())
 	m.mu.Lock()
-	m.host, m.sim, m.stopForward = host, sim, stop
+	m.host, m.sim = host, sim
 	m.mu.Unlock()
-	m.forwarding.Add(1)
-	go m.forward(fctx, host.Notices())
 	st := host.Conn().Status()
 	m.setStatus(Status{State: StateConnected, Endpoint: host.Conn().Endpoint(), Page: st.Page})
 	return host, nil
 }
 
 func (m *Manager) dial(ctx context.Context, cfg settings.Settings) (*claude.Host, *simulator.Instance, error) {
-	ccfg := chrome.Config{
-		Endpoint:     cfg.CDPEndpoint,
-		AllowRemote:  cfg.AllowRemoteCDP,
-		PagePatterns: pagePatterns(cfg),
-		PollInterval: time.Duration(cfg.PollIntervalMs) * time.Millisecond,
+	opts := claude.Options{
 		Logger:       m.opts.Logger,
+		Notices:      m.notices,
+		PollInterval: time.Duration(cfg.PollIntervalMs) * time.Millisecond,
 		OnStatus:     m.onConnStatus,
 	}
-	var sim *simulator.Instance
 	if cfg.Host == settings.HostSimulator {
-		var err error
-		sim, err = simulator.Launch(ctx, simulator.InstanceOptions{
+		host, sim, err := claude.StartSimulator(ctx, simulator.InstanceOptions{
 			Simulator:  simulator.Options{Speed: m.opts.SimulatorSpeed, Scenario: m.opts.SimulatorScenario, Logger: m.opts.Logger},
 			ChromePath: cfg.ChromePath,
 			Headed:     !cfg.Headless,
-		})
+		}, opts)
 		if err != nil {
-			return nil, nil, fmt.Errorf("start the simulator: %w", err)
+			return nil, nil, err
 		}
-		ccfg.Endpoint, ccfg.AllowRemote = sim.Endpoint(), false
-		ccfg.PagePatterns = []string{sim.PagePattern()}
+		return host, sim, nil
 	}
-	host, err := claude.Dial(ctx, ccfg, claude.Options{Logger: m.opts.Logger})
-	if err != nil {
-		if sim != nil {
-			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			err = errors.Join(err, sim.Shutdown(sctx))
-		}
-		return nil, nil, err
-	}
-	return host, sim, nil
+	host, err := claude.Dial(ctx, chrome.Config{
+		Endpoint:     cfg.CDPEndpoint,
+		AllowRemote:  cfg.AllowRemoteCDP,
+		PagePatterns: pagePatterns(cfg),
+		Logger:       m.opts.Logger,
+	}, opts)
+	return host, nil, err
 }
 
 // pagePatterns is the user's page pattern, or nil for the usual ones.
@@ -242,43 +241,16 @@ func (m *Manager) onConnStatus(s chrome.Status) {
 	m.setStatus(Status{State: state, Reason: s.Reason, Endpoint: endpoint, Page: s.Page})
 }
 
-// forward passes the notices of one connected host on until it is dropped.
-func (m *Manager) forward(ctx context.Context, in <-chan engine.Notice) {
-	defer m.forwarding.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case n, ok := <-in:
-			if !ok {
-				return
-			}
-			select {
-			case m.notices <- n:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}
-}
-
 func (m *Manager) disconnectLocked(ctx context.Context) error {
 	m.mu.Lock()
-	host, sim, stop := m.host, m.sim, m.stopForward
-	m.host, m.sim, m.stopForward = nil, nil, nil
+	host := m.host
+	m.host, m.sim = nil, nil
 	m.mu.Unlock()
-	if stop != nil {
-		stop()
-		m.forwarding.Wait()
+	if host == nil {
+		return nil
 	}
-	var errs []error
-	if host != nil {
-		errs = append(errs, host.Close(ctx))
-	}
-	if sim != nil {
-		errs = append(errs, sim.Shutdown(ctx))
-	}
-	return errors.Join(errs...)
+	return host.Close(ctx) // stops the simulator too, when it runs one
+
 }
 
 // Diagnose checks the host that cfg chooses, as "baton doctor" does,
@@ -402,4 +374,14 @@ func (m *Manager) RespondPermission(ctx context.Context, requestID string, decis
 		return err
 	}
 	return h.RespondPermission(ctx, requestID, decision, updatedInput)
+}
+
+// Pending returns the permission requests waiting in every session of the
+// host, hidden ones included.
+func (m *Manager) Pending(ctx context.Context) ([]engine.PermissionRequest, error) {
+	h, err := m.Host(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return h.Pending(ctx)
 }

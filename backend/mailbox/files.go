@@ -11,13 +11,6 @@ import (
 	"sort"
 )
 
-func ignoreMissing(err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
 // messageFile is to-developer.json or to-team-lead.json: the messages, as
 // written (so nothing an agent wrote is changed), lastRead, and any other
 // top-level fields an agent added, kept as they are.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/baton-app/baton/backend/jsonkind"
 )
 
 // Message types of seed 001.
@@ -110,7 +112,7 @@ func (c *msgChecker) str(m map[string]any, path, key string, allowed ...string) 
 	}
 	s, ok := v.(string)
 	if !ok {
-		c.fail(path+key, "must be a string, not %s", kindOf(v))
+		c.fail(path+key, "must be a string, not %s", jsonkind.Of(v))
 		return ""
 	}
 	if len(allowed) > 0 && !slices.Contains(allowed, s) {
@@ -129,14 +131,14 @@ func (c *msgChecker) strs(m map[string]any, path, key string) []string {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		c.fail(path+key, "must be a list of strings, not %s", kindOf(v))
+		c.fail(path+key, "must be a list of strings, not %s", jsonkind.Of(v))
 		return nil
 	}
 	out := []string{}
 	for i, e := range list {
 		s, ok := e.(string)
 		if !ok {
-			c.fail(fmt.Sprintf("%s%s[%d]", path, key, i), "must be a string, not %s", kindOf(e))
+			c.fail(fmt.Sprintf("%s%s[%d]", path, key, i), "must be a string, not %s", jsonkind.Of(e))
 			continue
 		}
 		out = append(out, s)
@@ -164,7 +166,7 @@ func parseReport(raw json.RawMessage) (CompletionReport, string, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return CompletionReport{}, "", fmt.Errorf("must be an object, not %s", kindOf(v))
+		return CompletionReport{}, "", fmt.Errorf("must be an object, not %s", jsonkind.Of(v))
 	}
 	c := &msgChecker{m: m}
 	r := CompletionReport{
@@ -194,12 +196,12 @@ func parseReport(raw json.RawMessage) (CompletionReport, string, error) {
 			}
 			r.BuildResult.Errors = int(i)
 		default:
-			c.fail("buildResult.errors", "must be a number, not %s", kindOf(n))
+			c.fail("buildResult.errors", "must be a number, not %s", jsonkind.Of(n))
 		}
 	case nil:
 		c.fail("buildResult", "required field is missing")
 	default:
-		c.fail("buildResult", "must be an object, not %s", kindOf(b))
+		c.fail("buildResult", "must be an object, not %s", jsonkind.Of(b))
 	}
 	r.Timestamp = c.str(m, "", "timestamp")
 	id := r.TaskID
@@ -210,22 +212,4 @@ func parseReport(raw json.RawMessage) (CompletionReport, string, error) {
 		return r, id, errors.New(strings.Join(c.errs, "; "))
 	}
 	return r, id, nil
-}
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/baton-app/baton/backend/jsonkind"
 )
 
 // Block is one delimited span of a text.
@@ -289,7 +291,7 @@ func decodeObject(s string) (map[string]any, *JSONError) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, jsonErrorAt(s, 0, fmt.Sprintf("the block must hold one JSON object, not %s", kindOf(v)))
+		return nil, jsonErrorAt(s, 0, fmt.Sprintf("the block must hold one JSON object, not %s", jsonkind.Of(v)))
 	}
 	return m, nil
 }
@@ -336,24 +338,6 @@ func excerpt(s string, off int) string {
 	}
 	out := s[a:off] + "»" + s[off:b]
 	return strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "⏎", "\t", " ").Replace(out)
-}
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return "an unknown value"
 }
 
 // marshalIndentNoEscape is json.MarshalIndent without HTML escaping.

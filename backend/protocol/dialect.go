@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/baton-app/baton/backend/jsonkind"
 )
 
 // normalize turns one decoded JSON object into responses: an orchestrator
@@ -70,7 +72,7 @@ func orchestrator(m map[string]any, base Response) Response {
 	phaseVal, _ := top.get("phase", true)
 	phaseStr, isStr := phaseVal.(string)
 	if phaseVal != nil && !isStr {
-		c.errorf("phase", CodeType, "must be a string, not %s", kindOf(phaseVal))
+		c.errorf("phase", CodeType, "must be a string, not %s", jsonkind.Of(phaseVal))
 	}
 	// A second-dialect name used as the phase: read data in that dialect.
 	if d := Dialect(canon(phaseStr)); d == DialectAttemptCompletion || d == DialectNewTask || d == DialectCompletionReport {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/baton-app/baton/backend/jsonkind"
 )
 
 // checker collects the errors and warnings of one validation.
@@ -89,7 +91,7 @@ func (f *fields) str(key string, required bool) string {
 func (c *checker) asString(v any, path string, required bool) string {
 	s, ok := v.(string)
 	if !ok {
-		c.errorf(path, CodeType, "must be a string, not %s", kindOf(v))
+		c.errorf(path, CodeType, "must be a string, not %s", jsonkind.Of(v))
 		return ""
 	}
 	if required && strings.TrimSpace(s) == "" {
@@ -117,7 +119,7 @@ func (f *fields) enum(key string, required bool, allowed ...string) string {
 func (c *checker) asEnum(v any, path string, allowed []string) string {
 	s, ok := v.(string)
 	if !ok {
-		c.errorf(path, CodeType, "must be a string, not %s", kindOf(v))
+		c.errorf(path, CodeType, "must be a string, not %s", jsonkind.Of(v))
 		return ""
 	}
 	if slices.Contains(allowed, s) {
@@ -143,13 +145,13 @@ func (c *checker) number(v any, path string) (float64, string, bool) {
 	case string:
 		s := strings.TrimSuffix(strings.TrimSpace(t), "%")
 		if _, err := strconv.ParseFloat(s, 64); err != nil || s == "" {
-			c.errorf(path, CodeType, "must be a number, not %s", kindOf(v))
+			c.errorf(path, CodeType, "must be a number, not %s", jsonkind.Of(v))
 			return 0, "", false
 		}
 		c.warnf(path, CodeCoerced, "the string %q is read as a number", t)
 		lit = s
 	default:
-		c.errorf(path, CodeType, "must be a number, not %s", kindOf(v))
+		c.errorf(path, CodeType, "must be a number, not %s", jsonkind.Of(v))
 		return 0, "", false
 	}
 	x, err := strconv.ParseFloat(lit, 64)
@@ -230,7 +232,7 @@ func (f *fields) boolean(key string, required bool) bool {
 			return false
 		}
 	}
-	f.c.errorf(f.p(key), CodeType, "must be true or false, not %s", kindOf(v))
+	f.c.errorf(f.p(key), CodeType, "must be true or false, not %s", jsonkind.Of(v))
 	return false
 }
 
@@ -254,14 +256,14 @@ func (c *checker) asStrings(v any, path string) []string {
 		for i, e := range t {
 			s, ok := e.(string)
 			if !ok {
-				c.errorf(fmt.Sprintf("%s[%d]", path, i), CodeType, "must be a string, not %s", kindOf(e))
+				c.errorf(fmt.Sprintf("%s[%d]", path, i), CodeType, "must be a string, not %s", jsonkind.Of(e))
 				continue
 			}
 			out = append(out, s)
 		}
 		return out
 	}
-	c.errorf(path, CodeType, "must be a list of strings, not %s", kindOf(v))
+	c.errorf(path, CodeType, "must be a list of strings, not %s", jsonkind.Of(v))
 	return nil
 }
 
@@ -273,14 +275,14 @@ func (f *fields) objects(key string, required bool, each func(m map[string]any, 
 	}
 	list, ok := v.([]any)
 	if !ok {
-		f.c.errorf(f.p(key), CodeType, "must be a list of objects, not %s", kindOf(v))
+		f.c.errorf(f.p(key), CodeType, "must be a list of objects, not %s", jsonkind.Of(v))
 		return
 	}
 	for i, e := range list {
 		path := fmt.Sprintf("%s[%d]", f.p(key), i)
 		m, ok := e.(map[string]any)
 		if !ok {
-			f.c.errorf(path, CodeType, "must be an object, not %s", kindOf(e))
+			f.c.errorf(path, CodeType, "must be an object, not %s", jsonkind.Of(e))
 			continue
 		}
 		each(m, path)
@@ -295,7 +297,7 @@ func (f *fields) anyObject(key string) map[string]any {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		f.c.errorf(f.p(key), CodeType, "must be an object, not %s", kindOf(v))
+		f.c.errorf(f.p(key), CodeType, "must be an object, not %s", jsonkind.Of(v))
 		return nil
 	}
 	if len(m) == 0 {

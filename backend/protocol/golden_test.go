@@ -85,7 +85,7 @@ func runCase(t testing.TB, p *Parser, c corpusCase) (goldenReport, Result) {
 		t.Fatalf("%s: decode input: %v", c.name, err)
 	}
 	res := p.ParseInput(in, Options{Phase: c.phase})
-	rep := goldenReport{Input: inputKind(in), Phase: c.phase, Result: res}
+	rep := goldenReport{Input: in.Kind(), Phase: c.phase, Result: res}
 	if res.Failure != nil {
 		rep.Reprompt = p.BuildReprompt(*res.Failure, c.phase)
 	}

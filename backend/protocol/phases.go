@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/baton-app/baton/backend/jsonkind"
 )
 
 // PhaseData is the typed data of one phase: *Analysis, *TaskList,
@@ -268,7 +270,7 @@ func Validate(phase Phase, data []byte) Validation {
 func (c *checker) phaseData(phase Phase, v any, path string) PhaseData {
 	m, ok := v.(map[string]any)
 	if !ok {
-		c.errorf(path, CodeType, "must be an object, not %s", kindOf(v))
+		c.errorf(path, CodeType, "must be an object, not %s", jsonkind.Of(v))
 		return nil
 	}
 	f := c.object(m, path)
@@ -337,7 +339,7 @@ func (c *checker) taskList(f *fields) *TaskList {
 		path := f.p("parallelizable_groups")
 		list, ok := v.([]any)
 		if !ok {
-			c.errorf(path, CodeType, "must be a list of lists of task ids, not %s", kindOf(v))
+			c.errorf(path, CodeType, "must be a list of lists of task ids, not %s", jsonkind.Of(v))
 		}
 		for i, g := range list {
 			ids := c.asStrings(g, fmt.Sprintf("%s[%d]", path, i))
@@ -452,7 +454,7 @@ func (c *checker) artifact(g *fields) Artifact {
 func (c *checker) build(v any, path string) *BuildResult {
 	m, ok := v.(map[string]any)
 	if !ok {
-		c.errorf(path, CodeType, "must be an object, not %s", kindOf(v))
+		c.errorf(path, CodeType, "must be an object, not %s", jsonkind.Of(v))
 		return nil
 	}
 	g := c.object(m, path)

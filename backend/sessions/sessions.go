@@ -168,20 +168,9 @@ func prettyJSON(raw json.RawMessage) string {
 }
 
 // ToolSummary is the one-line gist of a tool call: the tool and its main
-// argument (a path, a command, a pattern, a URL).
+// argument (a path, a command, a pattern, a URL), as a transcript line.
 func ToolSummary(tool string, input json.RawMessage) string {
-	var in map[string]any
-	_ = json.Unmarshal(input, &in)
-	for _, key := range []string{"file_path", "path", "notebook_path", "command", "pattern", "url", "query", "description", "prompt"} {
-		if v, ok := in[key].(string); ok && v != "" {
-			v = strings.Join(strings.Fields(v), " ")
-			if utf8.RuneCountInString(v) > 120 {
-				v = string([]rune(v)[:119]) + "…"
-			}
-			return tool + " " + v
-		}
-	}
-	return tool
+	return engine.ToolSummary(tool, input, engine.ToolLine)
 }
 
 // Permission is a pending permission prompt as the view shows it.

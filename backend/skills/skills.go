@@ -54,9 +54,6 @@ const (
 	Complex = "complex"
 )
 
-// Complexities lists the complexity levels in increasing order.
-func Complexities() []string { return []string{Easy, Normal, Complex} }
-
 // MaxSkills returns how many skills a task of the given complexity gets
 // (seed 004: easy 3, normal 7, complex 15), and false for an unknown level.
 func MaxSkills(complexity string) (int, bool) {

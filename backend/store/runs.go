@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/mattn/go-sqlite3"
 )
 
 const runColumns = `id, template_id, template_name, template, cwd, request, variables, status, resume_status,
@@ -97,8 +95,7 @@ func (s *Store) CreateRun(ctx context.Context, r Run, events ...Event) error {
 			r.TasksTotal, r.TasksCompleted, r.TasksFailed, r.TasksSkipped,
 			r.InputTokens, r.OutputTokens, r.CostUSD, rawText(r.State, "{}"),
 			ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.StartedAt), msPtr(r.CompletedAt))
-		var se sqlite3.Error
-		if errors.As(err, &se) && se.Code == sqlite3.ErrConstraint {
+		if isConstraint(err) {
 			return fmt.Errorf("create run %s: %w", r.ID, ErrExists)
 		}
 		if err != nil {
@@ -327,8 +324,7 @@ func upsertWorker(ctx context.Context, tx *sql.Tx, runID string, w Worker, now t
 		w.Output, files, w.Error, w.Unstructured, w.Skipped, waiting, w.InputTokens, w.OutputTokens, w.CostUSD,
 		rawText(w.State, "{}"), msPtr(w.StartedAt), msPtr(w.CompletedAt), msPtr(w.LastActivityAt), ms(now),
 		questions, conflicts)
-	var se sqlite3.Error
-	if errors.As(err, &se) && se.Code == sqlite3.ErrConstraint {
+	if isConstraint(err) {
 		return fmt.Errorf("worker %s: no such task: %w", w.TaskID, ErrNotFound)
 	}
 	if err != nil {
@@ -435,8 +431,12 @@ func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 // Unfinished returns the runs that are not completed, cancelled or in error,
 // oldest first: the runs to restore on start.
 func (s *Store) Unfinished(ctx context.Context) ([]Run, error) {
+	args := make([]any, len(finishedRunStatuses))
+	for i, st := range finishedRunStatuses {
+		args[i] = st
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs
-		WHERE status NOT IN ('completed', 'cancelled', 'error') ORDER BY created_at, id`)
+		WHERE status NOT IN (?`+strings.Repeat(", ?", len(args)-1)+`) ORDER BY created_at, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("unfinished runs: %w", err)
 	}

@@ -57,15 +57,6 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithClock sets the clock used for created/updated times (default time.Now).
-func WithClock(now func() time.Time) Option {
-	return func(s *Store) {
-		if now != nil {
-			s.now = now
-		}
-	}
-}
-
 // DefaultPath returns where the database lives: $BATON_CONFIG_DIR/baton.db
 // when that variable is set, else os.UserConfigDir()/baton/baton.db.
 func DefaultPath() (string, error) {

@@ -2,34 +2,38 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
-// The statuses the store accepts. The engine owns their meaning and the
-// transitions between them; the store refuses anything else.
+// The statuses the store accepts, each named here once. The engine numbers
+// them in this order (engine.RunStatus, engine.WorkerStatus) and owns their
+// meaning and the transitions between them; the store refuses anything else.
 var (
-	runStatuses = map[string]bool{
-		"created": true, "analyzing": true, "planning": true, "confirming": true,
-		"spawning": true, "running": true, "aggregating": true, "verifying": true,
-		"completed": true, "paused": true, "cancelled": true, "error": true,
-	}
-	workerStatuses = map[string]bool{
-		"pending": true, "spawning": true, "running": true, "paused": true,
-		"completed": true, "failed": true, "timeout": true, "cancelled": true,
-		"awaiting_review": true, "rejected": true,
-	}
-	finishedRun = map[string]bool{"completed": true, "cancelled": true, "error": true}
+	runStatusNames = []string{"created", "analyzing", "planning", "confirming", "spawning", "running",
+		"aggregating", "verifying", "completed", "paused", "cancelled", "error"}
+	workerStatusNames = []string{"pending", "spawning", "running", "paused", "completed", "failed",
+		"timeout", "cancelled", "awaiting_review", "rejected"}
+	// finishedRunStatuses are the statuses of a run that is over.
+	finishedRunStatuses = []string{"completed", "cancelled", "error"}
 )
 
+// RunStatusNames lists the run statuses, in the order a run goes through
+// them.
+func RunStatusNames() []string { return slices.Clone(runStatusNames) }
+
+// WorkerStatusNames lists the worker statuses.
+func WorkerStatusNames() []string { return slices.Clone(workerStatusNames) }
+
 // ValidRunStatus reports whether s is a run status the store accepts.
-func ValidRunStatus(s string) bool { return runStatuses[s] }
+func ValidRunStatus(s string) bool { return slices.Contains(runStatusNames, s) }
 
 // ValidWorkerStatus reports whether s is a worker status the store accepts.
-func ValidWorkerStatus(s string) bool { return workerStatuses[s] }
+func ValidWorkerStatus(s string) bool { return slices.Contains(workerStatusNames, s) }
 
 // Finished reports whether a run in status s is over (completed, cancelled or
 // error).
-func Finished(s string) bool { return finishedRun[s] }
+func Finished(s string) bool { return slices.Contains(finishedRunStatuses, s) }
 
 // Run is one orchestration as stored and shown.
 type Run struct {

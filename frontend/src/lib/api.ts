@@ -2,40 +2,36 @@
 // call with a plain string; every binding is wrapped here once so callers
 // always receive an Error (an ApiError naming the binding).
 import * as App from '../../wailsjs/go/main/App';
-import type { claude, desktop, engine, hosts, inbox, main, sessions, settings, store, template } from '../../wailsjs/go/models';
+import type {
+  AppInfo,
+  CreateRunRequest,
+  DoctorReport,
+  FinalReport,
+  HistoryPage,
+  HistoryQuery,
+  HostStatus,
+  InboxItem,
+  Modifications,
+  PermissionDecision,
+  PermissionPrompt,
+  ReportExport,
+  ResolvedTemplate,
+  Run,
+  RunSnapshot,
+  SessionInfo,
+  SessionTranscript,
+  Settings,
+  SettingsView,
+  Template,
+  TemplateExport,
+  TemplateImport,
+  TemplateInfo,
+  TemplateProblem,
+  WorkerAction,
+} from './types';
 
-export type AppInfo = desktop.Info;
-export type TemplateInfo = template.TemplateInfo;
-export type Template = template.Template;
-export type TemplateVariable = template.Variable;
-export type ResolvedTemplate = template.Resolved;
-export type TemplateProblem = template.ValidationError;
-export type TemplateImport = main.TemplateImport;
-export type TemplateExport = main.TemplateExport;
-export type Settings = settings.Settings;
-export type SettingsView = main.SettingsView;
-export type DoctorReport = claude.Report;
-export type HostStatus = hosts.Status;
-export type SessionInfo = engine.SessionInfo;
-export type SessionTranscript = main.SessionTranscript;
-export type TranscriptItem = sessions.Item;
-export type PermissionPrompt = sessions.Permission;
-export type PermissionDecision = 'once' | 'always' | 'deny';
-export type Run = store.Run;
-export type Task = store.Task;
-export type Worker = store.Worker;
-export type PhaseAnswer = store.PhaseAnswer;
-export type RunSnapshot = engine.Snapshot;
-export type CreateRunRequest = engine.CreateRequest;
-export type Modifications = engine.Modifications;
-export type TaskEdit = engine.TaskEdit;
-export type NewTask = engine.NewTask;
-export type HistoryQuery = store.HistoryQuery;
-export type HistoryPage = store.Page;
-export type InboxItem = inbox.Item;
-export type ReportExport = main.ReportExport;
-export type FinalReport = engine.FinalReport;
-export type WorkerAction = 'pause' | 'resume' | 'cancel' | 'retry';
+// The shared types travel with the API, so a caller imports both from here.
+export type * from './types';
 
 /** A binding call that failed; message is the sentence Go wrote for the user. */
 export class ApiError extends Error {

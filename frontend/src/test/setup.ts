@@ -3,7 +3,9 @@ import { resetBindings } from './fakes/App';
 import { resetEvents } from './fakes/runtime';
 import { navigation } from '../lib/stores/navigation';
 import { sessionsStore } from '../lib/stores/sessions';
-import { activeRuns, historyStore, openRun } from '../lib/stores/runs';
+import { activeRuns } from '../lib/stores/activeRuns';
+import { historyStore } from '../lib/stores/history';
+import { openRun } from '../lib/stores/openRun';
 import { inboxStore } from '../lib/stores/inbox';
 
 afterEach(() => {

@@ -4,7 +4,7 @@ import { get } from 'svelte/store';
 import { answer, calls } from '../test/fakes/App';
 import { run } from '../test/fixtures/runs';
 import { navigation } from '../lib/stores/navigation';
-import { openRun } from '../lib/stores/runs';
+import { openRun } from '../lib/stores/openRun';
 import NewRun from './NewRun.svelte';
 
 const info = (id: string, name: string) => ({ id, name, description: `${name} does things`, icon: 'book', version: '1', author: '', tags: [], isSystem: true });

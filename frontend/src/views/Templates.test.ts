@@ -245,6 +245,18 @@ describe('Templates view', { timeout: 30_000 }, () => {
     await waitFor(() => expect(calls.filter((c) => c.name === 'DeleteTemplate').map((c) => c.args)).toEqual([['api-docs']]));
   });
 
+  it('shows the first template left once the shown one is deleted', async () => {
+    await openTemplates(() => Promise.resolve([]));
+    answer('DeleteTemplate', () => {
+      answer('ListTemplates', () => Promise.resolve(list.filter((t) => t.id !== 'api-docs')));
+      return Promise.resolve();
+    });
+    await fireEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    await fireEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Delete' }));
+    await screen.findByRole('heading', { level: 2, name: /Quick review/ });
+    expect(within(screen.getByRole('list', { name: 'Your templates' })).queryByText('API docs')).toBeNull();
+  });
+
   it('shows why a delete was refused', async () => {
     await openTemplates(() => Promise.resolve([]));
     answer('DeleteTemplate', () => Promise.reject('Template "api-docs" cannot be deleted because "child" extends it.'));

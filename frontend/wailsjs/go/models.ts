@@ -599,46 +599,6 @@ export namespace engine {
 		    return a;
 		}
 	}
-	export class Snapshot {
-	    run: store.Run;
-	    tasks: store.Task[];
-	    workers: store.Worker[];
-	    answers: store.PhaseAnswer[];
-	    parallelGroups: string[][];
-	    finalReport?: FinalReport;
-	
-	    static createFrom(source: any = {}) {
-	        return new Snapshot(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.run = this.convertValues(source["run"], store.Run);
-	        this.tasks = this.convertValues(source["tasks"], store.Task);
-	        this.workers = this.convertValues(source["workers"], store.Worker);
-	        this.answers = this.convertValues(source["answers"], store.PhaseAnswer);
-	        this.parallelGroups = source["parallelGroups"];
-	        this.finalReport = this.convertValues(source["finalReport"], FinalReport);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	
 	
 
@@ -974,328 +934,6 @@ export namespace store {
 	        this.to = this.convertValues(source["to"], null);
 	        this.limit = source["limit"];
 	        this.offset = source["offset"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Run {
-	    id: string;
-	    templateId: string;
-	    templateName: string;
-	    cwd: string;
-	    request: string;
-	    variables: Record<string, any>;
-	    status: string;
-	    resumeStatus?: string;
-	    phase: string;
-	    mainSessionId?: string;
-	    message?: string;
-	    error?: string;
-	    tasksTotal: number;
-	    tasksCompleted: number;
-	    tasksFailed: number;
-	    tasksSkipped: number;
-	    inputTokens: number;
-	    outputTokens: number;
-	    costUsd: number;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    updatedAt: any;
-	    // Go type: time
-	    startedAt?: any;
-	    // Go type: time
-	    completedAt?: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Run(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.templateId = source["templateId"];
-	        this.templateName = source["templateName"];
-	        this.cwd = source["cwd"];
-	        this.request = source["request"];
-	        this.variables = source["variables"];
-	        this.status = source["status"];
-	        this.resumeStatus = source["resumeStatus"];
-	        this.phase = source["phase"];
-	        this.mainSessionId = source["mainSessionId"];
-	        this.message = source["message"];
-	        this.error = source["error"];
-	        this.tasksTotal = source["tasksTotal"];
-	        this.tasksCompleted = source["tasksCompleted"];
-	        this.tasksFailed = source["tasksFailed"];
-	        this.tasksSkipped = source["tasksSkipped"];
-	        this.inputTokens = source["inputTokens"];
-	        this.outputTokens = source["outputTokens"];
-	        this.costUsd = source["costUsd"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.updatedAt = this.convertValues(source["updatedAt"], null);
-	        this.startedAt = this.convertValues(source["startedAt"], null);
-	        this.completedAt = this.convertValues(source["completedAt"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Page {
-	    runs: Run[];
-	    total: number;
-	    limit: number;
-	    offset: number;
-	    nextOffset: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Page(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.runs = this.convertValues(source["runs"], Run);
-	        this.total = source["total"];
-	        this.limit = source["limit"];
-	        this.offset = source["offset"];
-	        this.nextOffset = source["nextOffset"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Permission {
-	    requestId: string;
-	    toolName: string;
-	    input?: number[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Permission(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.requestId = source["requestId"];
-	        this.toolName = source["toolName"];
-	        this.input = source["input"];
-	    }
-	}
-	export class PhaseAnswer {
-	    id: number;
-	    runId: string;
-	    phase: string;
-	    attempt: number;
-	    status: string;
-	    data?: number[];
-	    repairs: string[];
-	    errors: string[];
-	    // Go type: time
-	    createdAt: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new PhaseAnswer(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.runId = source["runId"];
-	        this.phase = source["phase"];
-	        this.attempt = source["attempt"];
-	        this.status = source["status"];
-	        this.data = source["data"];
-	        this.repairs = source["repairs"];
-	        this.errors = source["errors"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	export class Task {
-	    runId: string;
-	    id: string;
-	    position: number;
-	    title: string;
-	    description: string;
-	    scope: string[];
-	    priority: number;
-	    dependencies: string[];
-	    complexity?: string;
-	    skipped: boolean;
-	    definition?: number[];
-	    skills: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Task(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.runId = source["runId"];
-	        this.id = source["id"];
-	        this.position = source["position"];
-	        this.title = source["title"];
-	        this.description = source["description"];
-	        this.scope = source["scope"];
-	        this.priority = source["priority"];
-	        this.dependencies = source["dependencies"];
-	        this.complexity = source["complexity"];
-	        this.skipped = source["skipped"];
-	        this.definition = source["definition"];
-	        this.skills = source["skills"];
-	    }
-	}
-	export class ToolStats {
-	    total: number;
-	    reads: number;
-	    writes: number;
-	    edits: number;
-	    bash: number;
-	    search: number;
-	    web: number;
-	    task: number;
-	    other: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new ToolStats(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.total = source["total"];
-	        this.reads = source["reads"];
-	        this.writes = source["writes"];
-	        this.edits = source["edits"];
-	        this.bash = source["bash"];
-	        this.search = source["search"];
-	        this.web = source["web"];
-	        this.task = source["task"];
-	        this.other = source["other"];
-	    }
-	}
-	export class Worker {
-	    runId: string;
-	    taskId: string;
-	    sessionId?: string;
-	    status: string;
-	    retryCount: number;
-	    progress: number;
-	    currentAction?: string;
-	    tools: ToolStats;
-	    summary?: string;
-	    output?: string;
-	    outputFiles: string[];
-	    error?: string;
-	    unstructured: boolean;
-	    skipped: boolean;
-	    waiting?: Permission;
-	    questions: string[];
-	    conflicts: string[];
-	    inputTokens: number;
-	    outputTokens: number;
-	    costUsd: number;
-	    // Go type: time
-	    startedAt?: any;
-	    // Go type: time
-	    completedAt?: any;
-	    // Go type: time
-	    lastActivityAt?: any;
-	    // Go type: time
-	    updatedAt: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Worker(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.runId = source["runId"];
-	        this.taskId = source["taskId"];
-	        this.sessionId = source["sessionId"];
-	        this.status = source["status"];
-	        this.retryCount = source["retryCount"];
-	        this.progress = source["progress"];
-	        this.currentAction = source["currentAction"];
-	        this.tools = this.convertValues(source["tools"], ToolStats);
-	        this.summary = source["summary"];
-	        this.output = source["output"];
-	        this.outputFiles = source["outputFiles"];
-	        this.error = source["error"];
-	        this.unstructured = source["unstructured"];
-	        this.skipped = source["skipped"];
-	        this.waiting = this.convertValues(source["waiting"], Permission);
-	        this.questions = source["questions"];
-	        this.conflicts = source["conflicts"];
-	        this.inputTokens = source["inputTokens"];
-	        this.outputTokens = source["outputTokens"];
-	        this.costUsd = source["costUsd"];
-	        this.startedAt = this.convertValues(source["startedAt"], null);
-	        this.completedAt = this.convertValues(source["completedAt"], null);
-	        this.lastActivityAt = this.convertValues(source["lastActivityAt"], null);
-	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1745,6 +1383,375 @@ export namespace template {
 	        this.message = source["message"];
 	    }
 	}
+	
+
+}
+
+export namespace view {
+	
+	export class Run {
+	    id: string;
+	    templateId: string;
+	    templateName: string;
+	    cwd: string;
+	    request: string;
+	    variables: Record<string, any>;
+	    status: string;
+	    resumeStatus?: string;
+	    phase: string;
+	    mainSessionId?: string;
+	    message?: string;
+	    error?: string;
+	    tasksTotal: number;
+	    tasksCompleted: number;
+	    tasksFailed: number;
+	    tasksSkipped: number;
+	    inputTokens: number;
+	    outputTokens: number;
+	    costUsd: number;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    // Go type: time
+	    startedAt?: any;
+	    // Go type: time
+	    completedAt?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Run(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.templateId = source["templateId"];
+	        this.templateName = source["templateName"];
+	        this.cwd = source["cwd"];
+	        this.request = source["request"];
+	        this.variables = source["variables"];
+	        this.status = source["status"];
+	        this.resumeStatus = source["resumeStatus"];
+	        this.phase = source["phase"];
+	        this.mainSessionId = source["mainSessionId"];
+	        this.message = source["message"];
+	        this.error = source["error"];
+	        this.tasksTotal = source["tasksTotal"];
+	        this.tasksCompleted = source["tasksCompleted"];
+	        this.tasksFailed = source["tasksFailed"];
+	        this.tasksSkipped = source["tasksSkipped"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.costUsd = source["costUsd"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.completedAt = this.convertValues(source["completedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HistoryPage {
+	    runs: Run[];
+	    total: number;
+	    limit: number;
+	    offset: number;
+	    nextOffset: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runs = this.convertValues(source["runs"], Run);
+	        this.total = source["total"];
+	        this.limit = source["limit"];
+	        this.offset = source["offset"];
+	        this.nextOffset = source["nextOffset"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Permission {
+	    requestId: string;
+	    toolName: string;
+	    input?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Permission(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.toolName = source["toolName"];
+	        this.input = source["input"];
+	    }
+	}
+	export class PhaseAnswer {
+	    id: number;
+	    runId: string;
+	    phase: string;
+	    attempt: number;
+	    status: string;
+	    data?: number[];
+	    repairs: string[];
+	    errors: string[];
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PhaseAnswer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.runId = source["runId"];
+	        this.phase = source["phase"];
+	        this.attempt = source["attempt"];
+	        this.status = source["status"];
+	        this.data = source["data"];
+	        this.repairs = source["repairs"];
+	        this.errors = source["errors"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class ToolStats {
+	    total: number;
+	    reads: number;
+	    writes: number;
+	    edits: number;
+	    bash: number;
+	    search: number;
+	    web: number;
+	    task: number;
+	    other: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolStats(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.reads = source["reads"];
+	        this.writes = source["writes"];
+	        this.edits = source["edits"];
+	        this.bash = source["bash"];
+	        this.search = source["search"];
+	        this.web = source["web"];
+	        this.task = source["task"];
+	        this.other = source["other"];
+	    }
+	}
+	export class Worker {
+	    runId: string;
+	    taskId: string;
+	    sessionId?: string;
+	    status: string;
+	    retryCount: number;
+	    progress: number;
+	    currentAction?: string;
+	    tools: ToolStats;
+	    summary?: string;
+	    output?: string;
+	    outputFiles: string[];
+	    error?: string;
+	    unstructured: boolean;
+	    skipped: boolean;
+	    waiting?: Permission;
+	    questions: string[];
+	    conflicts: string[];
+	    inputTokens: number;
+	    outputTokens: number;
+	    costUsd: number;
+	    // Go type: time
+	    startedAt?: any;
+	    // Go type: time
+	    completedAt?: any;
+	    // Go type: time
+	    lastActivityAt?: any;
+	    // Go type: time
+	    updatedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worker(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.taskId = source["taskId"];
+	        this.sessionId = source["sessionId"];
+	        this.status = source["status"];
+	        this.retryCount = source["retryCount"];
+	        this.progress = source["progress"];
+	        this.currentAction = source["currentAction"];
+	        this.tools = this.convertValues(source["tools"], ToolStats);
+	        this.summary = source["summary"];
+	        this.output = source["output"];
+	        this.outputFiles = source["outputFiles"];
+	        this.error = source["error"];
+	        this.unstructured = source["unstructured"];
+	        this.skipped = source["skipped"];
+	        this.waiting = this.convertValues(source["waiting"], Permission);
+	        this.questions = source["questions"];
+	        this.conflicts = source["conflicts"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.costUsd = source["costUsd"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.completedAt = this.convertValues(source["completedAt"], null);
+	        this.lastActivityAt = this.convertValues(source["lastActivityAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Task {
+	    runId: string;
+	    id: string;
+	    position: number;
+	    title: string;
+	    description: string;
+	    scope: string[];
+	    priority: number;
+	    dependencies: string[];
+	    complexity?: string;
+	    skipped: boolean;
+	    definition?: number[];
+	    skills: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Task(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.id = source["id"];
+	        this.position = source["position"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.scope = source["scope"];
+	        this.priority = source["priority"];
+	        this.dependencies = source["dependencies"];
+	        this.complexity = source["complexity"];
+	        this.skipped = source["skipped"];
+	        this.definition = source["definition"];
+	        this.skills = source["skills"];
+	    }
+	}
+	export class Snapshot {
+	    run: Run;
+	    tasks: Task[];
+	    workers: Worker[];
+	    answers: PhaseAnswer[];
+	    parallelGroups: string[][];
+	    finalReport?: engine.FinalReport;
+	
+	    static createFrom(source: any = {}) {
+	        return new Snapshot(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run = this.convertValues(source["run"], Run);
+	        this.tasks = this.convertValues(source["tasks"], Task);
+	        this.workers = this.convertValues(source["workers"], Worker);
+	        this.answers = this.convertValues(source["answers"], PhaseAnswer);
+	        this.parallelGroups = source["parallelGroups"];
+	        this.finalReport = this.convertValues(source["finalReport"], engine.FinalReport);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	
 
 }

@@ -1,5 +1,6 @@
 import { get, writable, type Readable } from 'svelte/store';
 import { api, type PermissionDecision, type PermissionPrompt, type SessionInfo, type SessionTranscript } from '../api';
+import { navigation } from './navigation';
 
 export type SessionsState = {
   loading: boolean;
@@ -37,6 +38,8 @@ export function createSessionsStore(): Readable<SessionsState> & {
   send: (text: string) => Promise<boolean>;
   start: (cwd: string, message: string) => Promise<boolean>;
   respond: (requestId: string, decision: PermissionDecision) => Promise<void>;
+  /** The native folder dialog for a new session's folder; '' when the user cancelled. */
+  chooseFolder: () => Promise<string>;
   reset: () => void;
 } {
   const state = writable<SessionsState>({ ...initial });
@@ -118,6 +121,7 @@ export function createSessionsStore(): Readable<SessionsState> & {
         patch({ answering: get(state).answering.filter((r) => r !== requestId) });
       }
     },
+    chooseFolder: () => api.chooseFolder('Choose the folder the session works in'),
     reset() {
       state.set({ ...initial });
     },
@@ -125,3 +129,10 @@ export function createSessionsStore(): Readable<SessionsState> & {
 }
 
 export const sessionsStore = createSessionsStore();
+
+/** Shows a worker's session in the Sessions view (hidden sessions included). */
+export function openTranscript(sessionId: string): void {
+  void sessionsStore.setIncludeHidden(true);
+  void sessionsStore.select(sessionId);
+  navigation.go('sessions');
+}

@@ -1,5 +1,8 @@
+// Templates as the views use them: the list (kept fresh by the template
+// events), the documents behind it, and every change to them. Views go
+// through this store, never through the API.
 import { writable, type Readable } from 'svelte/store';
-import { api, type TemplateInfo } from '../api';
+import { api, type ResolvedTemplate, type Template, type TemplateInfo, type TemplateProblem } from '../api';
 import { on } from '../events';
 
 export type TemplateListState = {
@@ -8,15 +11,36 @@ export type TemplateListState = {
   error?: Error;
 };
 
-export type TemplateListStore = Readable<TemplateListState> & {
+export type TemplatesStore = Readable<TemplateListState> & {
   /** Loads the list from Go. */
   load: () => Promise<void>;
   /** Follows template:created/updated/deleted; returns the unsubscribe. */
   listen: () => () => void;
+
+  /** The document as stored, before inheritance: what the editor edits. */
+  source: (id: string) => Promise<string>;
+  /** A stored template merged with what it inherits. */
+  resolve: (id: string) => Promise<ResolvedTemplate>;
+  /** A document not saved yet merged with what it inherits. */
+  resolveDraft: (doc: string) => Promise<ResolvedTemplate>;
+  /** The problems the validator saving uses finds; empty when the document is valid. */
+  validate: (doc: string) => Promise<TemplateProblem[]>;
+  /** A free template id made from a name. */
+  newId: (name: string) => Promise<string>;
+  /** Asks where to export and writes the file; the path, or undefined when the user cancelled. */
+  exportFile: (id: string, resolved: boolean) => Promise<string | undefined>;
+
+  // Changes: each rejects with Go's reason, and reloads the list once done.
+  create: (doc: string) => Promise<Template>;
+  update: (id: string, doc: string) => Promise<Template>;
+  remove: (id: string) => Promise<void>;
+  duplicate: (id: string) => Promise<Template>;
+  /** Opens a file picker and imports the file; undefined when the user cancelled. */
+  importFile: () => Promise<Template | undefined>;
 };
 
-/** The template list: loaded through ListTemplates, kept fresh by the template events. */
-export function createTemplateList(): TemplateListStore {
+/** The templates: the list loaded through ListTemplates, the documents, and their changes. */
+export function createTemplatesStore(): TemplatesStore {
   const { subscribe, update } = writable<TemplateListState>({ loading: true, items: [] });
   let seq = 0;
   async function load() {
@@ -33,6 +57,12 @@ export function createTemplateList(): TemplateListStore {
       }
     }
   }
+  /** Runs a change, then reloads the list (a failed reload shows as the list's error). */
+  async function change<T>(fn: () => Promise<T>): Promise<T> {
+    const result = await fn();
+    await load();
+    return result;
+  }
   return {
     subscribe,
     load,
@@ -47,6 +77,27 @@ export function createTemplateList(): TemplateListStore {
         }),
       ];
       return () => offs.forEach((off) => off());
+    },
+
+    source: (id) => api.templates.source(id),
+    resolve: (id) => api.templates.resolve(id),
+    resolveDraft: (doc) => api.templates.resolveDraft(doc),
+    validate: async (doc) => (await api.templates.validate(doc)) ?? [],
+    newId: (name) => api.templates.generateId(name),
+    async exportFile(id, resolved) {
+      const r = await api.templates.export(id, resolved);
+      return r.cancelled ? undefined : r.path;
+    },
+
+    create: (doc) => change(() => api.templates.create(doc)),
+    update: (id, doc) => change(() => api.templates.update(id, doc)),
+    remove: (id) => change(() => api.templates.remove(id)),
+    duplicate: (id) => change(() => api.templates.duplicate(id, '')),
+    async importFile() {
+      const r = await api.templates.import();
+      if (r.cancelled) return undefined;
+      await load();
+      return r.template;
     },
   };
 }

@@ -1,6 +1,6 @@
 // In-memory stand-in for the generated wailsjs/go/main/App bindings. Tests
 // set what each binding answers and read which bindings were called.
-import type { claude, desktop, engine, hosts, inbox, main, sessions, settings, store, template } from '../../../wailsjs/go/models';
+import type * as T from '../../lib/types';
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
 
@@ -26,44 +26,44 @@ function invoke<T>(name: string, ...args: unknown[]): Promise<T> {
   return handler(...args) as Promise<T>;
 }
 
-export function Ready(): Promise<desktop.Info> {
+export function Ready(): Promise<T.AppInfo> {
   return invoke('Ready');
 }
 
 // Template bindings (app_templates.go).
-export const ListTemplates = (): Promise<template.TemplateInfo[]> => invoke('ListTemplates');
+export const ListTemplates = (): Promise<T.TemplateInfo[]> => invoke('ListTemplates');
 export const TemplateSource = (id: string): Promise<string> => invoke('TemplateSource', id);
-export const ResolveTemplate = (id: string): Promise<template.Resolved> => invoke('ResolveTemplate', id);
-export const ResolveTemplateDraft = (doc: string): Promise<template.Resolved> => invoke('ResolveTemplateDraft', doc);
-export const ValidateTemplate = (doc: string): Promise<template.ValidationError[]> => invoke('ValidateTemplate', doc);
-export const CreateTemplate = (doc: string): Promise<template.Template> => invoke('CreateTemplate', doc);
-export const UpdateTemplate = (id: string, doc: string): Promise<template.Template> => invoke('UpdateTemplate', id, doc);
+export const ResolveTemplate = (id: string): Promise<T.ResolvedTemplate> => invoke('ResolveTemplate', id);
+export const ResolveTemplateDraft = (doc: string): Promise<T.ResolvedTemplate> => invoke('ResolveTemplateDraft', doc);
+export const ValidateTemplate = (doc: string): Promise<T.TemplateProblem[]> => invoke('ValidateTemplate', doc);
+export const CreateTemplate = (doc: string): Promise<T.Template> => invoke('CreateTemplate', doc);
+export const UpdateTemplate = (id: string, doc: string): Promise<T.Template> => invoke('UpdateTemplate', id, doc);
 export const DeleteTemplate = (id: string): Promise<void> => invoke('DeleteTemplate', id);
-export const DuplicateTemplate = (id: string, name: string): Promise<template.Template> => invoke('DuplicateTemplate', id, name);
+export const DuplicateTemplate = (id: string, name: string): Promise<T.Template> => invoke('DuplicateTemplate', id, name);
 export const GenerateTemplateID = (name: string): Promise<string> => invoke('GenerateTemplateID', name);
-export const ImportTemplate = (): Promise<main.TemplateImport> => invoke('ImportTemplate');
-export const ExportTemplate = (id: string, resolved: boolean): Promise<main.TemplateExport> => invoke('ExportTemplate', id, resolved);
+export const ImportTemplate = (): Promise<T.TemplateImport> => invoke('ImportTemplate');
+export const ExportTemplate = (id: string, resolved: boolean): Promise<T.TemplateExport> => invoke('ExportTemplate', id, resolved);
 
 // Settings, host and session bindings (app_settings.go, app_sessions.go).
-export const GetSettings = (): Promise<main.SettingsView> => invoke('GetSettings');
-export const SaveSettings = (s: settings.Settings): Promise<main.SettingsView> => invoke('SaveSettings', s);
-export const ResetSettings = (): Promise<main.SettingsView> => invoke('ResetSettings');
-export const TestConnection = (s: settings.Settings): Promise<claude.Report> => invoke('TestConnection', s);
-export const HostStatus = (): Promise<hosts.Status> => invoke('HostStatus');
-export const ListSessions = (includeHidden: boolean): Promise<engine.SessionInfo[]> => invoke('ListSessions', includeHidden);
-export const ReadSessionTranscript = (id: string): Promise<main.SessionTranscript> => invoke('ReadSessionTranscript', id);
+export const GetSettings = (): Promise<T.SettingsView> => invoke('GetSettings');
+export const SaveSettings = (s: T.Settings): Promise<T.SettingsView> => invoke('SaveSettings', s);
+export const ResetSettings = (): Promise<T.SettingsView> => invoke('ResetSettings');
+export const TestConnection = (s: T.Settings): Promise<T.DoctorReport> => invoke('TestConnection', s);
+export const HostStatus = (): Promise<T.HostStatus> => invoke('HostStatus');
+export const ListSessions = (includeHidden: boolean): Promise<T.SessionInfo[]> => invoke('ListSessions', includeHidden);
+export const ReadSessionTranscript = (id: string): Promise<T.SessionTranscript> => invoke('ReadSessionTranscript', id);
 export const SendToSession = (id: string, text: string): Promise<void> => invoke('SendToSession', id, text);
 export const StartSession = (cwd: string, message: string): Promise<string> => invoke('StartSession', cwd, message);
 export const ChooseFolder = (title: string): Promise<string> => invoke('ChooseFolder', title);
-export const PendingPermissions = (): Promise<sessions.Permission[]> => invoke('PendingPermissions');
+export const PendingPermissions = (): Promise<T.PermissionPrompt[]> => invoke('PendingPermissions');
 export const RespondPermission = (requestId: string, decision: string): Promise<void> =>
   invoke('RespondPermission', requestId, decision);
 
 // Run bindings (app_runs.go, app_reports.go).
-export const StartRun = (req: engine.CreateRequest): Promise<store.Run> => invoke('StartRun', req);
-export const RunSnapshot = (runId: string): Promise<engine.Snapshot> => invoke('RunSnapshot', runId);
-export const ActiveRuns = (): Promise<store.Run[]> => invoke('ActiveRuns');
-export const ConfirmRun = (runId: string, mods: engine.Modifications): Promise<void> => invoke('ConfirmRun', runId, mods);
+export const StartRun = (req: T.CreateRunRequest): Promise<T.Run> => invoke('StartRun', req);
+export const RunSnapshot = (runId: string): Promise<T.RunSnapshot> => invoke('RunSnapshot', runId);
+export const ActiveRuns = (): Promise<T.Run[]> => invoke('ActiveRuns');
+export const ConfirmRun = (runId: string, mods: T.Modifications): Promise<void> => invoke('ConfirmRun', runId, mods);
 export const PauseRun = (runId: string): Promise<void> => invoke('PauseRun', runId);
 export const ResumeRun = (runId: string): Promise<void> => invoke('ResumeRun', runId);
 export const CancelRun = (runId: string): Promise<void> => invoke('CancelRun', runId);
@@ -77,10 +77,10 @@ export const ReviewTask = (runId: string, taskId: string, approve: boolean, reas
   invoke('ReviewTask', runId, taskId, approve, reason);
 export const AnswerClarification = (runId: string, taskId: string, text: string): Promise<void> =>
   invoke('AnswerClarification', runId, taskId, text);
-export const History = (q: store.HistoryQuery): Promise<store.Page> => invoke('History', q);
+export const History = (q: T.HistoryQuery): Promise<T.HistoryPage> => invoke('History', q);
 export const DeleteRun = (runId: string): Promise<void> => invoke('DeleteRun', runId);
-export const Inbox = (): Promise<inbox.Item[]> => invoke('Inbox');
+export const Inbox = (): Promise<T.InboxItem[]> => invoke('Inbox');
 export const RunReport = (runId: string): Promise<string> => invoke('RunReport', runId);
-export const ExportRunReport = (runId: string): Promise<main.ReportExport> => invoke('ExportRunReport', runId);
-export const FinalReport = (runId: string): Promise<engine.FinalReport> => invoke('FinalReport', runId);
+export const ExportRunReport = (runId: string): Promise<T.ReportExport> => invoke('ExportRunReport', runId);
+export const FinalReport = (runId: string): Promise<T.FinalReport> => invoke('FinalReport', runId);
 export const OpenPath = (runId: string, path: string): Promise<void> => invoke('OpenPath', runId, path);

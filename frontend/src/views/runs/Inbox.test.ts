@@ -4,7 +4,7 @@ import { get } from 'svelte/store';
 import { answer, calls } from '../../test/fakes/App';
 import { emit } from '../../test/fakes/runtime';
 import { navigation } from '../../lib/stores/navigation';
-import { openRun } from '../../lib/stores/runs';
+import { openRun } from '../../lib/stores/openRun';
 import App from '../../App.svelte';
 
 const items = [

@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
-import { store } from '../../../wailsjs/go/models';
+import { taskFrom } from '../../lib/types';
 import { task } from '../../test/fixtures/runs';
 import TaskReview from './TaskReview.svelte';
 
 function setup() {
   const onconfirm = vi.fn();
-  const tasks = [task('t1'), task('t2', { dependencies: ['t1'] }), task('t3')].map((t) => store.Task.createFrom(t));
+  const tasks = [task('t1'), task('t2', { dependencies: ['t1'] }), task('t3')].map((t) => taskFrom(t));
   render(TaskReview, { tasks, onconfirm });
   return { onconfirm, confirm: () => screen.getByRole('button', { name: 'Confirm and start' }) as HTMLButtonElement };
 }

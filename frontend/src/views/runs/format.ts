@@ -1,5 +1,6 @@
 // Words, numbers and tones the run views show.
 import type { PhaseAnswer, Run, RunSnapshot, Worker } from '../../lib/api';
+import { truncate } from '../../lib/text';
 
 export type Tone = 'neutral' | 'accent' | 'success' | 'warning' | 'danger';
 
@@ -118,7 +119,7 @@ export function when(iso?: string): string {
 /** The first line of a request, for titles. */
 export function headline(request: string, max = 90): string {
   const line = (request ?? '').replace(/\[\[sim:[^\]]*\]\]/g, '').trim().split('\n')[0].trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line || 'Untitled run';
+  return line ? truncate(line, max) : 'Untitled run';
 }
 
 /** The run's progress from 0 to 1 by tasks done. */
@@ -169,5 +170,5 @@ export function describePermission(tool: string, input: unknown): { question?: s
     if (typeof obj[key] === 'string') return { detail: `${tool}: ${obj[key]}` };
   }
   const text = JSON.stringify(value);
-  return { detail: text && text !== '{}' ? `${tool} ${text.length > 160 ? `${text.slice(0, 159)}…` : text}` : tool };
+  return { detail: text && text !== '{}' ? `${tool} ${truncate(text, 160)}` : tool };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { store } from '../../../wailsjs/go/models';
+import { taskFrom } from '../../lib/types';
 import { task } from '../../test/fixtures/runs';
 import {
   checkDraft,
@@ -14,7 +14,7 @@ import {
   scopeOverlaps,
 } from './review';
 
-const tasks = () => [task('t1'), task('t2', { dependencies: ['t1'] }), task('t3')].map((t) => store.Task.createFrom(t));
+const tasks = () => [task('t1'), task('t2', { dependencies: ['t1'] }), task('t3')].map((t) => taskFrom(t));
 
 describe('task review model', () => {
   it('finds no problem in a sound list and groups it by depth', () => {
@@ -76,13 +76,13 @@ describe('task review model', () => {
   });
 
   it('finds the tasks that depend on a task, directly and through others', () => {
-    const d = draftFrom([...tasks(), store.Task.createFrom(task('t4', { dependencies: ['t2'] }))]);
+    const d = draftFrom([...tasks(), taskFrom(task('t4', { dependencies: ['t2'] }))]);
     expect(dependentsOf(d, 't1')).toEqual({ direct: ['t2'], all: ['t2', 't4'] });
     expect(dependentsOf(d, 't3')).toEqual({ direct: [], all: [] });
   });
 
   it('removes a task with its dependents, or alone with its dependents waiting for what it waited for', () => {
-    const original = [...tasks(), store.Task.createFrom(task('t4', { dependencies: ['t2', 't3'] }))];
+    const original = [...tasks(), taskFrom(task('t4', { dependencies: ['t2', 't3'] }))];
     const d = draftFrom(original);
     expect(removeTask(d, 't2', true).map((t) => t.id)).toEqual(['t1', 't3']);
     const alone = removeTask(d, 't2', false);

@@ -3,8 +3,7 @@
 // CheckTasks), the parallel groups for the graph, removing a task with or
 // without its dependents, and the Modifications that turn the proposed list
 // into the draft.
-import { engine } from '../../../wailsjs/go/models';
-import type { Modifications, NewTask, Task, TaskEdit } from '../../lib/api';
+import { newModifications, type Modifications, type NewTask, type Task, type TaskEdit } from '../../lib/types';
 
 export type DraftTask = {
   id: string;
@@ -269,7 +268,7 @@ export function modificationsFor(original: Task[], draft: DraftTask[]): Modifica
     if (t.complexity !== (o.complexity ?? '')) e.complexity = t.complexity;
     if (Object.keys(e).length > 1) edit.push(e);
   }
-  return engine.Modifications.createFrom({ skip, unskip, edit, add, remove });
+  return newModifications({ skip, unskip, edit, add, remove });
 }
 
 /** A free id like task-7 for a task the user adds; reserved ids (those of removed tasks) are not free. */

@@ -1,14 +1,38 @@
-package template
+package console
 
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestCLI(t *testing.T) {
+// templateStore holds the custom templates of the template package's tests.
+const templateStore = "../template/testdata/store"
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestTemplatesCLI(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
@@ -31,9 +55,9 @@ func TestCLI(t *testing.T) {
 		{"show without id", []string{"show"}, 2, nil, []string{"needs a template id"}, false},
 		{"show unknown flag", []string{"show", "sparc", "--raw"}, 2, nil, []string{"unknown flag --raw"}, false},
 		{"validate a system file", []string{"validate", "../../templates/team-review.json"}, 0, []string{`is a valid template (id "team-review", extends "_default")`}, nil, false},
-		{"validate an invalid file", []string{"validate", "testdata/invalid/bad-enums.json"}, 1, nil, []string{"is not a valid template: 2 problems", "/config/permissionMode: value must be one of", "/config/transport"}, false},
-		{"validate broken JSON", []string{"validate", "testdata/invalid/bad-json.json"}, 1, nil, []string{"(document): not valid JSON at line 1"}, false},
-		{"validate a cycle", []string{"validate", "testdata/invalid/cycle.json"}, 1, nil, []string{"looper -> loop-a -> loop-b -> loop-a"}, false},
+		{"validate an invalid file", []string{"validate", "../template/testdata/invalid/bad-enums.json"}, 1, nil, []string{"is not a valid template: 2 problems", "/config/permissionMode: value must be one of", "/config/transport"}, false},
+		{"validate broken JSON", []string{"validate", "../template/testdata/invalid/bad-json.json"}, 1, nil, []string{"(document): not valid JSON at line 1"}, false},
+		{"validate a cycle", []string{"validate", "../template/testdata/invalid/cycle.json"}, 1, nil, []string{"looper -> loop-a -> loop-b -> loop-a"}, false},
 		{"validate a missing file", []string{"validate", "testdata/nope.json"}, 1, nil, []string{"cannot read testdata/nope.json"}, false},
 		{"validate two files", []string{"validate", "a", "b"}, 2, nil, []string{"exactly one file"}, false},
 		{"unknown command", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`}, false},
@@ -42,9 +66,9 @@ func TestCLI(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "templates")
-			copyDir(t, "testdata/store", dir)
+			copyDir(t, templateStore, dir)
 			var stdout, stderr bytes.Buffer
-			code := runCLI(dir, tc.args, &stdout, &stderr)
+			code := templatesCLI(dir, tc.args, &stdout, &stderr)
 			if code != tc.code {
 				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout.String(), stderr.String())
 			}
@@ -68,12 +92,12 @@ func TestCLI(t *testing.T) {
 	}
 }
 
-func TestRunCLIUsesBatonConfigDir(t *testing.T) {
+func TestTemplatesCLIUsesBatonConfigDir(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("BATON_CONFIG_DIR", dir)
-	copyDir(t, "testdata/store", filepath.Join(dir, "templates"))
+	copyDir(t, templateStore, filepath.Join(dir, "templates"))
 	var stdout, stderr bytes.Buffer
-	if code := RunCLI([]string{"show", "my-docs"}, &stdout, &stderr); code != 0 {
+	if code := TemplatesCLI([]string{"show", "my-docs"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), `"id": "my-docs"`) {

@@ -1,10 +1,13 @@
-package main
+package console
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 )
+
+// testBuild stands for the build information main passes in.
+var testBuild = Build{Version: "1.2.3-test", Commit: "abc", Date: "today"}
 
 func TestRunCLI(t *testing.T) {
 	t.Parallel()
@@ -15,7 +18,7 @@ func TestRunCLI(t *testing.T) {
 		wantStdout []string
 		wantStderr string
 	}{
-		{"version", []string{"version"}, 0, []string{"baton " + version}, ""},
+		{"version", []string{"version"}, 0, []string{"baton " + testBuild.Version}, ""},
 		{"version rejects arguments", []string{"version", "x"}, 2, nil, "takes no arguments"},
 		{"help lists every command", []string{"help"}, 0, []string{"version", "help", "baton help COMMAND"}, ""},
 		{"help of one command", []string{"help", "version"}, 0, []string{"usage: baton version"}, ""},
@@ -26,7 +29,7 @@ func TestRunCLI(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			code := runCLI(tt.args, &stdout, &stderr)
+			code := Main(tt.args, testBuild, nil, &stdout, &stderr)
 			if code != tt.wantCode {
 				t.Fatalf("exit code = %d, want %d (stderr %q)", code, tt.wantCode, stderr.String())
 			}
@@ -48,7 +51,7 @@ func TestRunCLI(t *testing.T) {
 func TestEveryCommandHasHelp(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
-	for _, c := range commands() {
+	for _, c := range commands(testBuild) {
 		if seen[c.name] {
 			t.Errorf("command %q is listed twice", c.name)
 		}

@@ -1,4 +1,4 @@
-package protocol
+package console
 
 import (
 	"bytes"
@@ -7,7 +7,38 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/baton-app/baton/backend/protocol"
 )
+
+// The corpus and golden files of the protocol package.
+const (
+	corpusDir = "../protocol/testdata/corpus"
+	goldenDir = "../protocol/testdata/golden"
+)
+
+// goldenReport is the part of a golden file that "baton parse" checks.
+type goldenReport struct {
+	Reprompt string `json:"reprompt"`
+}
+
+// phaseOfName reads the phase asked for from a corpus file name:
+// "<phase>--<description>.<ext>", with "any" for none.
+func phaseOfName(t testing.TB, name string) protocol.Phase {
+	t.Helper()
+	prefix, _, ok := strings.Cut(name, "--")
+	if !ok {
+		t.Fatalf("corpus file %s is not named <phase>--<description>", name)
+	}
+	if prefix == "any" {
+		return ""
+	}
+	p, err := protocol.ParsePhase(prefix)
+	if err != nil {
+		t.Fatalf("corpus file %s: %v", name, err)
+	}
+	return p
+}
 
 // TestRunParseCLICorpus runs `baton parse --json` on every committed corpus
 // file and compares with the golden result; the exit code says whether a
@@ -27,7 +58,7 @@ func TestRunParseCLICorpus(t *testing.T) {
 				args = append(args, "--phase", string(ph))
 			}
 			var stdout, stderr bytes.Buffer
-			code := RunParseCLI(args, &stdout, &stderr)
+			code := ParseCLI(args, &stdout, &stderr)
 			var got struct {
 				File     string          `json:"file"`
 				Input    string          `json:"input"`
@@ -107,7 +138,7 @@ func TestRunParseCLIHuman(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			code := RunParseCLI(append([]string{filepath.Join(corpusDir, tt.file)}, tt.args...), &stdout, &stderr)
+			code := ParseCLI(append([]string{filepath.Join(corpusDir, tt.file)}, tt.args...), &stdout, &stderr)
 			if code != tt.code || stderr.Len() != 0 {
 				t.Fatalf("exit %d (want %d), stderr %q\n%s", code, tt.code, stderr.String(), stdout.String())
 			}
@@ -167,7 +198,7 @@ func TestRunParseCLIBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			code := RunParseCLI(tt.args, &stdout, &stderr)
+			code := ParseCLI(tt.args, &stdout, &stderr)
 			if code != 2 {
 				t.Fatalf("exit %d, want 2; stderr %q", code, stderr.String())
 			}
@@ -186,13 +217,13 @@ func TestRunParseCLICustomDelimiters(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := RunParseCLI([]string{"--start", "[[BEGIN]]", "--end", "[[END]]", path, "--phase", "completion"}, &stdout, &stderr); code != 0 {
+	if code := ParseCLI([]string{"--start", "[[BEGIN]]", "--end", "[[END]]", path, "--phase", "completion"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s %s", code, stdout.String(), stderr.String())
 	}
 	stdout.Reset()
 	// With the default delimiters the same object is only found as an
 	// undelimited phase object, and says so.
-	if code := RunParseCLI([]string{path, "--phase", "completion"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "without delimiters") {
+	if code := ParseCLI([]string{path, "--phase", "completion"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "without delimiters") {
 		t.Fatalf("default delimiters: exit %d\n%s", code, stdout.String())
 	}
 }

@@ -1,4 +1,4 @@
-package template
+package console
 
 import (
 	"encoding/json"
@@ -9,9 +9,11 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/baton-app/baton/backend/template"
 )
 
-const cliUsage = `usage:
+const templatesUsage = `usage:
   baton templates list                  list the system and custom templates
   baton templates show ID [--resolved]  print a template as stored, or with inheritance applied
   baton templates validate FILE         check a template file against the schema and its parents
@@ -19,30 +21,30 @@ const cliUsage = `usage:
 Custom templates live in %s.
 `
 
-// RunCLI runs "baton templates ARGS..." and returns the exit code: 0 on
-// success, 1 when the template is invalid or missing, 2 on a usage error.
-func RunCLI(args []string, stdout, stderr io.Writer) int {
-	dir, err := DefaultDir()
+// TemplatesCLI runs "baton templates ARGS..." and returns the exit code: 0
+// on success, 1 when the template is invalid or missing, 2 on a usage error.
+func TemplatesCLI(args []string, stdout, stderr io.Writer) int {
+	dir, err := template.DefaultDir()
 	if err != nil {
 		fmt.Fprintf(stderr, "baton templates: %v. Set BATON_CONFIG_DIR to a folder Baton may use.\n", err)
 		return 1
 	}
-	return runCLI(dir, args, stdout, stderr)
+	return templatesCLI(dir, args, stdout, stderr)
 }
 
-func runCLI(dir string, args []string, stdout, stderr io.Writer) int {
+func templatesCLI(dir string, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		w := stderr
 		code := 2
 		if len(args) > 0 {
 			w, code = stdout, 0
 		}
-		fmt.Fprintf(w, cliUsage, dir)
+		fmt.Fprintf(w, templatesUsage, dir)
 		return code
 	}
 	// Keep the command quiet: only the answer goes to the terminal.
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	m, err := New(dir, Options{Logger: logger})
+	m, err := template.New(dir, template.Options{Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton templates: %v.\n", err)
 		return 1
@@ -53,7 +55,7 @@ func runCLI(dir string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "baton templates list takes no arguments.")
 			return 2
 		}
-		return cliList(m, stdout, stderr)
+		return templatesList(m, stdout, stderr)
 	case "show":
 		var id string
 		resolved := false
@@ -75,19 +77,19 @@ func runCLI(dir string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "baton templates show needs a template id. Run \"baton templates list\" to see them.")
 			return 2
 		}
-		return cliShow(m, id, resolved, stdout, stderr)
+		return templatesShow(m, id, resolved, stdout, stderr)
 	case "validate":
 		if len(args) != 2 {
 			fmt.Fprintln(stderr, "baton templates validate needs exactly one file. Usage: baton templates validate FILE")
 			return 2
 		}
-		return cliValidate(m, args[1], stdout, stderr)
+		return templatesValidate(m, args[1], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "baton templates: unknown command %q. Run \"baton templates help\" to see the commands.\n", args[0])
 	return 2
 }
 
-func cliList(m *Manager, stdout, stderr io.Writer) int {
+func templatesList(m *template.Manager, stdout, stderr io.Writer) int {
 	list, err := m.List()
 	if err != nil {
 		fmt.Fprintf(stderr, "baton templates: %v.\n", err)
@@ -116,18 +118,18 @@ func cliList(m *Manager, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func cliShow(m *Manager, id string, resolved bool, stdout, stderr io.Writer) int {
+func templatesShow(m *template.Manager, id string, resolved bool, stdout, stderr io.Writer) int {
 	if !resolved {
 		raw, err := m.Raw(id)
 		if err != nil {
-			return cliError(stderr, err)
+			return templatesError(stderr, err)
 		}
 		_, _ = stdout.Write(raw)
 		return 0
 	}
 	r, err := m.Resolve(id)
 	if err != nil {
-		return cliError(stderr, err)
+		return templatesError(stderr, err)
 	}
 	b, err := json.MarshalIndent(r.Template, "", "  ")
 	if err != nil {
@@ -138,14 +140,14 @@ func cliShow(m *Manager, id string, resolved bool, stdout, stderr io.Writer) int
 	return 0
 }
 
-func cliValidate(m *Manager, file string, stdout, stderr io.Writer) int {
+func templatesValidate(m *template.Manager, file string, stdout, stderr io.Writer) int {
 	fi, err := os.Stat(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "baton templates: cannot read %s: %v.\n", file, errors.Unwrap(err))
 		return 1
 	}
-	if fi.Size() > MaxSize {
-		fmt.Fprintf(stderr, "%s is larger than %d bytes, too large for a template.\n", file, MaxSize)
+	if fi.Size() > template.MaxSize {
+		fmt.Fprintf(stderr, "%s is larger than %d bytes, too large for a template.\n", file, template.MaxSize)
 		return 1
 	}
 	data, err := os.ReadFile(file)
@@ -175,14 +177,21 @@ func cliValidate(m *Manager, file string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-func cliError(stderr io.Writer, err error) int {
+func templatesError(stderr io.Writer, err error) int {
 	msg := err.Error()
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, template.ErrNotFound) {
 		msg += `; run "baton templates list" to see the templates`
 	}
 	fmt.Fprintf(stderr, "baton templates: %s.\n", msg)
-	for _, p := range Problems(err) {
+	for _, p := range template.Problems(err) {
 		fmt.Fprintf(stderr, "  %s\n", p)
 	}
 	return 1
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,7 +1,6 @@
-package protocol
+package console
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,87 +9,25 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/baton-app/baton/backend/protocol"
 )
 
 // maxInputFile bounds what `baton parse` reads.
 const maxInputFile = 256 << 20
 
-// Input is a file read for parsing: a transcript or plain text.
-type Input struct {
-	// Transcript is true when the file held transcript entries.
-	Transcript bool
-	Entries    []Entry
-	// Skipped counts transcript items that were not entries.
-	Skipped int
-	Text    string
-}
-
-// DecodeInput reads the content of a file: a transcript (a JSON array of
-// entries, or JSON Lines) or plain text. It fails with a wrapped sentinel
-// (ErrEmptyInput, ErrBinaryInput, ErrBadTranscript) that callers can turn
-// into a sentence.
-func DecodeInput(data []byte) (Input, error) {
-	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 {
-		return Input{}, fmt.Errorf("decode input: %w", ErrEmptyInput)
-	}
-	if bytes.IndexByte(trimmed, 0) >= 0 || !utf8.Valid(trimmed) {
-		return Input{}, fmt.Errorf("decode input: %w", ErrBinaryInput)
-	}
-	switch trimmed[0] {
-	case '[':
-		entries, skipped, err := DecodeTranscript(trimmed)
-		if err != nil {
-			if looksLikeJSONArray(trimmed) {
-				return Input{}, err
-			}
-			break // text that merely starts with '['
-		}
-		if len(entries) == 0 {
-			return Input{}, fmt.Errorf("decode input: the JSON array holds no transcript entries (objects with \"type\" and \"message\"): %w", ErrBadTranscript)
-		}
-		return Input{Transcript: true, Entries: entries, Skipped: skipped}, nil
-	case '{':
-		entries, skipped, err := DecodeTranscript(trimmed)
-		if err == nil && len(entries) > 0 && skipped == 0 {
-			return Input{Transcript: true, Entries: entries}, nil
-		}
-	}
-	return Input{Text: string(body)}, nil
-}
-
-// ParseInput parses what DecodeInput read.
-func (p *Parser) ParseInput(in Input, opts Options) Result {
-	if !in.Transcript {
-		return p.ParseText(in.Text, opts)
-	}
-	res := p.ParseEntries(in.Entries, opts)
-	if in.Skipped > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d items of the transcript are not entries and were skipped", in.Skipped))
-	}
-	return res
-}
-
-// looksLikeJSONArray tells a broken transcript from prose starting with '['.
-func looksLikeJSONArray(b []byte) bool {
-	rest := bytes.TrimSpace(b[1:])
-	return len(rest) > 0 && (rest[0] == '{' || rest[0] == ']' || rest[0] == '"')
-}
-
-// RunParseCLI is `baton parse FILE [--phase P] [--json] [--start S --end E]`:
+// ParseCLI is `baton parse FILE [--phase P] [--json] [--start S --end E]`:
 // it reads a transcript or plain text and prints the normalized answers,
 // the repairs applied, the errors and, when there is no valid answer, the
 // re-prompt Baton would send. Exit code 0 means a valid answer was found, 1
 // means none was, 2 means bad usage or an unreadable file.
-func RunParseCLI(args []string, stdout, stderr io.Writer) int {
+func ParseCLI(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	phaseFlag := fset.String("phase", "", "the phase the agent was asked for")
 	jsonOut := fset.Bool("json", false, "print the result as JSON")
-	start := fset.String("start", DefaultStart, "start delimiter")
-	end := fset.String("end", DefaultEnd, "end delimiter")
+	start := fset.String("start", protocol.DefaultStart, "start delimiter")
+	end := fset.String("end", protocol.DefaultEnd, "end delimiter")
 	var files []string
 	rest := args
 	for {
@@ -109,19 +46,19 @@ func RunParseCLI(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	file := files[0]
-	var phase Phase
+	var phase protocol.Phase
 	if *phaseFlag != "" {
-		p, err := ParsePhase(*phaseFlag)
+		p, err := protocol.ParsePhase(*phaseFlag)
 		if err != nil {
-			fmt.Fprintf(stderr, "baton parse: %q is not a phase; use one of %s.\n", *phaseFlag, phaseList())
+			fmt.Fprintf(stderr, "baton parse: %q is not a phase; use one of %s.\n", *phaseFlag, phaseNames())
 			return 2
 		}
 		phase = p
 	}
-	parser, err := NewParser(Delimiters{Start: *start, End: *end}, nil)
+	parser, err := protocol.NewParser(protocol.Delimiters{Start: *start, End: *end}, nil)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "new parser: ")
-		msg = strings.TrimSuffix(msg, ": "+ErrBadDelimiters.Error())
+		msg = strings.TrimSuffix(msg, ": "+protocol.ErrBadDelimiters.Error())
 		fmt.Fprintf(stderr, "baton parse: the delimiters cannot be used: %s.\n", msg)
 		return 2
 	}
@@ -130,23 +67,23 @@ func RunParseCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "baton parse: "+msg)
 		return 2
 	}
-	in, err := DecodeInput(data)
+	in, err := protocol.DecodeInput(data)
 	if err != nil {
 		fmt.Fprintln(stderr, "baton parse: "+inputErrorSentence(file, err))
 		return 2
 	}
-	res := parser.ParseInput(in, Options{Phase: phase})
+	res := parser.ParseInput(in, protocol.Options{Phase: phase})
 	reprompt := ""
 	if res.Failure != nil {
 		reprompt = parser.BuildReprompt(*res.Failure, phase)
 	}
 	if *jsonOut {
 		out := struct {
-			File     string `json:"file"`
-			Input    string `json:"input"`
-			Result   Result `json:"result"`
-			Reprompt string `json:"reprompt,omitempty"`
-		}{file, inputKind(in), res, reprompt}
+			File     string          `json:"file"`
+			Input    string          `json:"input"`
+			Result   protocol.Result `json:"result"`
+			Reprompt string          `json:"reprompt,omitempty"`
+		}{file, in.Kind(), res, reprompt}
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
@@ -161,13 +98,6 @@ func RunParseCLI(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func inputKind(in Input) string {
-	if in.Transcript {
-		return "transcript"
-	}
-	return "text"
 }
 
 // readInputFile returns the file's bytes, or a sentence saying why not.
@@ -197,24 +127,24 @@ func readInputFile(file string) ([]byte, string) {
 
 func inputErrorSentence(file string, err error) string {
 	switch {
-	case errors.Is(err, ErrEmptyInput):
+	case errors.Is(err, protocol.ErrEmptyInput):
 		return fmt.Sprintf("%s is empty; give a transcript (a JSON array of entries) or the text of a reply.", file)
-	case errors.Is(err, ErrBinaryInput):
+	case errors.Is(err, protocol.ErrBinaryInput):
 		return fmt.Sprintf("%s is not a text file; give a transcript (a JSON array of entries) or the text of a reply.", file)
-	case errors.Is(err, ErrBadTranscript):
+	case errors.Is(err, protocol.ErrBadTranscript):
 		detail := err.Error()
-		if i := strings.LastIndex(detail, ErrBadTranscript.Error()+": "); i >= 0 {
-			detail = detail[i+len(ErrBadTranscript.Error())+2:]
+		if i := strings.LastIndex(detail, protocol.ErrBadTranscript.Error()+": "); i >= 0 {
+			detail = detail[i+len(protocol.ErrBadTranscript.Error())+2:]
 		} else {
 			detail = strings.TrimPrefix(detail, "decode input: ")
 			detail = strings.TrimPrefix(detail, "decode transcript: ")
 		}
-		return fmt.Sprintf("%s looks like a transcript but is not one (%s); export the transcript again as a JSON array of entries.", file, strings.TrimSuffix(detail, ": "+ErrBadTranscript.Error()))
+		return fmt.Sprintf("%s looks like a transcript but is not one (%s); export the transcript again as a JSON array of entries.", file, strings.TrimSuffix(detail, ": "+protocol.ErrBadTranscript.Error()))
 	}
 	return fmt.Sprintf("%s cannot be read: %v.", file, err)
 }
 
-func printHuman(w io.Writer, file string, in Input, phase Phase, res Result, reprompt string) {
+func printHuman(w io.Writer, file string, in protocol.Input, phase protocol.Phase, res protocol.Result, reprompt string) {
 	if in.Transcript {
 		fmt.Fprintf(w, "%s: transcript with %d entries\n", file, len(in.Entries))
 	} else {
@@ -278,9 +208,17 @@ func printHuman(w io.Writer, file string, in Input, phase Phase, res Result, rep
 	}
 }
 
-func issueLine(is Issue) string {
+func issueLine(is protocol.Issue) string {
 	if is.Path == "" {
 		return is.Message
 	}
 	return is.Path + ": " + is.Message
+}
+
+func phaseNames() string {
+	var names []string
+	for _, p := range protocol.Phases() {
+		names = append(names, string(p))
+	}
+	return strings.Join(names, ", ")
 }

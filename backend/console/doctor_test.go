@@ -1,0 +1,60 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/simulator"
+)
+
+// TestDoctorFindsTheSimulator runs "baton doctor" against the endpoint of
+// the in-process simulator host.
+func TestDoctorFindsTheSimulator(t *testing.T) {
+	needChromium(t)
+	const chromiumPath = "/usr/bin/chromium"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h, in, err := claude.StartSimulator(ctx, simulator.InstanceOptions{
+		Simulator:  simulator.Options{Speed: 200, Logger: slog.New(slog.DiscardHandler)},
+		ChromePath: chromiumPath,
+	}, claude.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+
+	// "baton doctor --cdp" finds the simulator with the default patterns.
+	var out, errOut bytes.Buffer
+	if code := DoctorCLI([]string{"--cdp", in.Endpoint(), "--chrome", chromiumPath}, &out, &errOut); code != 0 {
+		t.Fatalf("doctor exit %d:\n%s%s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "all methods present") {
+		t.Fatalf("doctor output:\n%s", out.String())
+	}
+
+}
+
+func TestDoctorClosedPort(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	dead := srv.URL
+	srv.Close()
+	var out, errOut bytes.Buffer
+	if code := DoctorCLI([]string{"--cdp", dead}, &out, &errOut); code != 1 {
+		t.Fatalf("doctor exit %d, want 1", code)
+	}
+	port := dead[strings.LastIndex(dead, ":")+1:]
+	if !strings.Contains(out.String(), "--remote-debugging-port="+port) || !strings.Contains(out.String(), "FAIL endpoint") {
+		t.Fatalf("doctor output does not explain how to start Claude Desktop:\n%s", out.String())
+	}
+	if code := DoctorCLI([]string{"extra"}, &out, &errOut); code != 2 {
+		t.Fatalf("doctor with an argument: exit %d, want 2", code)
+	}
+}

@@ -1,0 +1,85 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/baton-app/baton/backend/chrome"
+	"github.com/baton-app/baton/backend/simulator"
+)
+
+// SimCLI is "baton sim": it runs the simulator as a stand-in for Claude
+// Desktop until interrupted.
+func SimCLI(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 9222, "DevTools port of the simulator's browser (0 picks a free one)")
+	scenario := fs.String("scenario", "happy", "default scenario: "+strings.Join(simulator.Scenarios, ", "))
+	speed := fs.Float64("speed", 1, "speed factor of the scripted agent (10 is ten times faster)")
+	chromePath := fs.String("chrome", "", "path of Chrome or Chromium (default: $BATON_CHROME or the standard places)")
+	headed := fs.Bool("headed", false, "show the browser window")
+	var rules scenarioRules
+	fs.Var(&rules, "scenario-for", "MATCH=SCENARIO: sessions whose id contains MATCH use SCENARIO (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "baton sim takes no arguments besides its flags; run \"baton help sim\".")
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	in, err := simulator.Launch(ctx, simulator.InstanceOptions{
+		Simulator:  simulator.Options{Scenario: *scenario, Speed: *speed, Logger: log},
+		Port:       *port,
+		ChromePath: *chromePath,
+		Headed:     *headed,
+		Rules:      rules,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "The simulator could not start: %v.\n", err)
+		if errors.Is(err, chrome.ErrChromeNotFound) {
+			fmt.Fprintln(stderr, "Install Chromium or Chrome, or pass its path with --chrome or BATON_CHROME.")
+		}
+		return 1
+	}
+	fmt.Fprintf(stdout, "Simulator running (no AI).\nCDP endpoint: %s\nPage: %s\nAttach with: baton doctor --cdp %s\nPress Ctrl+C to stop.\n", in.Endpoint(), in.Sim.URL(), in.Endpoint())
+	select {
+	case <-ctx.Done():
+	case <-in.Browser.Done():
+		fmt.Fprintln(stderr, "The simulator's browser exited.")
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := in.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "Stopping the simulator: %v.\n", err)
+		return 1
+	}
+	return 0
+}
+
+type scenarioRules map[string]string
+
+func (r *scenarioRules) String() string { return fmt.Sprint(map[string]string(*r)) }
+
+func (r *scenarioRules) Set(v string) error {
+	match, sc, ok := strings.Cut(v, "=")
+	if !ok || match == "" || !simulator.ValidScenario(sc) {
+		return fmt.Errorf("want MATCH=SCENARIO with SCENARIO one of %s", strings.Join(simulator.Scenarios, ", "))
+	}
+	if *r == nil {
+		*r = map[string]string{}
+	}
+	(*r)[match] = sc
+	return nil
+}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
+)
+
+// storeOnlyHost is a session host that is never reached: the report is
+// read from the store alone.
+type storeOnlyHost struct{}
+
+var errNotReached = errors.New("the host is not reached in this test")
+
+func (storeOnlyHost) Start(context.Context, StartOptions) (SessionID, error) {
+	return "", errNotReached
+}
+func (storeOnlyHost) Send(context.Context, SessionID, string) error { return errNotReached }
+func (storeOnlyHost) Read(context.Context, SessionID, Cursor) (Batch, error) {
+	return Batch{}, errNotReached
+}
+func (storeOnlyHost) Session(context.Context, SessionID) (SessionInfo, error) {
+	return SessionInfo{}, errNotReached
+}
+func (storeOnlyHost) Interrupt(context.Context, SessionID) error { return errNotReached }
+func (storeOnlyHost) Archive(context.Context, SessionID) error   { return errNotReached }
+func (storeOnlyHost) Notices() <-chan Notice                     { return nil }
+
+type noTemplates struct{}
+
+func (noTemplates) Get(id string) (template.Template, error) {
+	return template.Template{}, template.ErrNotFound
+}
+
+func TestExportReport(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	quiet := slog.New(slog.DiscardHandler)
+	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := New(Options{Store: st, Host: storeOnlyHost{}, Templates: noTemplates{}, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Shutdown(ctx)
+	run := store.Run{ID: "orch_export", TemplateID: "documentation", TemplateName: "Documentation", Cwd: dir, Request: "Document it", Status: "completed"}
+	if err := st.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	want, err := e.Report(ctx, run.ID)
+	if err != nil || !strings.Contains(want, "Document it") {
+		t.Fatalf("Report = %q, %v", want, err)
+	}
+	written, err := e.ExportReport(ctx, run.ID, filepath.Join(dir, "report"))
+	if err != nil || written != filepath.Join(dir, "report.md") {
+		t.Fatalf("ExportReport = %q, %v; want report.md", written, err)
+	}
+	if got, err := os.ReadFile(written); err != nil || string(got) != want {
+		t.Fatalf("the file holds %q (%v), want the report", got, err)
+	}
+	var pe *os.PathError
+	if _, err := e.ExportReport(ctx, run.ID, filepath.Join(dir, "missing", "r.md")); !errors.As(err, &pe) {
+		t.Fatalf("ExportReport into a missing folder: %v, want an *os.PathError", err)
+	}
+	if _, err := e.ExportReport(ctx, "orch_none", filepath.Join(dir, "x.md")); !errors.Is(err, ErrUnknownRun) {
+		t.Fatalf("ExportReport of an unknown run: %v", err)
+	}
+}

@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// transcriptHost serves one transcript to Read and counts the reads.
+type transcriptHost struct {
+	SessionHost
+	mu      sync.Mutex
+	entries []json.RawMessage
+	reads   int
+	part    int // at most this many entries per read (0: all)
+	reset   bool
+}
+
+func (h *transcriptHost) Read(ctx context.Context, id SessionID, c Cursor) (Batch, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reads++
+	from := c.Index
+	if h.reset {
+		h.reset, from = false, 0
+	}
+	to := len(h.entries)
+	if h.part > 0 && to-from > h.part {
+		to = from + h.part
+	}
+	return Batch{Entries: h.entries[from:to], Next: Cursor{Index: to}, Total: len(h.entries), Reset: from != c.Index}, nil
+}
+
+func assistantEntry(id, text string, in int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[{"type":"text","text":%q}],"usage":{"input_tokens":%d,"output_tokens":1}}}`, id, text, in))
+}
+
+func TestFollowerAbsorbsCountsOnceAndReplays(t *testing.T) {
+	t.Parallel()
+	h := &transcriptHost{entries: []json.RawMessage{assistantEntry("m1", "one", 10), assistantEntry("m1", "one more", 10)}}
+	f := newFollower(h, time.Second, time.Now, time.Second)
+	var c transcriptCursor
+	d, err := f.absorb(context.Background(), "s", &c)
+	if err != nil || len(d.entries) != 2 || !c.assistant || c.Cursor.Index != 2 {
+		t.Fatalf("absorb = %+v, %v; cursor %+v", d, err, c.Cursor)
+	}
+	if c.InputTokens != 10 || c.OutputTokens != 1 {
+		t.Errorf("usage %d/%d, want the message's usage once", c.InputTokens, c.OutputTokens)
+	}
+	// A rewritten transcript starts again after the prompt.
+	h.mu.Lock()
+	h.entries = append(h.entries, assistantEntry("m2", "two", 5))
+	h.reset = true
+	h.mu.Unlock()
+	c.Prompt = Cursor{Index: 1}
+	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.entries) != 2 || c.Cursor.Index != 3 || c.InputTokens != 15 {
+		t.Errorf("after reset: %d entries, cursor %d, %d input tokens", len(c.entries), c.Cursor.Index, c.InputTokens)
+	}
+	// A restore reads again from the prompt: the entries come back, their
+	// usage is not counted twice.
+	c.entries = nil
+	c.replay()
+	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.entries) != 2 || c.Cursor.Index != 3 || c.InputTokens != 15 {
+		t.Errorf("after replay: %d entries, cursor %d, %d input tokens", len(c.entries), c.Cursor.Index, c.InputTokens)
+	}
+}
+
+func TestFollowerPartialReadStaysDirty(t *testing.T) {
+	t.Parallel()
+	h := &transcriptHost{part: 1, entries: []json.RawMessage{assistantEntry("m1", "a", 1), assistantEntry("m2", "b", 1)}}
+	f := newFollower(h, time.Second, time.Now, time.Second)
+	var c transcriptCursor
+	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
+		t.Fatal(err)
+	}
+	if !c.more {
+		t.Error("a part was read, more is false")
+	}
+	if d := f.take(); d["s"] != NoticeMessage {
+		t.Errorf("dirty after a part = %v", d)
+	}
+	select {
+	case <-f.wake:
+	default:
+		t.Error("a partial read did not wake the loop")
+	}
+}
+
+func TestFollowerPrefetchIsUsedOnceFromTheSameCursor(t *testing.T) {
+	t.Parallel()
+	h := &transcriptHost{entries: []json.RawMessage{assistantEntry("m1", "a", 1)}}
+	f := newFollower(h, time.Second, time.Now, time.Second)
+	f.prefetch(context.Background(), []SessionID{"s", "t"}, []Cursor{{}, {Index: 1}})
+	if h.reads != 2 {
+		t.Fatalf("prefetch made %d reads", h.reads)
+	}
+	if b, err := f.read(context.Background(), "s", Cursor{}); err != nil || len(b.Entries) != 1 || h.reads != 2 {
+		t.Errorf("read after prefetch = %+v, %v (%d reads)", b, err, h.reads)
+	}
+	if _, err := f.read(context.Background(), "s", Cursor{}); err != nil || h.reads != 3 {
+		t.Errorf("second read used the prefetch again (%d reads)", h.reads)
+	}
+	// Prefetched from another cursor: read again.
+	if _, err := f.read(context.Background(), "t", Cursor{}); err != nil || h.reads != 4 {
+		t.Errorf("read from another cursor used the prefetch (%d reads)", h.reads)
+	}
+}
+
+func TestFollowerLaterKeepsDirtyAndWakes(t *testing.T) {
+	t.Parallel()
+	f := newFollower(&transcriptHost{}, time.Second, time.Now, time.Second)
+	defer f.stop()
+	f.later("s", 20*time.Millisecond)
+	select {
+	case <-f.wake:
+		t.Fatal("woke at once")
+	default:
+	}
+	select {
+	case <-f.wake:
+	case <-time.After(5 * time.Second):
+		t.Fatal("never woke")
+	}
+	if d := f.take(); d["s"] != NoticeMessage {
+		t.Errorf("dirty = %v", d)
+	}
+	// A notice that came meanwhile is kept as it was.
+	f.mark("s", NoticeResult)
+	f.later("s", time.Millisecond)
+	if d := f.take(); d["s"] != NoticeResult {
+		t.Errorf("later overwrote a result notice: %v", d)
+	}
+}

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
+)
+
+// Every prompt the engine sends is assembled here: the phase prompts of the
+// main session (with the workers' outputs for aggregation), a worker's
+// prompt (the template's, the workflows' sections, the reviewer's last
+// rejection), the review prompt, re-prompts and the answer to a worker's
+// questions.
+
+// render renders the prompt of a phase with the run's values and extra.
+func (r *runner) render(phase template.Phase, extra map[string]any) (string, error) {
+	values := make(map[string]any, len(r.values)+len(extra))
+	for k, v := range r.values {
+		values[k] = v
+	}
+	for k, v := range extra {
+		values[k] = v
+	}
+	p, err := r.tmpl.Render(phase, values)
+	if err != nil {
+		return "", err
+	}
+	parts := []string{}
+	for _, s := range []string{p.System, p.User} {
+		if strings.TrimSpace(s) != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+// workerPrompt renders the first prompt of task t's worker. The function it
+// returns completes it with what the workflows add (skills, journal) and
+// the reviewer's last rejection; it runs off the run's goroutine, before
+// the worker's session starts, since the journal reads and writes files.
+func (r *runner) workerPrompt(t *store.Task, ws *workerState) (func() string, error) {
+	text, err := r.render(template.PhaseWorkerExecution, r.workerValues(t))
+	if err != nil {
+		return nil, fmt.Errorf("render the worker prompt: %w", err)
+	}
+	task, feedback, hooks := *t, ws.book.Feedback, r.hooks
+	return func() string {
+		for _, sec := range hooks.sections(&task) {
+			text += "\n\n" + sec
+		}
+		if feedback != "" {
+			text += "\n\n" + feedback
+		}
+		return text
+	}, nil
+}
+
+// reviewValues are the values of the review prompt of task id.
+func (r *runner) reviewValues(id string, ws *workerState) map[string]any {
+	values := map[string]any{template.VarTaskID: id, template.VarCompletionReport: string(ws.book.Report)}
+	if t := r.plan.task(id); t != nil {
+		values = r.workerValues(t)
+		values[template.VarCompletionReport] = string(ws.book.Report)
+	}
+	return values
+}
+
+// rejection is what a worker is told of the rejection of its last attempt,
+// at the end of its next prompt.
+func rejection(who, reason string, required []string) string {
+	var fb strings.Builder
+	fmt.Fprintf(&fb, "Your previous attempt at this task was rejected by %s. Reason: %s", who, reason)
+	if len(required) > 0 {
+		fb.WriteString("\nRequired changes:")
+		for _, c := range required {
+			fb.WriteString("\n- " + c)
+		}
+	}
+	fb.WriteString("\nMake these changes, then report completion again.")
+	return fb.String()
+}
+
+// answerMessage sends the user's answer to a worker's questions.
+func answerMessage(text string) string {
+	return "The answer to your questions:\n" + strings.TrimSpace(text) +
+		"\n\nContinue the task with this answer and report completion as before."
+}
+
+// phaseValues are the values a main-session phase adds: the workers'
+// outputs for aggregation.
+func (r *runner) phaseValues(phase template.Phase) map[string]any {
+	if phase != template.PhaseAggregation {
+		return nil
+	}
+	var b strings.Builder
+	for _, id := range r.plan.order() {
+		ws := r.plan.workers[id]
+		t := r.plan.task(id)
+		fmt.Fprintf(&b, "### %s - %s (%s)\n", id, t.Title, ws.status)
+		if ws.w.Skipped {
+			fmt.Fprintf(&b, "Not run: %s\n\n", ws.w.Error)
+			continue
+		}
+		if ws.w.Unstructured {
+			b.WriteString("Note: the worker sent no structured report; this is its last message.\n")
+		}
+		if ws.w.Summary != "" {
+			fmt.Fprintf(&b, "Summary: %s\n", ws.w.Summary)
+		}
+		if len(ws.w.OutputFiles) > 0 {
+			fmt.Fprintf(&b, "Files: %s\n", strings.Join(ws.w.OutputFiles, ", "))
+		}
+		if ws.w.Error != "" {
+			fmt.Fprintf(&b, "Error: %s\n", ws.w.Error)
+		}
+		for _, c := range ws.w.Conflicts {
+			fmt.Fprintf(&b, "Conflict to resolve: %s\n", c)
+		}
+		if ws.w.Output != "" {
+			fmt.Fprintf(&b, "Output:\n%s\n", ws.w.Output)
+		}
+		b.WriteString("\n")
+	}
+	return map[string]any{template.VarWorkerOutputs: b.String()}
+}
+
+// taskValues are the prompt variables of one task.
+func taskValues(t *store.Task) map[string]any {
+	scope := strings.Join(t.Scope, ", ")
+	if scope == "" {
+		scope = "(no particular files)"
+	}
+	tj, _ := json.Marshal(protocol.Task{ID: t.ID, Title: t.Title, Description: t.Description, Scope: t.Scope,
+		Priority: &t.Priority, Dependencies: t.Dependencies, Complexity: t.Complexity})
+	return map[string]any{
+		template.VarTaskID: t.ID, template.VarTaskTitle: t.Title, template.VarTaskDescription: t.Description,
+		template.VarTaskScope: scope, template.VarTaskJSON: string(tj)}
+}
+
+// delegation reports whether the template speaks the delegation dialect of
+// seed 003 (new_task plans, attempt_completion reports).
+func (r *runner) delegation() bool {
+	return r.tmpl.Prompts.ResponseFormat.Dialect == "delegation"
+}
+
+// reprompt is the follow-up for a failed answer, in the shape the template
+// asked for.
+func (r *runner) reprompt(f protocol.Failure, phase protocol.Phase) string {
+	if r.delegation() {
+		return r.parser.BuildDelegationReprompt(f, phase)
+	}
+	return r.parser.BuildReprompt(f, phase)
+}
+
+// workerValues are the prompt variables of one task for its worker or its
+// reviewer: in the delegation dialect TASK_JSON is the task's new_task.
+func (r *runner) workerValues(t *store.Task) map[string]any {
+	v := taskValues(t)
+	if r.delegation() {
+		v[template.VarTaskJSON] = newTaskJSON(t)
+	}
+	return v
+}
+
+// newTask is a seed 003 new_task object, in the order of the seed.
+type newTask struct {
+	TaskID              string              `json:"taskId"`
+	ParentTaskID        string              `json:"parentTaskId,omitempty"`
+	DelegatedToMode     string              `json:"delegatedToMode,omitempty"`
+	Objective           string              `json:"objective"`
+	Context             string              `json:"context,omitempty"`
+	Inputs              []protocol.Artifact `json:"inputs"`
+	ExpectedOutputs     []protocol.Artifact `json:"expectedOutputs"`
+	ConstraintsAndRules []string            `json:"constraintsAndRules"`
+	AcceptanceCriteria  []string            `json:"acceptanceCriteria"`
+	Priority            string              `json:"priority"`
+	Dependencies        []string            `json:"dependencies"`
+	DeadlineHint        string              `json:"deadlineHint,omitempty"`
+}
+
+// newTaskJSON writes a task as the new_task that delegates it: what the
+// planner wrote (mode, context, constraints, acceptance criteria, expected
+// outputs), with the stored fields, which the user may have edited, over it.
+func newTaskJSON(t *store.Task) string {
+	var def protocol.Task
+	_ = json.Unmarshal(t.Definition, &def)
+	paths := func(ps []string) []protocol.Artifact {
+		out := []protocol.Artifact{}
+		for _, p := range ps {
+			out = append(out, protocol.Artifact{Path: p})
+		}
+		return out
+	}
+	objective := t.Description
+	if strings.TrimSpace(objective) == "" {
+		objective = t.Title
+	}
+	// high, medium and low were read as 8, 5 and 2.
+	priority := "medium"
+	switch {
+	case t.Priority >= 7:
+		priority = "high"
+	case t.Priority <= 3:
+		priority = "low"
+	}
+	b, _ := json.Marshal(newTask{
+		TaskID: t.ID, ParentTaskID: def.ParentID, DelegatedToMode: def.Mode, Objective: objective, Context: def.Context,
+		Inputs: paths(t.Scope), ExpectedOutputs: paths(def.ExpectedOutputs),
+		ConstraintsAndRules: nonNil(def.Constraints), AcceptanceCriteria: nonNil(def.AcceptanceCriteria),
+		Priority: priority, Dependencies: nonNil(t.Dependencies), DeadlineHint: def.Deadline,
+	})
+	return string(b)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,264 @@
+// Package service is Baton's composition root: Open builds the services
+// that the window and the terminal share (the history store, the
+// templates, the settings, the session host connection, the engine and the
+// event fan-out, plus the desktop notifications and the inbox watcher for
+// the window) and Close stops them in order, waiting for every goroutine
+// they started.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/hosts"
+	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/notify"
+	"github.com/baton-app/baton/backend/settings"
+	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
+)
+
+// HostOverrides change the settings' session host for this process only
+// (the terminal's --host, --cdp, --scenario and --sim-speed).
+type HostOverrides struct {
+	Host     string // "sim" (or "simulator") or "desktop"; "" keeps the setting
+	CDP      string // Claude Desktop's endpoint; implies Host "desktop"
+	Scenario string // the simulator's default scenario
+	Speed    float64
+}
+
+// Options say what to open.
+type Options struct {
+	// Logger; slog.Default when nil.
+	Logger *slog.Logger
+	// Host overrides the settings' session host.
+	Host HostOverrides
+	// Desktop opens what only the window uses: desktop notifications (when
+	// the session bus is there) and the inbox watcher.
+	Desktop bool
+	// OnNotificationClick is called with the run of a clicked notification.
+	OnNotificationClick func(runID string)
+}
+
+// Stage names what Open was doing when it failed.
+type Stage string
+
+// The stages of Open.
+const (
+	StageConfigDir Stage = "find your configuration directory"
+	StageTemplates Stage = "load its templates"
+	StageStore     Stage = "open its history database"
+	StageHost      Stage = "use the session host you chose"
+	StageEngine    Stage = "start its engine"
+)
+
+// OpenError is an error of Open with the stage it happened in.
+type OpenError struct {
+	Stage Stage
+	Err   error
+}
+
+func (e *OpenError) Error() string { return e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }
+
+// Services are Baton's services, opened by Open.
+type Services struct {
+	Events    *Events
+	Store     *store.Store
+	Templates *template.Manager
+	Settings  *settings.Store
+	Hosts     *hosts.Manager
+	Engine    *engine.Engine
+	// Inbox recounts what waits for the user and sends inbox.EventChanged;
+	// nil unless Options.Desktop.
+	Inbox *inbox.Watcher
+
+	log       *slog.Logger
+	notifier  *notify.Desktop
+	announcer *notify.Announcer
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// OpenStore opens the history database in the configuration directory
+// (BATON_CONFIG_DIR for tests), creating the directory when needed.
+func OpenStore(logger *slog.Logger) (*store.Store, error) {
+	path, err := store.DefaultPath()
+	if err != nil {
+		return nil, &OpenError{StageConfigDir, err}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, &OpenError{StageConfigDir, fmt.Errorf("create the configuration directory: %w", err)}
+	}
+	st, err := store.Open(path, store.WithLogger(logger))
+	if err != nil {
+		return nil, &OpenError{StageStore, err}
+	}
+	return st, nil
+}
+
+// Open builds every service. On failure it closes what it opened.
+func Open(o Options) (*Services, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Services{Events: &Events{}, log: log}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	fail := func(err error) (*Services, error) {
+		cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		return nil, errors.Join(err, s.Close(cctx))
+	}
+	var err error
+	if s.Store, err = OpenStore(log); err != nil {
+		return fail(err)
+	}
+	dir, err := template.DefaultDir()
+	if err != nil {
+		return fail(&OpenError{StageConfigDir, err})
+	}
+	if s.Templates, err = template.New(dir, template.Options{Notify: s.Events.Emit, Logger: log}); err != nil {
+		return fail(&OpenError{StageTemplates, err})
+	}
+	path, err := settings.DefaultPath()
+	if err != nil {
+		return fail(&OpenError{StageConfigDir, err})
+	}
+	s.Settings = settings.Open(path)
+	if err := s.Settings.Problem(); err != nil {
+		log.Warn("settings file unusable; using defaults", "component", "service", "err", err)
+	}
+	cfg, err := hostSettings(s.Settings.Get(), o.Host)
+	if err != nil {
+		return fail(&OpenError{StageHost, err})
+	}
+	s.Hosts = hosts.New(cfg, hosts.Options{Emit: s.Events.Emit, Logger: log, SimulatorSpeed: o.Host.Speed, SimulatorScenario: o.Host.Scenario})
+	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
+		Emitter: engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) })})
+	if err != nil {
+		return fail(&OpenError{StageEngine, err})
+	}
+	if o.Desktop {
+		s.openDesktop(o)
+	}
+	return s, nil
+}
+
+// hostSettings applies the overrides to the settings' host choice.
+func hostSettings(cfg settings.Settings, o HostOverrides) (settings.Settings, error) {
+	if o == (HostOverrides{}) {
+		return cfg, nil
+	}
+	switch o.Host {
+	case "":
+	case "sim", "simulator":
+		cfg.Host = settings.HostSimulator
+	case "desktop":
+		cfg.Host = settings.HostDesktop
+	default:
+		return cfg, fmt.Errorf("--host must be sim or desktop, not %q", o.Host)
+	}
+	if o.CDP != "" {
+		cfg.CDPEndpoint = o.CDP
+		cfg.Host = settings.HostDesktop
+	}
+	return cfg, cfg.Validate()
+}
+
+// openDesktop adds the desktop notifications, when the session bus is
+// there, and the inbox watcher.
+func (s *Services) openDesktop(o Options) {
+	notifier, err := notify.Open(notify.DesktopOptions{AppName: "Baton", Icon: "baton", Logger: s.log, OnClick: o.OnNotificationClick})
+	if err != nil {
+		s.log.Warn("no desktop notifications", "component", "service", "err", err)
+	} else {
+		s.notifier = notifier
+		notifier.SetEnabled(s.Settings.Get().Notifications)
+		s.announcer = notify.NewAnnouncer(notifier, s.log)
+		s.Events.Subscribe(func(name string, payload any) {
+			if p, ok := payload.(engine.Payload); ok {
+				s.announcer.Emit(name, p)
+			}
+		})
+	}
+	// The main sessions' prompts are read from the host, every 2 s while a
+	// run has one (the engine reports only the workers').
+	s.Inbox = inbox.NewWatcher(s.Engine, s.Hosts, 200*time.Millisecond, 2*time.Second, func(sum inbox.Summary) {
+		s.Events.Emit(inbox.EventChanged, sum)
+	}, s.log)
+	s.Events.Subscribe(func(name string, payload any) {
+		if p, ok := payload.(engine.Payload); ok {
+			s.Inbox.Emit(name, p)
+		}
+	})
+}
+
+// Restore picks up, in the background, the runs that were going when Baton
+// last stopped; Close waits for it.
+func (s *Services) Restore() {
+	s.wg.Go(func() {
+		n, err := s.Engine.Restore(s.ctx)
+		if err != nil {
+			s.log.Warn("some runs could not be restored", "component", "service", "err", err)
+		}
+		if n > 0 {
+			s.log.Info("restored runs", "component", "service", "count", n)
+		}
+		if s.Inbox != nil {
+			s.Inbox.Refresh()
+		}
+	})
+}
+
+// ApplySettings hands the saved settings to the services that follow them:
+// the notification switch and the session host connection.
+func (s *Services) ApplySettings(ctx context.Context) error {
+	cfg := s.Settings.Get()
+	if s.notifier != nil {
+		s.notifier.SetEnabled(cfg.Notifications)
+	}
+	return s.Hosts.Configure(ctx, cfg)
+}
+
+// Close stops the services in order (what is running first, the store
+// last) and waits for their goroutines, giving up with ctx.
+func (s *Services) Close(ctx context.Context) error {
+	s.cancel()
+	var errs []error
+	if s.Engine != nil {
+		errs = append(errs, s.Engine.Shutdown(ctx))
+	}
+	if s.Hosts != nil {
+		errs = append(errs, s.Hosts.Shutdown(ctx))
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("restoring runs did not stop: %w", ctx.Err()))
+	}
+	if s.Inbox != nil {
+		s.Inbox.Close()
+	}
+	if s.announcer != nil {
+		s.announcer.Close()
+	}
+	if s.notifier != nil {
+		errs = append(errs, s.notifier.Close())
+	}
+	if s.Store != nil {
+		errs = append(errs, s.Store.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,73 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/hosts"
+	"github.com/baton-app/baton/backend/settings"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func TestOpenAndClose(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("BATON_CONFIG_DIR", dir)
+	s, err := Open(Options{Logger: quiet(), Host: HostOverrides{Host: "sim", Scenario: "happy", Speed: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Store == nil || s.Templates == nil || s.Settings == nil || s.Hosts == nil || s.Engine == nil {
+		t.Fatalf("Open left a service out: %+v", s)
+	}
+	if s.Inbox != nil {
+		t.Fatal("the inbox watcher is opened only for the desktop")
+	}
+	if got := s.Hosts.Status().Host; got != settings.HostSimulator {
+		t.Fatalf("host = %s, want the simulator the override asks for", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "baton.db")); err != nil {
+		t.Fatalf("no history database in the config directory: %v", err)
+	}
+	s.Restore() // nothing to restore; Close waits for it
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Hosts.Host(ctx); !errors.Is(err, hosts.ErrClosed) {
+		t.Fatalf("the host manager still connects after Close: %v", err)
+	}
+}
+
+func TestOpenRefusesABadHost(t *testing.T) {
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	_, err := Open(Options{Logger: quiet(), Host: HostOverrides{Host: "cloud"}})
+	var oe *OpenError
+	if !errors.As(err, &oe) || oe.Stage != StageHost || !strings.Contains(err.Error(), "--host must be sim or desktop") {
+		t.Fatalf("Open with --host cloud: %v", err)
+	}
+	// A CDP endpoint implies Claude Desktop.
+	cfg, err := hostSettings(settings.Defaults(), HostOverrides{CDP: "http://127.0.0.1:9333"})
+	if err != nil || cfg.Host != settings.HostDesktop || cfg.CDPEndpoint != "http://127.0.0.1:9333" {
+		t.Fatalf("hostSettings(--cdp) = %+v, %v", cfg, err)
+	}
+}
+
+func TestEventsReachEverySubscriberInOrder(t *testing.T) {
+	t.Parallel()
+	var e Events
+	var got []string
+	e.Subscribe(func(name string, payload any) { got = append(got, "a:"+name) })
+	e.Subscribe(func(name string, payload any) { got = append(got, "b:"+name) })
+	e.Emit("run:created", nil)
+	if strings.Join(got, " ") != "a:run:created b:run:created" {
+		t.Fatalf("got %v", got)
+	}
+}

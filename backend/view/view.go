@@ -1,0 +1,218 @@
+// Package view holds what the window's bindings return: small structs made
+// for the frontend, copied from the store's rows and the engine's snapshots
+// so that a change to a row (a new column, an internal field) does not reach
+// the frontend unnoticed. Their JSON names are the frontend's.
+package view
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/store"
+)
+
+// Run is one run as the Runs and History views show it.
+type Run struct {
+	ID           string         `json:"id"`
+	TemplateID   string         `json:"templateId"`
+	TemplateName string         `json:"templateName"`
+	Cwd          string         `json:"cwd"`
+	Request      string         `json:"request"`
+	Variables    map[string]any `json:"variables"`
+	Status       string         `json:"status"`
+	// ResumeStatus is the status a paused run goes back to.
+	ResumeStatus string `json:"resumeStatus,omitempty"`
+	Phase        string `json:"phase"`
+	// MainSessionID is the session of the analysis, planning and
+	// aggregation phases.
+	MainSessionID  string     `json:"mainSessionId,omitempty"`
+	Message        string     `json:"message,omitempty"`
+	Error          string     `json:"error,omitempty"`
+	TasksTotal     int        `json:"tasksTotal"`
+	TasksCompleted int        `json:"tasksCompleted"`
+	TasksFailed    int        `json:"tasksFailed"`
+	TasksSkipped   int        `json:"tasksSkipped"`
+	InputTokens    int64      `json:"inputTokens"`
+	OutputTokens   int64      `json:"outputTokens"`
+	CostUSD        float64    `json:"costUsd"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	CompletedAt    *time.Time `json:"completedAt,omitempty"`
+}
+
+// Task is one task of a run's plan.
+type Task struct {
+	RunID        string          `json:"runId"`
+	ID           string          `json:"id"`
+	Position     int             `json:"position"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	Scope        []string        `json:"scope"`
+	Priority     int             `json:"priority"`
+	Dependencies []string        `json:"dependencies"`
+	Complexity   string          `json:"complexity,omitempty"`
+	Skipped      bool            `json:"skipped"`
+	Definition   json.RawMessage `json:"definition,omitempty"`
+	Skills       []string        `json:"skills"`
+}
+
+// ToolStats counts a worker's tool calls by kind.
+type ToolStats struct {
+	Total  int `json:"total"`
+	Reads  int `json:"reads"`
+	Writes int `json:"writes"`
+	Edits  int `json:"edits"`
+	Bash   int `json:"bash"`
+	Search int `json:"search"`
+	Web    int `json:"web"`
+	Task   int `json:"task"`
+	Other  int `json:"other"`
+}
+
+// Permission is the prompt a worker waits on.
+type Permission struct {
+	RequestID string          `json:"requestId"`
+	ToolName  string          `json:"toolName"`
+	Input     json.RawMessage `json:"input,omitempty"`
+}
+
+// Worker is the worker of one task.
+type Worker struct {
+	RunID          string      `json:"runId"`
+	TaskID         string      `json:"taskId"`
+	SessionID      string      `json:"sessionId,omitempty"`
+	Status         string      `json:"status"`
+	RetryCount     int         `json:"retryCount"`
+	Progress       float64     `json:"progress"`
+	CurrentAction  string      `json:"currentAction,omitempty"`
+	Tools          ToolStats   `json:"tools"`
+	Summary        string      `json:"summary,omitempty"`
+	Output         string      `json:"output,omitempty"`
+	OutputFiles    []string    `json:"outputFiles"`
+	Error          string      `json:"error,omitempty"`
+	Unstructured   bool        `json:"unstructured"`
+	Skipped        bool        `json:"skipped"`
+	Waiting        *Permission `json:"waiting,omitempty"`
+	Questions      []string    `json:"questions"`
+	Conflicts      []string    `json:"conflicts"`
+	InputTokens    int64       `json:"inputTokens"`
+	OutputTokens   int64       `json:"outputTokens"`
+	CostUSD        float64     `json:"costUsd"`
+	StartedAt      *time.Time  `json:"startedAt,omitempty"`
+	CompletedAt    *time.Time  `json:"completedAt,omitempty"`
+	LastActivityAt *time.Time  `json:"lastActivityAt,omitempty"`
+	UpdatedAt      time.Time   `json:"updatedAt"`
+}
+
+// PhaseAnswer is one answer of the main session to a phase.
+type PhaseAnswer struct {
+	ID        int64           `json:"id"`
+	RunID     string          `json:"runId"`
+	Phase     string          `json:"phase"`
+	Attempt   int             `json:"attempt"`
+	Status    string          `json:"status"` // valid, repaired, invalid, missing
+	Data      json.RawMessage `json:"data,omitempty"`
+	Repairs   []string        `json:"repairs"`
+	Errors    []string        `json:"errors"`
+	CreatedAt time.Time       `json:"createdAt"`
+}
+
+// Snapshot is everything about one run.
+type Snapshot struct {
+	Run            Run           `json:"run"`
+	Tasks          []Task        `json:"tasks"`
+	Workers        []Worker      `json:"workers"`
+	Answers        []PhaseAnswer `json:"answers"`
+	ParallelGroups [][]string    `json:"parallelGroups"`
+	// FinalReport is stored when the run finishes (nil before).
+	FinalReport *engine.FinalReport `json:"finalReport,omitempty"`
+}
+
+// HistoryPage is one page of past runs.
+type HistoryPage struct {
+	Runs       []Run `json:"runs"`
+	Total      int   `json:"total"`
+	Limit      int   `json:"limit"`
+	Offset     int   `json:"offset"`
+	NextOffset int   `json:"nextOffset"`
+}
+
+// RunOf is the view of a stored run.
+func RunOf(r store.Run) Run {
+	return Run{
+		ID: r.ID, TemplateID: r.TemplateID, TemplateName: r.TemplateName, Cwd: r.Cwd, Request: r.Request,
+		Variables: r.Variables, Status: r.Status, ResumeStatus: r.ResumeStatus, Phase: r.Phase,
+		MainSessionID: r.MainSessionID, Message: r.Message, Error: r.Error,
+		TasksTotal: r.TasksTotal, TasksCompleted: r.TasksCompleted, TasksFailed: r.TasksFailed, TasksSkipped: r.TasksSkipped,
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
+	}
+}
+
+// RunsOf is the view of stored runs.
+func RunsOf(rs []store.Run) []Run {
+	return mapAll(rs, RunOf)
+}
+
+// TaskOf is the view of a stored task.
+func TaskOf(t store.Task) Task {
+	return Task{
+		RunID: t.RunID, ID: t.ID, Position: t.Position, Title: t.Title, Description: t.Description,
+		Scope: t.Scope, Priority: t.Priority, Dependencies: t.Dependencies, Complexity: t.Complexity,
+		Skipped: t.Skipped, Definition: t.Definition, Skills: t.Skills,
+	}
+}
+
+// WorkerOf is the view of a stored worker.
+func WorkerOf(w store.Worker) Worker {
+	v := Worker{
+		RunID: w.RunID, TaskID: w.TaskID, SessionID: w.SessionID, Status: w.Status, RetryCount: w.RetryCount,
+		Progress: w.Progress, CurrentAction: w.CurrentAction, Tools: ToolStats(w.Tools), Summary: w.Summary,
+		Output: w.Output, OutputFiles: w.OutputFiles, Error: w.Error, Unstructured: w.Unstructured, Skipped: w.Skipped,
+		Questions: w.Questions, Conflicts: w.Conflicts, InputTokens: w.InputTokens, OutputTokens: w.OutputTokens,
+		CostUSD: w.CostUSD, StartedAt: w.StartedAt, CompletedAt: w.CompletedAt, LastActivityAt: w.LastActivityAt,
+		UpdatedAt: w.UpdatedAt,
+	}
+	if w.Waiting != nil {
+		p := Permission(*w.Waiting)
+		v.Waiting = &p
+	}
+	return v
+}
+
+// PhaseAnswerOf is the view of a stored phase answer.
+func PhaseAnswerOf(a store.PhaseAnswer) PhaseAnswer {
+	return PhaseAnswer(a)
+}
+
+// SnapshotOf is the view of an engine snapshot.
+func SnapshotOf(s engine.Snapshot) Snapshot {
+	return Snapshot{
+		Run:            RunOf(s.Run),
+		Tasks:          mapAll(s.Tasks, TaskOf),
+		Workers:        mapAll(s.Workers, WorkerOf),
+		Answers:        mapAll(s.Answers, PhaseAnswerOf),
+		ParallelGroups: s.ParallelGroups,
+		FinalReport:    s.FinalReport,
+	}
+}
+
+// HistoryPageOf is the view of a page of the history.
+func HistoryPageOf(p store.Page) HistoryPage {
+	return HistoryPage{Runs: RunsOf(p.Runs), Total: p.Total, Limit: p.Limit, Offset: p.Offset, NextOffset: p.NextOffset}
+}
+
+// mapAll converts every element; a nil slice stays nil only when from is
+// nil, as encoding/json writes null for it then, like the rows did.
+func mapAll[F, T any](from []F, fn func(F) T) []T {
+	if from == nil {
+		return nil
+	}
+	out := make([]T, len(from))
+	for i, f := range from {
+		out[i] = fn(f)
+	}
+	return out
+}

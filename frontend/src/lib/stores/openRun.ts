@@ -1,0 +1,21 @@
+// Which run the Runs view opens, and the ways to get there: a click in the
+// app or a clicked desktop notification (run:open).
+import { writable } from 'svelte/store';
+import { on } from '../events';
+import { navigation } from './navigation';
+
+/** The run the Runs view shows (undefined: the dashboard). */
+export const openRun = writable<string | undefined>(undefined);
+
+/** Opens run id in the Runs view. */
+export function showRun(id: string): void {
+  openRun.set(id);
+  navigation.go('runs');
+}
+
+/** Follows run:open (a clicked desktop notification); returns the unsubscribe. */
+export function listenRunOpen(): () => void {
+  return on<string>('run:open', (id) => {
+    if (typeof id === 'string' && id !== '') showRun(id);
+  });
+}
