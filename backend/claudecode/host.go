@@ -89,6 +89,9 @@ type Options struct {
 	StopGrace time.Duration
 	// ReadLimit is the most entries one Read returns; 2000 when zero.
 	ReadLimit int
+	// Notices receives the sessions' notices; when nil the Host makes its
+	// own channel, which Notices returns.
+	Notices chan<- engine.Notice
 	// Logger; slog.Default when nil.
 	Logger *slog.Logger
 }
@@ -99,7 +102,8 @@ type Host struct {
 	opts    Options
 	path    string
 	log     *slog.Logger
-	notices chan engine.Notice
+	notices chan<- engine.Notice
+	own     chan engine.Notice // notices when Options.Notices is nil
 
 	mu       sync.Mutex
 	sessions map[engine.SessionID]*session
@@ -143,11 +147,13 @@ func New(opts Options) (*Host, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Host{
-		opts: opts, path: path, log: log.With("component", "claudecode"),
-		notices:  make(chan engine.Notice, 1024),
-		sessions: map[engine.SessionID]*session{},
-	}, nil
+	h := &Host{opts: opts, path: path, log: log.With("component", "claudecode"), notices: opts.Notices,
+		sessions: map[engine.SessionID]*session{}}
+	if h.notices == nil {
+		h.own = make(chan engine.Notice, 1024)
+		h.notices = h.own
+	}
+	return h, nil
 }
 
 // FindBinary returns the path of the claude binary: path itself when it is
@@ -175,7 +181,7 @@ func (h *Host) Path() string { return h.path }
 
 // Notices implements engine.SessionHost: one notice per event a child
 // writes, one per permission prompt, one when a child exits.
-func (h *Host) Notices() <-chan engine.Notice { return h.notices }
+func (h *Host) Notices() <-chan engine.Notice { return h.own }
 
 func (h *Host) notify(id engine.SessionID, kind engine.NoticeKind) {
 	select {
