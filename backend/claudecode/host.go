@@ -767,12 +767,16 @@ func (h *Host) openLogLocked(s *session) error {
 	return nil
 }
 
-// endTurnLocked ends a turn that no result ended, with an error result.
+// endTurnLocked ends a turn that no result ended (its child exited or
+// Baton stopped) with a result of subtype error_during_execution. Its
+// is_error stays false: the session is not broken, only cut, so the engine
+// asks it again, which resumes it (claude --resume) where it stopped,
+// instead of failing a task that has not answered yet.
 func (h *Host) endTurnLocked(s *session, reason string) {
 	u := newUUID()
 	entry, _ := json.Marshal(map[string]any{
-		"type": "result", "subtype": "error_during_execution", "is_error": true, "result": reason,
-		"session_id": s.meta.UUID, "uuid": u, "baton_synthetic": true,
+		"type": "result", "subtype": "error_during_execution", "is_error": false, "result": reason,
+		"session_id": s.meta.UUID, "uuid": u, "baton_cut": true,
 	})
 	h.appendLocked(s, entry, u)
 	s.turn = false

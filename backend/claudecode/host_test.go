@@ -324,7 +324,7 @@ func TestKilledChildIsNoticedAndResumed(t *testing.T) {
 	}
 	took := waitFor(t, r.host, id, 10*time.Second, "the killed turn's end", turnDone(1))
 	res := results(entries(t, r.host, id))[0]
-	if !res.IsError || !strings.Contains(res.Result, "exited during the turn") || !strings.Contains(res.Result, "killed") {
+	if res.Subtype != "error_during_execution" || !strings.Contains(res.Result, "exited during the turn") || !strings.Contains(res.Result, "killed") {
 		t.Errorf("result after SIGKILL: %+v", res)
 	}
 	if took > 2*time.Second {
@@ -385,7 +385,7 @@ func TestRestartGoesOn(t *testing.T) {
 	}
 	var res entry
 	_ = json.Unmarshal(after.Entries[0], &res)
-	if res.Type != "result" || !res.IsError || !strings.Contains(res.Result, "Baton stopped") {
+	if res.Type != "result" || res.Subtype != "error_during_execution" || !strings.Contains(res.Result, "Baton stopped") {
 		t.Errorf("the cut turn ends with %s", after.Entries[0])
 	}
 	if err := h2.Send(ctx, id, "Go on. [[sim:scenario=happy]]"); err != nil {
