@@ -81,8 +81,9 @@ type Options struct {
 	// minutes when zero.
 	StartTimeout time.Duration
 	// IdleStop ends a child that has had no turn running and no prompt
-	// waiting for this long (the next message resumes it); 5 minutes
-	// when zero, never when negative.
+	// waiting for this long (the next message resumes it): a finished or
+	// cancelled run's main session, or one waiting through a long worker
+	// phase, holds no process. One minute when zero, never when negative.
 	IdleStop time.Duration
 	// StopGrace is how long a child that is asked to end (its input
 	// closed, then SIGTERM) has before it is killed; 3 seconds when zero.
@@ -135,7 +136,7 @@ func New(opts Options) (*Host, error) {
 		opts.StartTimeout = 2 * time.Minute
 	}
 	if opts.IdleStop == 0 {
-		opts.IdleStop = 5 * time.Minute
+		opts.IdleStop = time.Minute
 	}
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = 3 * time.Second
@@ -211,6 +212,7 @@ type session struct {
 	turn    bool // a turn is running
 	pending []pendingRequest
 	proc    *proc
+	spawns  int // children started in this Host
 	logf    *os.File
 	last    time.Time
 	idle    *time.Timer
@@ -872,6 +874,7 @@ func (h *Host) spawnLocked(s *session) (*proc, error) {
 	}
 	h.log.Debug("claude started", "session", s.meta.ID, "uuid", s.meta.UUID, "pid", cmd.Process.Pid, "args", args)
 	s.proc = p
+	s.spawns++
 	h.readers.Add(1)
 	go h.read(s, p, stdout)
 	return p, nil

@@ -351,6 +351,12 @@ func TestKilledChildIsNoticedAndResumed(t *testing.T) {
 	if len(inits) != 2 || inits[0] != uuidFor(id) || inits[1] != uuidFor(id) {
 		t.Errorf("the resumed child is not the same conversation: %v", inits)
 	}
+	r.host.mu.Lock()
+	spawns := r.host.sessions[id].spawns
+	r.host.mu.Unlock()
+	if spawns != 2 {
+		t.Errorf("%d children ran the session, want 2 (the killed one and its resume)", spawns)
+	}
 	if got := results(entries(t, r.host, id)); got[1].IsError {
 		t.Errorf("the resumed turn failed: %+v", got[1])
 	}

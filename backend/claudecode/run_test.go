@@ -138,7 +138,9 @@ func sessionIDs(s engine.Snapshot) []string {
 // workers' files are in the folder, tokens and cost add up, and no child
 // is left.
 func TestDocumentationRun(t *testing.T) {
-	r := newRig(t, "happy")
+	// The main session's child ends while it waits through the worker
+	// phase, and the aggregation prompt resumes it.
+	r := newRig(t, "happy", func(o *Options) { o.IdleStop = 500 * time.Millisecond })
 	tmpl := systemTemplate(t, "documentation")
 	tmpl.Config.MaxWorkers = 2
 	dir := project(t)
@@ -189,6 +191,12 @@ func TestDocumentationRun(t *testing.T) {
 	// Reported workers were archived: their children ended.
 	if n := len(r.host.Running()); n > 1 {
 		t.Errorf("%d children run after the run; only the main session's may", n)
+	}
+	r.host.mu.Lock()
+	spawns := r.host.sessions[engine.SessionID(snap.Run.MainSessionID)].spawns
+	r.host.mu.Unlock()
+	if spawns < 2 {
+		t.Errorf("the main session ran in %d child(ren); the idle stop should have made the aggregation resume it", spawns)
 	}
 	sessions, _ := r.host.List(context.Background(), false)
 	if len(sessions) != 1 || sessions[0].ID != engine.SessionID(snap.Run.MainSessionID) {
@@ -372,3 +380,74 @@ func TestRestoreAfterRestart(t *testing.T) {
 	}
 	t.Logf("%d worker sessions went on in a new child", resumed)
 }
+
+// TestCancelLeavesNoChild cancels a run while its workers run: the workers'
+// children end at once, the main session's once idle, none is left.
+func TestCancelLeavesNoChild(t *testing.T) {
+	r := newRig(t, "slow", func(o *Options) { o.IdleStop = time.Second })
+	tmpl := systemTemplate(t, "documentation")
+	tmpl.Config.MaxWorkers = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := store.Open(filepath.Join(t.TempDir(), "baton.db"), store.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ev := &events{names: map[string]int{}, start: time.Now()}
+	eng, err := engine.New(engine.Options{Store: st, Host: r.host, Templates: fixed{tmpl}, Emitter: ev, Logger: quiet, Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer scancel()
+		_ = eng.Shutdown(sctx)
+	}()
+	run, err := eng.Create(ctx, engine.CreateRequest{TemplateID: tmpl.ID, Cwd: project(t), Request: "Document this project [[sim:scenario=slow delay=100]]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Start(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	for ev.count(engine.EventWorkerStarted) < 2 {
+		if ctx.Err() != nil {
+			t.Fatal("no two workers started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The main session's child may have ended already (idle through the
+	// worker phase); the workers' run.
+	pids := r.host.Running()
+	if len(pids) < 2 {
+		t.Fatalf("%d children before the cancel, want two workers'", len(pids))
+	}
+	if err := eng.Cancel(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := eng.Snapshot(ctx, run.ID)
+	if err != nil || snap.Run.Status != "cancelled" {
+		t.Fatalf("after Cancel: %s %v", snap.Run.Status, err)
+	}
+	for _, w := range snap.Workers {
+		if pid := r.host.PID(engine.SessionID(w.SessionID)); w.SessionID != "" && pid != 0 {
+			t.Errorf("worker %s's child %d runs after the cancel", w.TaskID, pid)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var left []int
+		for _, pid := range pids {
+			left = append(left, groupAlive(pid)...)
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left 10 s after the cancel: %v", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
