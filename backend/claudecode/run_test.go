@@ -450,4 +450,3 @@ func TestCancelLeavesNoChild(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
