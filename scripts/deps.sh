@@ -2,7 +2,7 @@
 # Installs what Baton needs on Debian/Ubuntu, and only what is missing:
 #   scripts/deps.sh build   apt packages to build and run, the pinned Wails CLI, npm packages
 #   scripts/deps.sh test    the same, plus what the tests need (Xvfb, D-Bus, ImageMagick, xdotool,
-#                           and the package tools: desktop-file-utils, appstream, lintian, dpkg-dev)
+#                           the package tools: desktop-file-utils, appstream, lintian, dpkg-dev)
 #                           and the Claude Code CLI pinned for tests (tools/claude-code)
 #   scripts/deps.sh package the build list plus ImageMagick (icons) and dpkg-dev (dpkg-shlibdeps)
 #                           for "make package"

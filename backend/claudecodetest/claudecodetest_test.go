@@ -61,7 +61,7 @@ func TestNormalize(t *testing.T) {
 	out := Normalize(project, home, "http://127.0.0.1:36385", a, b)
 	wantA := `{"uuid":"00000000-0000-4000-8000-000000000001","cwd":"/tmp/baton-recording/project","timestamp":"2026-01-01T00:00:00.000Z","id":"msg_000000000000000000000001"}` + "\n" +
 		`{"path":"/tmp/baton-recording/home/.claude/projects/-tmp-baton-recording-project/memory/","err":"gateway (127.0.0.1:40000)"}`
-	wantB := `{"parentUuid":"00000000-0000-4000-8000-000000000001","uuid":"00000000-0000-4000-8000-000000000002","timestamp":"2026-01-01T00:00:01.500Z","message":{"id":"msg_000000000000000000000001"}}`
+	wantB := `{"parentUuid":"00000000-0000-4000-8000-000000000001","uuid":"00000000-0000-4000-8000-000000000002","timestamp":"2026-01-01T00:00:00.100Z","message":{"id":"msg_000000000000000000000001"}}`
 	if string(out[0]) != wantA {
 		t.Errorf("got\n%s\nwant\n%s", out[0], wantA)
 	}

@@ -137,7 +137,7 @@ func TestRecordings(t *testing.T) {
 			// Remove recordings of cases that no longer exist.
 			dirs, _ := os.ReadDir(claudecodetest.RecordingsDir())
 			for _, d := range dirs {
-				if !slices.ContainsFunc(recCases, func(rc recCase) bool { return rc.name == d.Name() }) {
+				if d.IsDir() && !slices.ContainsFunc(recCases, func(rc recCase) bool { return rc.name == d.Name() }) {
 					_ = os.RemoveAll(claudecodetest.RecordingsDir() + "/" + d.Name())
 				}
 			}

@@ -158,8 +158,7 @@ var (
 	nonWord = regexp.MustCompile(`[^A-Za-z0-9]`)
 )
 
-// RecordingEpoch is the time the first timestamp of a normalised recording
-// is moved to.
+// RecordingEpoch is the first timestamp of a normalised recording.
 var RecordingEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Normalize makes the files of one run stable from run to run, the same way
@@ -167,9 +166,9 @@ var RecordingEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // HOME and model-sim's address (host:port of baseURL) become the
 // placeholders (the folders also in the CLI's folder names under
 // ~/.claude/projects), every UUID and every model-sim message, tool-use and
-// request id is numbered in order of first appearance, and timestamps are
-// moved so that the earliest is RecordingEpoch (their intervals kept).
-// Nothing else changes.
+// request id is numbered in order of first appearance, and timestamps
+// become RecordingEpoch plus 100 ms per rank (their order kept). Nothing
+// else changes: durations, which vary from run to run, are as measured.
 func Normalize(project, home, baseURL string, files ...[]byte) [][]byte {
 	repl := []string{}
 	if addr := strings.TrimPrefix(strings.TrimPrefix(baseURL, "http://"), "https://"); addr != "" {
@@ -198,15 +197,24 @@ func Normalize(project, home, baseURL string, files ...[]byte) [][]byte {
 
 	uuids := map[string]string{}
 	ids := map[string]string{}
-	var earliest time.Time
+	// Timestamps become RecordingEpoch plus 100 ms per rank: their order
+	// (and equality) is kept, their exact times, which differ on every
+	// run, are not.
+	var stamps []time.Time
 	for _, f := range out {
 		for _, m := range timeRe.FindAll(f, -1) {
-			if tm, err := time.Parse(time.RFC3339Nano, string(m)); err == nil && (earliest.IsZero() || tm.Before(earliest)) {
-				earliest = tm
+			if tm, err := time.Parse(time.RFC3339Nano, string(m)); err == nil {
+				stamps = append(stamps, tm)
 			}
 		}
 	}
-	shift := RecordingEpoch.Sub(earliest)
+	sort.Slice(stamps, func(i, j int) bool { return stamps[i].Before(stamps[j]) })
+	rank := map[time.Time]int{}
+	for _, tm := range stamps {
+		if _, ok := rank[tm]; !ok {
+			rank[tm] = len(rank)
+		}
+	}
 	for i, f := range out {
 		f = uuidRe.ReplaceAllFunc(f, func(m []byte) []byte {
 			k := string(m)
@@ -232,7 +240,7 @@ func Normalize(project, home, baseURL string, files ...[]byte) [][]byte {
 			if err != nil {
 				return m
 			}
-			return []byte(tm.Add(shift).UTC().Format("2006-01-02T15:04:05.000Z"))
+			return []byte(RecordingEpoch.Add(time.Duration(rank[tm]) * 100 * time.Millisecond).Format("2006-01-02T15:04:05.000Z"))
 		})
 		f = sockRe.ReplaceAll(f, []byte("/cc-socks/1.sock"))
 		out[i] = f

@@ -56,8 +56,7 @@ func (c *transcriptCursor) replay() {
 	c.Cursor = c.Prompt
 }
 
-// usageSeen is what the session's reads counted so far (per message id,
-// in the turn that runs, and its cost).
+// usageSeen is what was counted of the session's usage, per message id.
 func (c *transcriptCursor) usageSeen() *usageBook {
 	if c.seen == nil {
 		c.seen = newUsageBook()
