@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -205,5 +204,30 @@ func TestCrashAndResumeOnClaudeCode(t *testing.T) {
 	if left := cliChildren(cli, dir); len(left) > 0 {
 		t.Errorf("CLI processes left after the resumed run: %v", left)
 	}
-	fmt.Fprint(io.Discard, string(res))
+}
+
+// TestDoctorClaudeCode is "baton doctor --host claude-code": the pinned CLI
+// with model-sim passes every check; a missing binary fails with one
+// sentence saying what to do.
+func TestDoctorClaudeCode(t *testing.T) {
+	bin := claudecodetest.Binary(t)
+	url := modelSim(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", url)
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	var out, errOut strings.Builder
+	if code := DoctorCLI([]string{"--host", "claude-code", "--claude", bin}, &out, &errOut); code != 0 {
+		t.Fatalf("doctor: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{"ok   Claude Code CLI", "ok   Version", "ok   A tiny request", "Baton can run its sessions with Claude Code " + claudecodetest.Version} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	missing := filepath.Join(t.TempDir(), "claude")
+	if code := DoctorCLI([]string{"--claude", missing}, &out, &errOut); code != 1 || !strings.Contains(out.String(), "FAIL Claude Code CLI") || !strings.Contains(out.String(), "fix: Install Claude Code") {
+		t.Errorf("doctor with a missing CLI: exit %d\n%s", code, out.String())
+	}
 }
