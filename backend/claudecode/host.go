@@ -1154,11 +1154,14 @@ func suggestionsJSON(s []json.RawMessage) json.RawMessage {
 // the turn with an error result at once.
 func (h *Host) exited(s *session, p *proc) {
 	h.mu.Lock()
-	if s.proc == p {
+	// A child the idle stop let go of is no longer the session's: a new
+	// one may run its next turn already.
+	mine := s.proc == p
+	if mine {
 		s.proc = nil
+		h.stopIdleLocked(s)
 	}
-	h.stopIdleLocked(s)
-	cut := s.turn && !p.closing.Load()
+	cut := mine && s.turn && !p.closing.Load()
 	if cut {
 		reason := "Claude Code exited during the turn (" + p.exitReason() + ")"
 		if p.stopping.Load() {
@@ -1166,7 +1169,9 @@ func (h *Host) exited(s *session, p *proc) {
 		}
 		h.endTurnLocked(s, reason)
 	}
-	s.pending = nil
+	if mine {
+		s.pending = nil
+	}
 	h.mu.Unlock()
 	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.cmd.Process.Pid, "err", p.waitErr, "cut", cut)
 	if cut {
@@ -1185,6 +1190,12 @@ func (h *Host) startIdleLocked(s *session, p *proc) {
 	s.idle = time.AfterFunc(h.opts.IdleStop, func() {
 		h.mu.Lock()
 		idle := s.proc == p && !s.turn && len(s.pending) == 0
+		if idle {
+			// Let go of it first, so that a message sent while it ends
+			// starts a new child (with --resume) instead of reaching one
+			// that is going away.
+			s.proc = nil
+		}
 		h.mu.Unlock()
 		if idle {
 			h.log.Debug("ending an idle claude", "session", s.meta.ID)
