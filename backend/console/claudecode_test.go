@@ -19,12 +19,18 @@ import (
 	"github.com/baton-app/baton/backend/modelsim"
 )
 
-// modelSim starts a model-sim for the test and returns its URL.
-func modelSim(t *testing.T) string {
+// modelSim starts a model-sim for the test and returns its URL; rules are
+// MATCH, SCENARIO pairs.
+func modelSim(t *testing.T, rules ...string) string {
 	t.Helper()
 	sim, err := modelsim.New(modelsim.Options{Logger: quietLogger(io.Discard)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(rules); i += 2 {
+		if err := sim.SetScenario(rules[i], rules[i+1]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := sim.Start(); err != nil {
 		t.Fatal(err)
@@ -122,6 +128,29 @@ func TestRunOnClaudeCode(t *testing.T) {
 	}
 	if left := cliChildren(bin, dir); len(left) > 0 {
 		t.Errorf("CLI processes left after baton run: %v", left)
+	}
+}
+
+// TestRunAnswersAQuestionOnClaudeCode: a worker's AskUserQuestion call is
+// asked on the terminal and the answer goes into the call.
+func TestRunAnswersAQuestionOnClaudeCode(t *testing.T) {
+	bin := claudecodetest.Binary(t)
+	url := modelSim(t, "task_001", "asks-question")
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", url)
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	code, stdout, stderr := run(t, "Backend\n", "--host", "claude-code", "--claude", bin, "--template", "documentation",
+		"--message", "Document this project", "--cwd", pyProject(t), "--yes")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "task_001 asks: Which part should I start with?") || !strings.Contains(stdout, "Your answer") {
+		t.Errorf("the question was not asked on the terminal:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "could not") || strings.Contains(stdout, "Baton's window") {
+		t.Errorf("the answer did not go through:\n%s", stdout)
 	}
 }
 
