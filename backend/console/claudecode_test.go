@@ -227,7 +227,7 @@ func TestCrashAndResumeOnClaudeCode(t *testing.T) {
 	}
 	for task, n := range perTask {
 		if n != 1 {
-			t.Errorf("task %s has %d worker sessions, want 1", task, n)
+			t.Errorf("task %s has %d worker sessions, want 1; resumed run:\n%s", task, n, res)
 		}
 	}
 	if left := cliChildren(cli, dir); len(left) > 0 {
