@@ -165,10 +165,20 @@ func TestCrashAndResumeOnClaudeCode(t *testing.T) {
 	config := t.TempDir()
 	dir := pyProject(t)
 	env := append(claudecodetest.Env(t.TempDir(), url), "BATON_CONFIG_DIR="+config)
+	// One worker at a time: a resumed worker then redoes its edits on files
+	// no other worker changed since it read them (the scripted agent's
+	// workers share the folder's top-level files).
+	if err := os.MkdirAll(filepath.Join(config, "templates"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	serial := `{"id": "doc-serial", "name": "Documentation, one worker", "extends": "documentation", "config": {"maxWorkers": 1}}`
+	if err := os.WriteFile(filepath.Join(config, "templates", "doc-serial.json"), []byte(serial), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	first := exec.CommandContext(ctx, bin, "run", "--host", "claude-code", "--claude", cli, "--template", "documentation",
+	first := exec.CommandContext(ctx, bin, "run", "--host", "claude-code", "--claude", cli, "--template", "doc-serial",
 		"--cwd", dir, "--message", "Document this project", "--yes")
 	first.Env = env
 	out, err := first.StdoutPipe()
