@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/claudecode"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/settings"
 )
@@ -22,12 +23,29 @@ type SettingsView struct {
 	// StartAdvice says how to start Claude Desktop with its DevTools port on
 	// this platform.
 	StartAdvice string `json:"startAdvice"`
+	// ClaudeFound is the Claude Code CLI found on PATH while another host is
+	// in use: Settings offers it.
+	ClaudeFound string `json:"claudeFound,omitempty"`
+	// ClaudeVersion is the version of the CLI the Claude Code host runs
+	// (when it is the host in use); ClaudeProblem why it cannot be used.
+	ClaudeVersion string `json:"claudeVersion,omitempty"`
+	ClaudeProblem string `json:"claudeProblem,omitempty"`
 }
 
 func (a *App) settingsView() SettingsView {
 	v := SettingsView{Settings: a.Settings.Get(), Path: a.Settings.Path(), StartAdvice: claude.StartAdvice(runtime.GOOS, "9222")}
 	if err := a.Settings.Problem(); err != nil {
 		v.Problem = err.Error()
+	}
+	if v.Settings.Host == settings.HostClaudeCode {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var err error
+		if v.ClaudeVersion, err = claudecode.Version(ctx, v.Settings.ClaudePath); err != nil {
+			v.ClaudeProblem = err.Error()
+		}
+	} else if p, err := claudecode.FindBinary(""); err == nil {
+		v.ClaudeFound = p
 	}
 	return v
 }

@@ -137,6 +137,17 @@ func (a *attention) check(ctx context.Context) {
 			}
 		case w.Waiting != nil:
 			p := sessions.Permissions([]engine.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: w.Waiting.Input}})[0]
+			if p.Question != "" {
+				// An AskUserQuestion call: the answer goes into the call.
+				if a.once("permission", w.TaskID, p.RequestID) {
+					continue
+				}
+				fmt.Fprintf(a.out, "\n%s asks: %s\n", w.TaskID, p.Question)
+				if line, ok := a.read("Your answer (Enter leaves the question open): "); ok {
+					a.report(a.engine.AnswerQuestion(ctx, a.runID, w.TaskID, map[string]string{p.Question: line}), "send the answer")
+				}
+				continue
+			}
 			a.permission(w.TaskID, p, func(d engine.PermissionDecision) error {
 				return a.engine.RespondPermission(ctx, a.runID, w.TaskID, d, nil)
 			})

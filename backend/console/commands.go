@@ -34,10 +34,10 @@ func commands(b Build) []command {
 			return versionCLI(b, args, stdout, stderr)
 		})},
 		{name: "templates", usage: "baton templates list | show ID [--resolved] | validate FILE", summary: "list, show and check orchestration templates", run: plain(TemplatesCLI)},
-		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN]", summary: "check that Baton can reach Claude Desktop (or the simulator) and its session API", run: plain(DoctorCLI)},
+		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN] | baton doctor --host claude-code [--claude PATH]", summary: "check that Baton can reach Claude Desktop (or the simulator) and its session API, or the Claude Code CLI", run: plain(DoctorCLI)},
 		{name: "sim", usage: "baton sim [--port N] [--scenario NAME] [--scenario-for MATCH=NAME] [--speed X] [--headed]", summary: "run the simulator (no AI) as a stand-in for Claude Desktop", run: plain(SimCLI)},
 		{name: "model-sim", usage: ModelSimUsage, summary: "run a stand-in for the Anthropic Messages API (no AI) for the real Claude Code CLI", run: plain(RunModelSim)},
-		{name: "run", usage: "baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes] [--host sim|desktop] [--cdp URL] [--scenario NAME] | --resume RUN_ID", summary: "run a whole orchestration in the terminal", run: RunCLI},
+		{name: "run", usage: "baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--scenario NAME] | --resume RUN_ID", summary: "run a whole orchestration in the terminal", run: RunCLI},
 		{name: "history", usage: "baton history [--status S] [--template ID] [--search TEXT] [--limit N]", summary: "list past runs", run: plain(HistoryCLI)},
 		{name: "show", usage: "baton show RUN_ID", summary: "show one run with its tasks", run: plain(ShowCLI)},
 		{name: "parse", usage: "baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]", summary: "read an agent transcript or reply and show the answers Baton finds in it", run: plain(ParseCLI)},

@@ -54,7 +54,7 @@ func TestRunBadInput(t *testing.T) {
 		{"no arguments", nil, "needs --template and --message"},
 		{"no message", []string{"--template", "documentation"}, "needs --template and --message"},
 		{"bad var", []string{"--template", "documentation", "--message", "x", "--var", "novalue"}, "--var takes NAME=VALUE"},
-		{"unknown host", []string{"--template", "documentation", "--message", "x", "--host", "cloud"}, "--host must be sim or desktop"},
+		{"unknown host", []string{"--template", "documentation", "--message", "x", "--host", "cloud"}, "--host must be sim, desktop or claude-code"},
 		{"missing folder", []string{"--template", "documentation", "--message", "x", "--cwd", "/nonexistent/baton"}, "does not exist"},
 		{"unknown template", []string{"--template", "nope", "--message", "x", "--cwd", "."}, "nope"},
 		{"resume unknown run", []string{"--resume", "orch_000000000000"}, "cannot resume orch_000000000000"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-app/baton/backend/chrome"
 	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/claudecode"
 	"github.com/baton-app/baton/backend/settings"
 )
 
@@ -49,6 +50,8 @@ func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 	chromePath := fs.String("chrome", "", "path of Chrome or Chromium to check")
 	pattern := fs.String("page", "", "page URL pattern (default: "+strings.Join(claude.PagePatterns, ", ")+")")
 	allowRemote := fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
+	host := fs.String("host", "desktop", "the host to check: desktop (Claude Desktop or \"baton sim\") or claude-code")
+	claudePath := fs.String("claude", "", "the Claude Code CLI to check (implies --host claude-code; default: claude on PATH)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -56,12 +59,23 @@ func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "baton doctor takes no arguments besides its flags; run \"baton help doctor\".")
 		return 2
 	}
-	cdpGiven := false
-	fs.Visit(func(f *flag.Flag) { cdpGiven = cdpGiven || f.Name == "cdp" })
+	if *claudePath != "" {
+		*host = "claude-code"
+	}
+	switch *host {
+	case "claude-code":
+		return doctorClaudeCode(*claudePath, stdout)
+	case "desktop", "sim":
+	default:
+		fmt.Fprintf(stderr, "baton doctor: --host must be desktop or claude-code, not %q\n", *host)
+		return 2
+	}
+	chosen := false // --cdp or --host names what to check, whatever the settings say
+	fs.Visit(func(f *flag.Flag) { chosen = chosen || f.Name == "cdp" || f.Name == "host" })
 	if path, err := settings.DefaultPath(); err == nil {
 		if problem := settings.Open(path).Problem(); problem != nil {
 			fmt.Fprintf(stderr, "baton doctor: %v\n", problem)
-			if !cdpGiven {
+			if !chosen {
 				fmt.Fprintln(stderr, "baton doctor: give --cdp URL to check a host anyway, or fix the file.")
 				return ExitSettings
 			}
@@ -79,5 +93,28 @@ func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintln(stdout, "Baton can drive the sessions at "+r.Endpoint+".")
+	return 0
+}
+
+// doctorClaudeCode is "baton doctor --host claude-code": the CLI exists, is
+// recent enough, and answers one tiny request.
+func doctorClaudeCode(path string, stdout io.Writer) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := claudecode.Diagnose(ctx, claudecode.DoctorOptions{Path: path})
+	for _, c := range r.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(stdout, "%s %-15s %s\n", mark, c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(stdout, "     fix: %s\n", c.Fix)
+		}
+	}
+	if !r.OK {
+		return 1
+	}
+	fmt.Fprintf(stdout, "Baton can run its sessions with Claude Code %s at %s.\n", r.Version, r.Path)
 	return 0
 }

@@ -22,14 +22,17 @@ import (
 )
 
 const runUsage = `usage: baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes]
-                 [--permission-mode MODE] [--host sim|desktop] [--cdp URL] [--scenario NAME]
-       baton run --resume RUN_ID [--yes] [--host sim|desktop] [--cdp URL]
+                 [--permission-mode MODE] [--host sim|desktop|claude-code] [--cdp URL]
+                 [--claude PATH] [--scenario NAME]
+       baton run --resume RUN_ID [--yes] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]
 
 Runs a whole orchestration without a window and shows its progress. What the
 run waits for is asked on the terminal: the task list (unless --yes),
 workers' questions, permission prompts, and reviews the template leaves to
 you. --permission-mode sets the workers' mode for this run (default,
-acceptEdits, plan or bypassPermissions).
+acceptEdits, plan or bypassPermissions). With --host claude-code every session
+is a Claude Code CLI process (claude on PATH, or --claude PATH) that inherits
+this environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
 Exit codes: 0 every task completed, 2 finished with failed or skipped tasks
 (or the settings file cannot be used and no --host was given), 1 error or an
 interrupted run (continue it with --resume), 130 Ctrl-C and 143 SIGTERM (also
@@ -116,8 +119,9 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cwd := fs.String("cwd", ".", "project folder")
 	message := fs.String("message", "", "the request")
 	yes := fs.Bool("yes", false, "confirm the task list without asking")
-	host := fs.String("host", "", "sim or desktop (default: the host in Settings)")
+	host := fs.String("host", "", "sim, desktop or claude-code (default: the host in Settings)")
 	cdp := fs.String("cdp", "", "Claude Desktop's DevTools endpoint (implies --host desktop)")
+	claudePath := fs.String("claude", "", "the Claude Code CLI to run (implies --host claude-code)")
 	scenario := fs.String("scenario", "", "simulator scenario")
 	speed := fs.Float64("sim-speed", 1, "simulator speed factor")
 	resume := fs.String("resume", "", "continue a paused or interrupted run")
@@ -149,7 +153,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	view := newProgress(stdout)
 	svc, err := service.Open(service.Options{Logger: quietLogger(stderr),
-		Host: service.HostOverrides{Host: *host, CDP: *cdp, Scenario: *scenario, Speed: *speed}})
+		Host: service.HostOverrides{Host: *host, CDP: *cdp, Claude: *claudePath, Scenario: *scenario, Speed: *speed}})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n", err)
 		return ExitError

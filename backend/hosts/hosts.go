@@ -1,6 +1,7 @@
 // Package hosts keeps Baton's one connection to a session host, as the
 // settings choose it: the embedded simulator (started in-process with its
-// own headless Chromium) or Claude Desktop (attached over its CDP endpoint).
+// own headless Chromium), Claude Desktop (attached over its CDP endpoint),
+// or the Claude Code CLI (one child process per session).
 // It connects lazily, on first use, and publishes the connection status.
 package hosts
 
@@ -8,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/baton-app/baton/backend/chrome"
 	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/claudecode"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/simulator"
@@ -46,8 +49,11 @@ type Status struct {
 
 // Label is how the UI names a host.
 func Label(h settings.Host) string {
-	if h == settings.HostDesktop {
+	switch h {
+	case settings.HostDesktop:
 		return "Claude Desktop"
+	case settings.HostClaudeCode:
+		return claudecode.Label
 	}
 	return "Simulator — no AI"
 }
@@ -76,6 +82,19 @@ type Options struct {
 	SimulatorSpeed float64
 	// SimulatorScenario is the simulator's default scenario; "happy" when empty.
 	SimulatorScenario string
+	// ClaudeCodeStateDir is where the Claude Code host keeps its sessions
+	// (required for that host).
+	ClaudeCodeStateDir string
+	// ClaudeCodeEnv is added to the environment of every Claude Code CLI.
+	ClaudeCodeEnv []string
+}
+
+// session is what the Manager needs of a connected host.
+type session interface {
+	engine.SessionHost
+	engine.SessionBrowser
+	Pending(ctx context.Context) ([]engine.PermissionRequest, error)
+	Close(ctx context.Context) error
 }
 
 // Manager owns the connection. It is safe for concurrent use. It is itself
@@ -90,7 +109,8 @@ type Manager struct {
 
 	mu     sync.Mutex
 	cfg    settings.Settings
-	host   *claude.Host
+	host   session
+	cdp    *claude.Host // host, when it is the CDP adapter
 	sim    *simulator.Instance
 	status Status
 	closed bool
@@ -137,7 +157,7 @@ func (m *Manager) setStatus(s Status) {
 func ConnectionChanged(a, b settings.Settings) bool {
 	return a.Host != b.Host || a.CDPEndpoint != b.CDPEndpoint || a.AllowRemoteCDP != b.AllowRemoteCDP ||
 		a.PagePattern != b.PagePattern || a.ChromePath != b.ChromePath || a.Headless != b.Headless ||
-		a.PollIntervalMs != b.PollIntervalMs
+		a.PollIntervalMs != b.PollIntervalMs || a.ClaudePath != b.ClaudePath
 }
 
 // Configure applies new settings. When they change how Baton connects, the
@@ -157,8 +177,8 @@ func (m *Manager) Configure(ctx context.Context, cfg settings.Settings) error {
 	return err
 }
 
-// Host returns the connected adapter, connecting first if needed.
-func (m *Manager) Host(ctx context.Context) (*claude.Host, error) {
+// Host returns the connected host, connecting first if needed.
+func (m *Manager) Host(ctx context.Context) (session, error) {
 	m.connect.Lock()
 	defer m.connect.Unlock()
 	m.mu.Lock()
@@ -171,17 +191,50 @@ func (m *Manager) Host(ctx context.Context) (*claude.Host, error) {
 		return host, nil
 	}
 	m.setStatus(Status{State: StateConnecting})
-	host, sim, err := m.dial(ctx, cfg)
+	if cfg.Host == settings.HostClaudeCode {
+		cc, err := m.startClaudeCode(ctx, cfg)
+		if err != nil {
+			m.setStatus(Status{State: StateDisconnected, Reason: err.Error()})
+			return nil, &ConnectError{Label(cfg.Host), err}
+		}
+		m.mu.Lock()
+		m.host = cc
+		m.mu.Unlock()
+		return cc, nil
+	}
+	cdp, sim, err := m.dial(ctx, cfg)
 	if err != nil {
 		m.setStatus(Status{State: StateDisconnected, Reason: err.Error()})
 		return nil, &ConnectError{Label(cfg.Host), err}
 	}
 	m.mu.Lock()
-	m.host, m.sim = host, sim
+	m.host, m.cdp, m.sim = cdp, cdp, sim
 	m.mu.Unlock()
-	st := host.Conn().Status()
-	m.setStatus(Status{State: StateConnected, Endpoint: host.Conn().Endpoint(), Page: st.Page})
-	return host, nil
+	st := cdp.Conn().Status()
+	m.setStatus(Status{State: StateConnected, Endpoint: cdp.Conn().Endpoint(), Page: st.Page})
+	return cdp, nil
+}
+
+// startClaudeCode makes the Claude Code host: it checks the CLI's version
+// once; its children start with the sessions.
+func (m *Manager) startClaudeCode(ctx context.Context, cfg settings.Settings) (*claudecode.Host, error) {
+	if m.opts.ClaudeCodeStateDir == "" {
+		return nil, errors.New("no folder for the Claude Code sessions was given")
+	}
+	version, err := claudecode.Version(ctx, cfg.ClaudePath)
+	if err != nil {
+		return nil, err
+	}
+	if claudecode.CompareVersions(version, claudecode.MinVersion) < 0 {
+		return nil, fmt.Errorf("Claude Code %s is older than %s, the oldest Baton supports: update it (claude update)", version, claudecode.MinVersion)
+	}
+	h, err := claudecode.New(claudecode.Options{Path: cfg.ClaudePath, StateDir: m.opts.ClaudeCodeStateDir,
+		Env: m.opts.ClaudeCodeEnv, Notices: m.notices, Logger: m.opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	m.setStatus(Status{State: StateConnected, Endpoint: h.Path(), Page: "Claude Code " + version})
+	return h, nil
 }
 
 func (m *Manager) dial(ctx context.Context, cfg settings.Settings) (*claude.Host, *simulator.Instance, error) {
@@ -222,10 +275,10 @@ func pagePatterns(cfg settings.Settings) []string {
 // onConnStatus follows the CDP connection's own status (reconnects).
 func (m *Manager) onConnStatus(s chrome.Status) {
 	m.mu.Lock()
-	connected := m.host != nil
+	connected := m.cdp != nil
 	endpoint := ""
-	if m.host != nil {
-		endpoint = m.host.Conn().Endpoint()
+	if m.cdp != nil {
+		endpoint = m.cdp.Conn().Endpoint()
 	}
 	m.mu.Unlock()
 	if !connected {
@@ -244,7 +297,7 @@ func (m *Manager) onConnStatus(s chrome.Status) {
 func (m *Manager) disconnectLocked(ctx context.Context) error {
 	m.mu.Lock()
 	host := m.host
-	m.host, m.sim = nil, nil
+	m.host, m.cdp, m.sim = nil, nil, nil
 	m.mu.Unlock()
 	if host == nil {
 		return nil
@@ -258,6 +311,14 @@ func (m *Manager) disconnectLocked(ctx context.Context) error {
 // endpoint; the simulator is the one this Manager runs (it connects first,
 // so the report shows its page).
 func (m *Manager) Diagnose(ctx context.Context, cfg settings.Settings) claude.Report {
+	if cfg.Host == settings.HostClaudeCode {
+		r := claudecode.Diagnose(ctx, claudecode.DoctorOptions{Path: cfg.ClaudePath, Env: m.opts.ClaudeCodeEnv})
+		out := claude.Report{Endpoint: r.Path, AppVersion: r.Version, OK: r.OK}
+		for _, c := range r.Checks {
+			out.Checks = append(out.Checks, claude.Check{Name: c.Name, OK: c.OK, Detail: c.Detail, Fix: c.Fix})
+		}
+		return out
+	}
 	opts := claude.DoctorOptions{
 		Endpoint:     cfg.CDPEndpoint,
 		AllowRemote:  cfg.AllowRemoteCDP,

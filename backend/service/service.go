@@ -28,8 +28,9 @@ import (
 // HostOverrides change the settings' session host for this process only
 // (the terminal's --host, --cdp, --scenario and --sim-speed).
 type HostOverrides struct {
-	Host     string // "sim" (or "simulator") or "desktop"; "" keeps the setting
+	Host     string // "sim" (or "simulator"), "desktop" or "claude-code"; "" keeps the setting
 	CDP      string // Claude Desktop's endpoint; implies Host "desktop"
+	Claude   string // the Claude Code CLI's path; implies Host "claude-code"
 	Scenario string // the simulator's default scenario
 	Speed    float64
 }
@@ -142,7 +143,8 @@ func Open(o Options) (*Services, error) {
 	if err != nil {
 		return fail(&OpenError{StageHost, err})
 	}
-	s.Hosts = hosts.New(cfg, hosts.Options{Emit: s.Events.Emit, Logger: log, SimulatorSpeed: o.Host.Speed, SimulatorScenario: o.Host.Scenario})
+	s.Hosts = hosts.New(cfg, hosts.Options{Emit: s.Events.Emit, Logger: log, SimulatorSpeed: o.Host.Speed, SimulatorScenario: o.Host.Scenario,
+		ClaudeCodeStateDir: filepath.Join(filepath.Dir(path), "claude-code")})
 	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
 		Emitter: engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) })})
 	if err != nil {
@@ -165,12 +167,18 @@ func hostSettings(cfg settings.Settings, o HostOverrides) (settings.Settings, er
 		cfg.Host = settings.HostSimulator
 	case "desktop":
 		cfg.Host = settings.HostDesktop
+	case "claude-code":
+		cfg.Host = settings.HostClaudeCode
 	default:
-		return cfg, fmt.Errorf("--host must be sim or desktop, not %q", o.Host)
+		return cfg, fmt.Errorf("--host must be sim, desktop or claude-code, not %q", o.Host)
 	}
 	if o.CDP != "" {
 		cfg.CDPEndpoint = o.CDP
 		cfg.Host = settings.HostDesktop
+	}
+	if o.Claude != "" {
+		cfg.ClaudePath = o.Claude
+		cfg.Host = settings.HostClaudeCode
 	}
 	return cfg, cfg.Validate()
 }

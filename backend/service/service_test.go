@@ -50,11 +50,19 @@ func TestOpenRefusesABadHost(t *testing.T) {
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	_, err := Open(Options{Logger: quiet(), Host: HostOverrides{Host: "cloud"}})
 	var oe *OpenError
-	if !errors.As(err, &oe) || oe.Stage != StageHost || !strings.Contains(err.Error(), "--host must be sim or desktop") {
+	if !errors.As(err, &oe) || oe.Stage != StageHost || !strings.Contains(err.Error(), "--host must be sim, desktop or claude-code") {
 		t.Fatalf("Open with --host cloud: %v", err)
 	}
+	// A CLI path implies the Claude Code host.
+	cfg, err := hostSettings(settings.Defaults(), HostOverrides{Claude: "/opt/claude/bin/claude"})
+	if err != nil || cfg.Host != settings.HostClaudeCode || cfg.ClaudePath != "/opt/claude/bin/claude" {
+		t.Fatalf("hostSettings(--claude) = %+v, %v", cfg, err)
+	}
+	if cfg, err := hostSettings(settings.Defaults(), HostOverrides{Host: "claude-code"}); err != nil || cfg.Host != settings.HostClaudeCode || cfg.ClaudePath != "" {
+		t.Fatalf("hostSettings(--host claude-code) = %+v, %v", cfg, err)
+	}
 	// A CDP endpoint implies Claude Desktop.
-	cfg, err := hostSettings(settings.Defaults(), HostOverrides{CDP: "http://127.0.0.1:9333"})
+	cfg, err = hostSettings(settings.Defaults(), HostOverrides{CDP: "http://127.0.0.1:9333"})
 	if err != nil || cfg.Host != settings.HostDesktop || cfg.CDPEndpoint != "http://127.0.0.1:9333" {
 		t.Fatalf("hostSettings(--cdp) = %+v, %v", cfg, err)
 	}

@@ -25,6 +25,9 @@ const (
 	HostSimulator Host = "simulator"
 	// HostDesktop is Claude Desktop reached over its CDP endpoint.
 	HostDesktop Host = "desktop"
+	// HostClaudeCode runs every session as a Claude Code CLI process
+	// ("Claude Code (CLI)").
+	HostClaudeCode Host = "claude-code"
 )
 
 // Theme chooses light or dark; "system" follows the operating system.
@@ -53,6 +56,9 @@ type Settings struct {
 	Notifications  bool     `json:"notifications"`
 	Theme          Theme    `json:"theme"`
 	RecentFolders  []string `json:"recentFolders"`
+	// ClaudePath is the Claude Code CLI the claude-code host runs; empty
+	// means "claude" on PATH.
+	ClaudePath string `json:"claudePath"`
 }
 
 // Defaults returns the settings of a new installation.
@@ -81,9 +87,9 @@ var (
 // Validate returns an error naming the first setting that cannot be used.
 func (s Settings) Validate() error {
 	switch s.Host {
-	case HostSimulator, HostDesktop:
+	case HostSimulator, HostDesktop, HostClaudeCode:
 	default:
-		return fmt.Errorf("%w: host must be %q or %q, not %q", ErrInvalid, HostSimulator, HostDesktop, s.Host)
+		return fmt.Errorf("%w: host must be %q, %q or %q, not %q", ErrInvalid, HostSimulator, HostDesktop, HostClaudeCode, s.Host)
 	}
 	u, err := url.Parse(s.CDPEndpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "ws") || u.Host == "" {

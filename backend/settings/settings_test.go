@@ -83,7 +83,7 @@ func TestBrokenFileIsReportedAndLeftAlone(t *testing.T) {
 	}{
 		{"invalid JSON", "{\n  \"host\": \"desktop\",\n}", "line 3"},
 		{"wrong type", `{"pollIntervalMs":"fast"}`, "wrong type"},
-		{"unusable value", `{"host":"cloud"}`, `host must be "simulator" or "desktop"`},
+		{"unusable value", `{"host":"cloud"}`, `host must be "simulator", "desktop" or "claude-code"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ const defaults = {
   notifications: true,
   theme: 'system',
   recentFolders: [],
+  claudePath: '',
 };
 
 function view(settings = defaults, problem = '') {
@@ -35,6 +36,24 @@ describe('Settings view', () => {
     await fireEvent.click(desktop);
     expect((screen.getByLabelText('CDP endpoint') as HTMLInputElement).value).toBe('http://127.0.0.1:9222');
     expect(screen.getByText(/--remote-debugging-port=9222/)).toBeTruthy();
+  });
+
+  it('offers the Claude Code CLI found on PATH and shows its path and version once chosen', async () => {
+    answer('GetSettings', () => Promise.resolve({ ...view(), claudeFound: '/usr/local/bin/claude' }));
+    answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
+    render(Settings);
+    expect((await screen.findByRole('radio', { name: /Simulator/ }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByText(/\/usr\/local\/bin\/claude/)).toBeTruthy();
+    expect(screen.queryByLabelText('CLI path')).toBeNull();
+    answer('SaveSettings', (s) => Promise.resolve({ ...view(s as typeof defaults), claudeVersion: '2.1.328' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Use Claude Code' }));
+    expect((screen.getByRole('radio', { name: /Claude Code \(CLI\)/ }) as HTMLInputElement).checked).toBe(true);
+    const path = screen.getByLabelText('CLI path') as HTMLInputElement;
+    await fireEvent.input(path, { target: { value: '/opt/claude/bin/claude' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.getByText('Claude Code 2.1.328')).toBeTruthy());
+    const saved = calls.find((c) => c.name === 'SaveSettings');
+    expect(saved?.args[0]).toMatchObject({ host: 'claude-code', claudePath: '/opt/claude/bin/claude' });
   });
 
   it('keeps Save disabled while a value is invalid and says why', async () => {

@@ -738,6 +738,9 @@ export namespace main {
 	    path: string;
 	    problem?: string;
 	    startAdvice: string;
+	    claudeFound?: string;
+	    claudeVersion?: string;
+	    claudeProblem?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -749,6 +752,9 @@ export namespace main {
 	        this.path = source["path"];
 	        this.problem = source["problem"];
 	        this.startAdvice = source["startAdvice"];
+	        this.claudeFound = source["claudeFound"];
+	        this.claudeVersion = source["claudeVersion"];
+	        this.claudeProblem = source["claudeProblem"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -886,6 +892,7 @@ export namespace settings {
 	    notifications: boolean;
 	    theme: string;
 	    recentFolders: string[];
+	    claudePath: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -903,6 +910,7 @@ export namespace settings {
 	        this.notifications = source["notifications"];
 	        this.theme = source["theme"];
 	        this.recentFolders = source["recentFolders"];
+	        this.claudePath = source["claudePath"];
 	    }
 	}
 
