@@ -1027,6 +1027,7 @@ export namespace template {
 	    transport: string;
 	    skills: Skills;
 	    journal: Journal;
+	    retryFailedReports?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Config(source);
@@ -1047,6 +1048,7 @@ export namespace template {
 	        this.transport = source["transport"];
 	        this.skills = this.convertValues(source["skills"], Skills);
 	        this.journal = this.convertValues(source["journal"], Journal);
+	        this.retryFailedReports = source["retryFailedReports"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
