@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -181,29 +179,7 @@ func TestCrashAndResumeOnClaudeCode(t *testing.T) {
 	first := exec.CommandContext(ctx, bin, "run", "--host", "claude-code", "--claude", cli, "--template", "doc-serial",
 		"--cwd", dir, "--message", "Document this project", "--yes")
 	first.Env = env
-	out, err := first.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Stderr = io.Discard
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var runID string
-	sc := bufio.NewScanner(out)
-	killed := false
-	for sc.Scan() {
-		line := sc.Text()
-		if m := runIDPattern.FindStringSubmatch(line); m != nil && runID == "" {
-			runID = m[1]
-		}
-		if startedLine.MatchString(line) {
-			_ = first.Process.Signal(syscall.SIGKILL)
-			killed = true
-			break
-		}
-	}
-	_ = first.Wait()
+	runID, killed := killAtFirstWorker(t, first)
 	if runID == "" || !killed {
 		t.Fatalf("the run did not reach the worker phase (run %q)", runID)
 	}

@@ -95,29 +95,7 @@ func TestCrashAndResume(t *testing.T) {
 		first := exec.CommandContext(ctx, bin, "run", "--host", "desktop", "--cdp", endpoint, "--template", "documentation",
 			"--cwd", project, "--message", fmt.Sprintf("Document the sample project (round %d)", round), "--yes")
 		first.Env = env
-		out, err := first.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		first.Stderr = io.Discard
-		if err := first.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var runID string
-		sc := bufio.NewScanner(out)
-		killed := false
-		for sc.Scan() {
-			line := sc.Text()
-			if m := runIDPattern.FindStringSubmatch(line); m != nil && runID == "" {
-				runID = m[1]
-			}
-			if startedLine.MatchString(line) {
-				_ = first.Process.Signal(syscall.SIGKILL)
-				killed = true
-				break
-			}
-		}
-		_ = first.Wait()
+		runID, killed := killAtFirstWorker(t, first)
 		cancel()
 		if runID == "" || !killed {
 			t.Fatalf("round %d: the run did not reach the worker phase before it ended (run %q)", round, runID)
@@ -232,4 +210,33 @@ func TestInterruptPausesAndResumes(t *testing.T) {
 		t.Fatalf("resume %s: %v\n%s", runID, err, res)
 	}
 	assertOneWorkerPerTask(t, endpoint, runID)
+}
+
+// killAtFirstWorker starts a "baton run" command, reads its output until a
+// worker has started, kills it with SIGKILL, and returns the run's id and
+// whether it was killed (false when the output ended first).
+func killAtFirstWorker(t *testing.T, cmd *exec.Cmd) (runID string, killed bool) {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := runIDPattern.FindStringSubmatch(line); m != nil && runID == "" {
+			runID = m[1]
+		}
+		if startedLine.MatchString(line) {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			killed = true
+			break
+		}
+	}
+	_ = cmd.Wait()
+	return runID, killed
 }
