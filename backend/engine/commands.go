@@ -227,6 +227,7 @@ func (r *runner) reattach(ctx context.Context) error {
 			return err
 		}
 	}
+	r.reattachMain(ctx)
 	if r.main.Asked != "" {
 		r.main.replay()
 		r.main.AskedAt = r.e.now()
@@ -289,7 +290,13 @@ func (r *runner) reattachWorker(ctx context.Context, ws *workerState) error {
 				return err
 			}
 		}
-		return r.workerFailed(ctx, ws, fmt.Sprintf("the worker session was lost: %v", err), true)
+		reason := fmt.Sprintf("the worker session was lost: %v", err)
+		if r.status.held() && ws.book.AutoRetries < r.tmpl.Config.MaxRetries {
+			// A held run (an interrupted one, whose host came back without
+			// its sessions) runs the task again once it is resumed.
+			return r.requeue(ctx, ws, reason, true, true)
+		}
+		return r.workerFailed(ctx, ws, reason, true)
 	}
 	return nil
 }
@@ -305,8 +312,8 @@ func (r *runner) respondPermission(ctx context.Context, taskID string, decision 
 	if !decision.Valid() {
 		return fmt.Errorf("permission decision %q is not once, always or deny: %w", decision, ErrBadRequest)
 	}
-	b, ok := r.e.host.(SessionBrowser)
-	if !ok {
+	b := r.e.host.browser()
+	if b == nil {
 		return fmt.Errorf("this session host cannot answer permission requests: %w", ErrBadRequest)
 	}
 	hctx, cancel := r.hostCtx(ctx)

@@ -47,8 +47,13 @@ type Options struct {
 	// ProgressInterval is the shortest time between two coalesced progress
 	// events of one run (default 100 ms, so at most ~10 a second).
 	ProgressInterval time.Duration
-	// HostTimeout bounds every call to the host (default 60 s).
+	// HostTimeout bounds every call to the host that starts or sends
+	// (default 60 s); calls that only look or stop are bounded by the
+	// shorter of this and 15 s.
 	HostTimeout time.Duration
+	// ReconnectFor is how long a run waits for a lost host (one that
+	// implements HostLink) before it stops as interrupted (default 2 min).
+	ReconnectFor time.Duration
 	// Home is the folder whose .claude/skills holds the user's skills
 	// (default os.UserHomeDir()).
 	Home string
@@ -58,7 +63,7 @@ type Options struct {
 // the methods send it commands and wait for the answer.
 type Engine struct {
 	store     *store.Store
-	host      SessionHost
+	host      *guardHost
 	templates Templates
 	emitter   Emitter
 	logger    *slog.Logger
@@ -67,6 +72,8 @@ type Engine struct {
 	progress  time.Duration
 	hostWait  time.Duration
 	home      string
+	// reconnectFor is Options.ReconnectFor.
+	reconnectFor time.Duration
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -85,9 +92,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.Store == nil || opts.Host == nil || opts.Templates == nil {
 		return nil, fmt.Errorf("new engine: store, host and templates are required: %w", ErrBadRequest)
 	}
-	e := &Engine{store: opts.Store, host: opts.Host, templates: opts.Templates, emitter: opts.Emitter,
+	e := &Engine{store: opts.Store, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -104,6 +111,10 @@ func New(opts Options) (*Engine, error) {
 	if e.hostWait <= 0 {
 		e.hostWait = 60 * time.Second
 	}
+	if e.reconnectFor <= 0 {
+		e.reconnectFor = DefaultReconnectFor
+	}
+	e.host = newGuardHost(opts.Host, e.hostWait, defaultQuickWait)
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if ch := e.host.Notices(); ch != nil {
 		e.dispatch = true
@@ -323,8 +334,13 @@ func (e *Engine) Pause(ctx context.Context, runID string) error {
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.pause(ctx) })
 }
 
-// Resume returns a paused run to the status it was paused in.
+// Resume returns a paused or interrupted run to the status it was held in.
+// A held run the engine is not driving (its loop stopped when it was
+// interrupted) is taken up from the store first.
 func (e *Engine) Resume(ctx context.Context, runID string) error {
+	if err := e.restoreHeld(ctx, runID); err != nil {
+		return err
+	}
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeRun(ctx) })
 }
 

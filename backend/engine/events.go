@@ -20,6 +20,10 @@ const (
 	EventCancelled        = "orchestrator:cancelled"
 	EventPaused           = "orchestrator:paused"
 	EventResumed          = "orchestrator:resumed"
+	// EventReconnecting: the run's host was lost; the run waits for it
+	// (Payload.Reconnecting says until when). EventReconnected: it is back.
+	EventReconnecting = "orchestrator:reconnecting"
+	EventReconnected  = "orchestrator:reconnected"
 	// EventRemediation: verification failed and its issues became new tasks
 	// (Payload.Tasks); the run is back in worker execution (seed 004).
 	EventRemediation = "orchestrator:remediation"
@@ -53,7 +57,7 @@ const (
 func EventNames() []string {
 	return []string{EventCreated, EventStarted, EventPhaseChanged, EventStatusChanged, EventAnalysisComplete,
 		EventTasksReady, EventTasksInvalid, EventWorkersSpawned, EventProgress, EventReprompted, EventCompleted,
-		EventError, EventCancelled, EventPaused, EventResumed, EventWorkerSpawned, EventWorkerStarted,
+		EventError, EventCancelled, EventPaused, EventResumed, EventReconnecting, EventReconnected, EventWorkerSpawned, EventWorkerStarted,
 		EventWorkerProgress, EventWorkerCompleted, EventWorkerFailed, EventWorkerTimeout, EventWorkerRetrying,
 		EventWorkerReprompted, EventWorkerSkipped, EventWorkerPaused, EventWorkerResumed, EventWorkerCancelled,
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
@@ -94,4 +98,6 @@ type Payload struct {
 	// Tasks and Groups carry the proposed plan on tasksReady.
 	Tasks  []store.Task `json:"tasks,omitempty"`
 	Groups [][]string   `json:"groups,omitempty"`
+	// Reconnecting is set on EventReconnecting.
+	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
 }

@@ -512,6 +512,10 @@ type harness struct {
 	tmpl  template.Template
 	// storeOpts are added when the store is opened (by open).
 	storeOpts []store.Option
+	// engineHost, when set, is the engine's host instead of host (a
+	// wrapper of it); engineOpts change the engine's options.
+	engineHost SessionHost
+	engineOpts func(*Options)
 }
 
 func newHarness(t *testing.T, tmpl template.Template, agent agentFunc, push bool) *harness {
@@ -533,9 +537,17 @@ func (h *harness) open() {
 	h.st = st
 	h.rec = newRecorder(h.t, st)
 	n := 0
-	eng, err := New(Options{Store: st, Host: h.host, Templates: templateMap{"test": h.tmpl}, Emitter: h.rec,
+	var host SessionHost = h.host
+	if h.engineHost != nil {
+		host = h.engineHost
+	}
+	opts := Options{Store: st, Host: host, Templates: templateMap{"test": h.tmpl}, Emitter: h.rec,
 		Now: h.clock.Now, NewID: func() string { n++; return fmt.Sprintf("orch_t%d", n) },
-		ProgressInterval: 5 * time.Millisecond, Logger: quiet, Home: h.dir + "/home"})
+		ProgressInterval: 5 * time.Millisecond, Logger: quiet, Home: h.dir + "/home"}
+	if h.engineOpts != nil {
+		h.engineOpts(&opts)
+	}
+	eng, err := New(opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -41,6 +41,11 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 	if r.status.Finished() {
 		return nil
 	}
+	if r.e.hostDown() {
+		// The host is lost: nothing failed yet. The run waits for it and
+		// does this step again when it is back (or stops as interrupted).
+		return lostErr(reason)
+	}
 	if err := r.move(RunError); err != nil {
 		return err
 	}
@@ -99,7 +104,7 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 	hctx, cancel := r.hostCtx(ctx)
 	defer cancel()
 	var at Cursor
-	start := r.run.MainSessionID == ""
+	start := r.run.MainSessionID == "" || r.mainGone
 	if !start && r.main.Asked == "" && r.main.transcriptCursor.Cursor.Index == 0 {
 		// An id was stored but nothing was asked yet: the process may have
 		// stopped between storing the id and starting the session. Start
@@ -123,6 +128,13 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 		}
 		chosen := SessionID(r.run.MainSessionID)
 		r.e.track(chosen, r)
+		if r.mainGone {
+			// The host lost the main session: a new one (under the same
+			// id) starts with what the run did so far.
+			text = r.runSoFar() + text
+			r.main.transcriptCursor = transcriptCursor{InputTokens: r.main.InputTokens,
+				OutputTokens: r.main.OutputTokens, CostUSD: r.main.CostUSD}
+		}
 		title := clip("Baton: "+r.run.Request, 80)
 		id, err := r.e.host.Start(hctx, StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
 			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode})
@@ -134,6 +146,7 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 			r.log().Info("the main session exists although its start failed", "err", err)
 			id = chosen
 		}
+		r.mainGone = false
 		if id != chosen {
 			r.e.untrack(chosen)
 			r.run.MainSessionID = string(id)
@@ -141,10 +154,16 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 		}
 	} else {
 		at, err = r.follow.readToEnd(hctx, SessionID(r.run.MainSessionID), &r.main.transcriptCursor)
+		if err != nil && errors.Is(err, ErrNoSession) && r.lostMain(ctx) {
+			return r.askWith(ctx, phase, want, values)
+		}
 		if err != nil {
 			return errors.Join(err, r.fail(ctx, fmt.Sprintf("read the main session: %v", err)))
 		}
 		if err := r.e.host.Send(hctx, SessionID(r.run.MainSessionID), text); err != nil {
+			if errors.Is(err, ErrNoSession) && r.lostMain(ctx) {
+				return r.askWith(ctx, phase, want, values)
+			}
 			return errors.Join(err, r.fail(ctx, fmt.Sprintf("send the %s prompt: %v", phase, err)))
 		}
 	}
@@ -160,6 +179,9 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 func (r *runner) checkMain(ctx context.Context) error {
 	id := SessionID(r.run.MainSessionID)
 	d, err := r.follow.absorb(ctx, id, &r.main.transcriptCursor)
+	if err != nil && errors.Is(err, ErrNoSession) && r.lostMain(ctx) {
+		return nil // the next step asks a new main session
+	}
 	if err != nil {
 		r.log().Warn("read main session", "err", err)
 		if r.main.failures >= 5 {

@@ -30,3 +30,22 @@ func (e *Engine) RestoreRun(ctx context.Context, runID string) error {
 	}
 	return e.restoreRun(ctx, run)
 }
+
+// restoreHeld takes up a paused or interrupted run that no loop drives, so
+// that Resume (the window's Resume button) continues it without a restart.
+func (e *Engine) restoreHeld(ctx context.Context, runID string) error {
+	e.mu.Lock()
+	_, active := e.runs[runID]
+	e.mu.Unlock()
+	if active {
+		return nil
+	}
+	run, err := e.store.Run(ctx, runID)
+	if err != nil {
+		return nil // do names the problem
+	}
+	if run.Status != RunInterrupted.String() && run.Status != RunPaused.String() {
+		return nil
+	}
+	return e.RestoreRun(ctx, runID)
+}

@@ -85,6 +85,15 @@ type runner struct {
 	restored bool
 	// interrupted: the ledger broke and the run was stopped as interrupted.
 	interrupted bool
+	// recon is set while the run waits for its lost host (reconnect.go);
+	// written under e.mu, read by the loop.
+	recon *reconnect
+	// stopped: the host stayed away past the bound; the run was stopped as
+	// interrupted and its loop ends.
+	stopped bool
+	// mainGone: the host no longer has the main session; the next prompt
+	// starts a new one with a summary of the run so far.
+	mainGone bool
 }
 
 func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.Task, workers []store.Worker) (*runner, error) {
@@ -179,10 +188,16 @@ func (r *runner) loop(parent context.Context) {
 	if r.restored {
 		r.hooks.restored()
 	}
-	r.step(ctx, true)
-	for !r.halted(nil) {
+	r.checkLink(ctx)
+	if !r.stopped && r.recon == nil {
+		r.step(ctx, true)
+	}
+	for !r.halted(nil) && !r.stopped {
 		poll := false
+		linkChanged, giveUp := r.linkWait()
 		select {
+		case <-linkChanged:
+		case <-giveUp:
 		case <-ctx.Done():
 			r.halted(r.flushProgress(context.WithoutCancel(ctx)))
 			return
@@ -210,6 +225,9 @@ func (r *runner) loop(parent context.Context) {
 		}
 		if r.halted(nil) {
 			return
+		}
+		if r.checkLink(ctx) {
+			continue // the host is lost: no step until it is back
 		}
 		r.step(ctx, poll)
 		r.archive.flush(ctx)

@@ -127,6 +127,9 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 		}
 		return nil
 	}
+	if res.err != nil && lostHost(res.err) {
+		return r.startLost(ctx, ws, res.err)
+	}
 	if res.err != nil {
 		// The call failed, but the host may have created the session: look
 		// before trying again, and try again under the same id, so that
@@ -478,6 +481,11 @@ func (r *runner) stopSession(ctx context.Context, ws *workerState) {
 func (r *runner) workerFailed(ctx context.Context, ws *workerState, reason string, retry bool) error {
 	if ctx.Err() != nil {
 		return nil // stopping: nothing failed; Restore takes it up from the store
+	}
+	if r.e.hostDown() {
+		// The host is lost, not the worker: it is read again when the
+		// host is back (or the run stops as interrupted).
+		return lostErr(reason)
 	}
 	r.stopSession(ctx, ws)
 	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.held() {

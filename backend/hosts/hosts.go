@@ -118,11 +118,14 @@ type Manager struct {
 	// notices is given to every host this Manager connects, which writes
 	// onto it; the engine reads it.
 	notices chan engine.Notice
+	// linkCh is closed when the connection is lost or back (engine.HostLink).
+	linkCh chan struct{}
 }
 
 var (
 	_ engine.SessionHost    = (*Manager)(nil)
 	_ engine.SessionBrowser = (*Manager)(nil)
+	_ engine.HostLink       = (*Manager)(nil)
 )
 
 // New returns a Manager for the host that cfg chooses; nothing is started.
@@ -130,7 +133,7 @@ func New(cfg settings.Settings, opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	m := &Manager{opts: opts, log: opts.Logger.With("component", "hosts"), cfg: cfg, notices: make(chan engine.Notice, 256)}
+	m := &Manager{opts: opts, log: opts.Logger.With("component", "hosts"), cfg: cfg, notices: make(chan engine.Notice, 256), linkCh: make(chan struct{})}
 	m.status = Status{Host: cfg.Host, Label: Label(cfg.Host), State: StateIdle}
 	return m
 }
@@ -146,11 +149,27 @@ func (m *Manager) setStatus(s Status) {
 	m.mu.Lock()
 	s.Host, s.Label = m.cfg.Host, Label(m.cfg.Host)
 	changed := s != m.status
+	if lost(s) != lost(m.status) {
+		close(m.linkCh)
+		m.linkCh = make(chan struct{})
+	}
 	m.status = s
 	m.mu.Unlock()
 	if changed && m.opts.Emit != nil {
 		m.opts.Emit(EventStatus, s)
 	}
+}
+
+// lost: the connection was made and is lost now; the CDP connection
+// reattaches on its own, with capped backoff.
+func lost(s Status) bool { return s.State == StateReconnecting }
+
+// Link implements engine.HostLink: the engine's runs wait for a lost
+// connection (and show "reconnecting") for a bounded time.
+func (m *Manager) Link() engine.LinkState {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return engine.LinkState{Up: !lost(m.status), Reason: m.status.Reason, Changed: m.linkCh}
 }
 
 // ConnectionChanged reports whether moving from a to b needs a new connection.

@@ -59,7 +59,16 @@ type Settings struct {
 	// ClaudePath is the Claude Code CLI the claude-code host runs; empty
 	// means "claude" on PATH.
 	ClaudePath string `json:"claudePath"`
+	// ReconnectForSeconds is how long a run waits for a session host whose
+	// connection was lost ("reconnecting") before it stops as interrupted.
+	ReconnectForSeconds int `json:"reconnectForSeconds"`
 }
+
+// Reconnect bounds of ReconnectForSeconds.
+const (
+	DefaultReconnectForSeconds = 120
+	MaxReconnectForSeconds     = 3600
+)
 
 // Defaults returns the settings of a new installation.
 func Defaults() Settings {
@@ -70,8 +79,10 @@ func Defaults() Settings {
 		Headless:       true,
 		PollIntervalMs: 2000,
 		Notifications:  true,
-		Theme:          ThemeSystem,
-		RecentFolders:  []string{},
+		// A lost host is waited for two minutes.
+		ReconnectForSeconds: DefaultReconnectForSeconds,
+		Theme:               ThemeSystem,
+		RecentFolders:       []string{},
 	}
 }
 
@@ -97,6 +108,9 @@ func (s Settings) Validate() error {
 	}
 	if s.PollIntervalMs < 100 || s.PollIntervalMs > 60000 {
 		return fmt.Errorf("%w: the poll interval must be between 100 and 60000 milliseconds, not %d", ErrInvalid, s.PollIntervalMs)
+	}
+	if s.ReconnectForSeconds < 1 || s.ReconnectForSeconds > MaxReconnectForSeconds {
+		return fmt.Errorf("%w: the time to wait for a lost host must be between 1 and %d seconds, not %d", ErrInvalid, MaxReconnectForSeconds, s.ReconnectForSeconds)
 	}
 	switch s.Theme {
 	case ThemeSystem, ThemeLight, ThemeDark:
