@@ -98,12 +98,25 @@ func (a *App) ActiveRuns() ([]view.Run, error) {
 		}
 		runs = append(runs, snap.Run)
 	}
+	// A run interrupted because its host stayed away is no longer driven,
+	// but it is listed with its Resume button until it is resumed.
+	if held, err := a.Store.Unfinished(ctx); err == nil {
+		for _, r := range held {
+			if r.Status == engine.RunInterrupted.String() && !slices.ContainsFunc(runs, func(x store.Run) bool { return x.ID == r.ID }) {
+				runs = append(runs, r)
+			}
+		}
+	}
 	// Newest first; runs started in the same instant keep the engine's order.
 	slices.SortStableFunc(runs, func(x, y store.Run) int { return y.CreatedAt.Compare(x.CreatedAt) })
 	if runs == nil {
 		return []view.Run{}, nil
 	}
-	return view.RunsOf(runs), nil
+	out := view.RunsOf(runs)
+	for i := range out {
+		out[i].Reconnecting = a.Engine.Reconnecting(out[i].ID)
+	}
+	return out, nil
 }
 
 // ConfirmRun accepts the task list with the user's changes and starts the workers.

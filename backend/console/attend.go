@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
@@ -156,13 +157,21 @@ func (a *attention) check(ctx context.Context) {
 	if a.host == nil || snap.Run.MainSessionID == "" {
 		return
 	}
-	info, err := a.host.Session(ctx, engine.SessionID(snap.Run.MainSessionID))
+	if l, ok := a.host.(engine.HostLink); ok && !l.Link().Up {
+		return // the host is lost: the engine shows reconnecting
+	}
+	// Bounded: a host lost during the call must not hold the command.
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	info, err := a.host.Session(hctx, engine.SessionID(snap.Run.MainSessionID))
+	cancel()
 	if err != nil {
 		return
 	}
 	for _, p := range sessions.Permissions(info.Pending) {
 		a.permission("The main session", p, func(d engine.PermissionDecision) error {
-			return a.host.RespondPermission(ctx, p.RequestID, d, nil)
+			rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			return a.host.RespondPermission(rctx, p.RequestID, d, nil)
 		})
 	}
 }

@@ -88,6 +88,14 @@ func describe(e evt) string {
 		return strings.TrimPrefix(e.name, "orchestrator:")
 	case engine.EventError:
 		return "error: " + p.Message
+	case engine.EventReconnecting:
+		return "reconnecting: " + p.Message
+	case engine.EventReconnected:
+		return "reconnected: " + p.Message
+	case engine.EventStatusChanged:
+		if p.Status == engine.RunInterrupted.String() && p.Message != "restored" {
+			return "interrupted: " + p.Message
+		}
 	}
 	return ""
 }

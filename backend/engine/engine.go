@@ -389,6 +389,8 @@ type Snapshot struct {
 	ParallelGroups [][]string          `json:"parallelGroups"`
 	// FinalReport is stored when the run finishes (nil before).
 	FinalReport *FinalReport `json:"finalReport,omitempty"`
+	// Reconnecting is set while the run waits for its lost host.
+	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
 }
 
 // Snapshot returns the current state of run id from the store, which holds
@@ -396,7 +398,11 @@ type Snapshot struct {
 // never waits for the run's goroutine, so a view is not held up by a slow
 // host call.
 func (e *Engine) Snapshot(ctx context.Context, runID string) (Snapshot, error) {
-	return e.storedSnapshot(ctx, runID)
+	snap, err := e.storedSnapshot(ctx, runID)
+	if err == nil {
+		snap.Reconnecting = e.Reconnecting(runID)
+	}
+	return snap, err
 }
 
 func (e *Engine) storedSnapshot(ctx context.Context, runID string) (Snapshot, error) {

@@ -14,13 +14,16 @@ import (
 
 // Run is one run as the Runs and History views show it.
 type Run struct {
-	ID           string         `json:"id"`
-	TemplateID   string         `json:"templateId"`
-	TemplateName string         `json:"templateName"`
-	Cwd          string         `json:"cwd"`
-	Request      string         `json:"request"`
-	Variables    map[string]any `json:"variables"`
-	Status       string         `json:"status"`
+	// Reconnecting is set while the run waits for its lost session host
+	// (filled in by the bindings from the engine, not stored).
+	Reconnecting *engine.Reconnecting `json:"reconnecting,omitempty"`
+	ID           string               `json:"id"`
+	TemplateID   string               `json:"templateId"`
+	TemplateName string               `json:"templateName"`
+	Cwd          string               `json:"cwd"`
+	Request      string               `json:"request"`
+	Variables    map[string]any       `json:"variables"`
+	Status       string               `json:"status"`
 	// ResumeStatus is the status a paused run goes back to.
 	ResumeStatus string `json:"resumeStatus,omitempty"`
 	Phase        string `json:"phase"`
@@ -128,6 +131,8 @@ type Snapshot struct {
 	ParallelGroups [][]string    `json:"parallelGroups"`
 	// FinalReport is stored when the run finishes (nil before).
 	FinalReport *engine.FinalReport `json:"finalReport,omitempty"`
+	// Reconnecting is set while the run waits for its lost session host.
+	Reconnecting *engine.Reconnecting `json:"reconnecting,omitempty"`
 }
 
 // HistoryPage is one page of past runs.
@@ -196,6 +201,7 @@ func SnapshotOf(s engine.Snapshot) Snapshot {
 		Answers:        mapAll(s.Answers, PhaseAnswerOf),
 		ParallelGroups: s.ParallelGroups,
 		FinalReport:    s.FinalReport,
+		Reconnecting:   s.Reconnecting,
 	}
 }
 

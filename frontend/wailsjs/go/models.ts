@@ -543,6 +543,42 @@ export namespace engine {
 	        this.suggestions = source["suggestions"];
 	    }
 	}
+	export class Reconnecting {
+	    // Go type: time
+	    since: any;
+	    // Go type: time
+	    until: any;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Reconnecting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.since = this.convertValues(source["since"], null);
+	        this.until = this.convertValues(source["until"], null);
+	        this.reason = source["reason"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	
 	export class SessionInfo {
@@ -893,6 +929,7 @@ export namespace settings {
 	    theme: string;
 	    recentFolders: string[];
 	    claudePath: string;
+	    reconnectForSeconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -911,6 +948,7 @@ export namespace settings {
 	        this.theme = source["theme"];
 	        this.recentFolders = source["recentFolders"];
 	        this.claudePath = source["claudePath"];
+	        this.reconnectForSeconds = source["reconnectForSeconds"];
 	    }
 	}
 
@@ -1400,6 +1438,7 @@ export namespace template {
 export namespace view {
 	
 	export class Run {
+	    reconnecting?: engine.Reconnecting;
 	    id: string;
 	    templateId: string;
 	    templateName: string;
@@ -1434,6 +1473,7 @@ export namespace view {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
 	        this.id = source["id"];
 	        this.templateId = source["templateId"];
 	        this.templateName = source["templateName"];
@@ -1728,6 +1768,7 @@ export namespace view {
 	    answers: PhaseAnswer[];
 	    parallelGroups: string[][];
 	    finalReport?: engine.FinalReport;
+	    reconnecting?: engine.Reconnecting;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -1741,6 +1782,7 @@ export namespace view {
 	        this.answers = this.convertValues(source["answers"], PhaseAnswer);
 	        this.parallelGroups = source["parallelGroups"];
 	        this.finalReport = this.convertValues(source["finalReport"], engine.FinalReport);
+	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,0 +1,158 @@
+package console
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startSimGroup runs "baton sim" in its own process group, so that the test
+// can kill it together with its Chromium, and returns its CDP endpoint and
+// the kill.
+func startSimGroup(t *testing.T, bin string) (endpoint string, kill func()) {
+	t.Helper()
+	cmd := exec.Command(bin, "sim", "--port", "0", "--speed", "3")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(waited) }()
+	kill = func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-waited
+	}
+	t.Cleanup(kill)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if ep, ok := strings.CutPrefix(sc.Text(), "CDP endpoint: "); ok {
+				found <- ep
+			}
+		}
+	}()
+	select {
+	case ep := <-found:
+		return ep, kill
+	case <-time.After(60 * time.Second):
+		t.Fatal("baton sim did not print its endpoint within a minute")
+	}
+	return "", kill
+}
+
+var interruptedLine = regexp.MustCompile(`(?m)^Interrupted: .*unreachable`)
+
+// TestHostKilledMidRunInterruptsAndResumes kills the host ("baton sim" and
+// its Chromium) while workers run: "baton run" shows reconnecting and ends
+// the run interrupted within the configured bound (exit 1, everything done
+// kept); "baton run --resume" on a fresh simulator, which has none of the old
+// sessions, finishes every task and the aggregation.
+func TestHostKilledMidRunInterruptsAndResumes(t *testing.T) {
+	needChromium(t)
+	bin := buildBaton(t)
+	endpoint, killSim := startSimGroup(t, bin)
+	project := sample(t)
+	config := t.TempDir()
+	const bound = 3 * time.Second
+	if err := os.WriteFile(filepath.Join(config, "settings.json"), []byte(`{"reconnectForSeconds": 3}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "BATON_CONFIG_DIR="+config)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	first := exec.CommandContext(ctx, bin, "run", "--host", "desktop", "--cdp", endpoint, "--template", "documentation",
+		"--cwd", project, "--message", "Document the sample project", "--yes")
+	first.Env = env
+	out, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Stderr = io.Discard
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var runID string
+	var all strings.Builder
+	sc := bufio.NewScanner(out)
+	var killedAt time.Time
+	for sc.Scan() {
+		line := sc.Text()
+		all.WriteString(line + "\n")
+		if m := runIDPattern.FindStringSubmatch(line); m != nil && runID == "" {
+			runID = m[1]
+		}
+		if startedLine.MatchString(line) {
+			killSim()
+			killedAt = time.Now()
+			break
+		}
+	}
+	if killedAt.IsZero() {
+		_ = first.Wait()
+		t.Fatalf("the run did not reach the worker phase:\n%s", all.String())
+	}
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+	}
+	err = first.Wait()
+	took := time.Since(killedAt)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitError {
+		t.Fatalf("baton run after the host died: %v, want exit code %d; output:\n%s", err, ExitError, all.String())
+	}
+	// Noticed at once, then the bound; a little more for the process to end.
+	if took > bound+10*time.Second {
+		t.Errorf("the run took %s to end after the host died (bound %s)", took.Round(time.Millisecond), bound)
+	}
+	text := all.String()
+	if !strings.Contains(text, "reconnecting: Reconnecting to the session host") || !interruptedLine.MatchString(text) ||
+		!strings.Contains(text, "Continue it with: baton run --resume "+runID) {
+		t.Fatalf("the output does not show reconnecting and the interrupt:\n%s", text)
+	}
+	var history bytes.Buffer
+	show := exec.Command(bin, "show", runID)
+	show.Env, show.Stdout = env, &history
+	if err := show.Run(); err != nil || !strings.Contains(history.String(), "Status:  interrupted") {
+		t.Fatalf("the run is not stored as interrupted (%v):\n%s", err, history.String())
+	}
+
+	fresh, _ := startSimGroup(t, bin)
+	rctx, rcancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer rcancel()
+	resume := exec.CommandContext(rctx, bin, "run", "--resume", runID, "--host", "desktop", "--cdp", fresh, "--yes")
+	resume.Env = env
+	res, err := resume.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume %s on a fresh host: %v\n%s", runID, err, res)
+	}
+	m := regexp.MustCompile(`Run \S+ completed: (\d+) of (\d+) tasks completed`).FindStringSubmatch(string(res))
+	if m == nil || m[1] != m[2] || m[1] == "0" || strings.Contains(string(res), "failed") {
+		t.Fatalf("the resumed run did not complete every task:\n%s", res)
+	}
+	history.Reset()
+	show = exec.Command(bin, "show", runID)
+	show.Env, show.Stdout = env, &history
+	if err := show.Run(); err != nil || !strings.Contains(history.String(), "Status:  completed") {
+		t.Fatalf("the resumed run is not stored as completed (%v):\n%s", err, history.String())
+	}
+	if !strings.Contains(strings.ToLower(history.String()), "aggregation") {
+		t.Fatalf("the resumed run shows no aggregation:\n%s", history.String())
+	}
+}
