@@ -29,6 +29,8 @@ export const runEventNames = [
   'orchestrator:cancelled',
   'orchestrator:paused',
   'orchestrator:resumed',
+  'orchestrator:reconnecting',
+  'orchestrator:reconnected',
   'orchestrator:remediation',
   'worker:spawned',
   'worker:started',

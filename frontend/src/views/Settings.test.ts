@@ -15,6 +15,7 @@ const defaults = {
   theme: 'system',
   recentFolders: [],
   claudePath: '',
+  reconnectForSeconds: 120,
 };
 
 function view(settings = defaults, problem = '') {
@@ -66,6 +67,21 @@ describe('Settings view', () => {
     expect(screen.getByRole('status').textContent).toContain('between 100 and 60000');
     await fireEvent.input(poll, { target: { value: '500' } });
     expect(save.disabled).toBe(false);
+  });
+
+  it('edits how long a lost host is waited for, within 1 to 3600 seconds', async () => {
+    setup();
+    answer('SaveSettings', (s) => Promise.resolve(view(s as typeof defaults)));
+    const wait = (await screen.findByLabelText('Wait for a lost host (s)')) as HTMLInputElement;
+    expect(wait.value).toBe('120');
+    const save = screen.getByRole('button', { name: 'Save' }) as HTMLButtonElement;
+    await fireEvent.input(wait, { target: { value: '0' } });
+    expect(save.disabled).toBe(true);
+    expect(screen.getByRole('status').textContent).toContain('between 1 and 3600 seconds');
+    await fireEvent.input(wait, { target: { value: '30' } });
+    expect(save.disabled).toBe(false);
+    await fireEvent.click(save);
+    await waitFor(() => expect(calls.find((c) => c.name === 'SaveSettings')?.args[0]).toMatchObject({ reconnectForSeconds: 30 }));
   });
 
   it('saves the form and shows the sentence Go answers with when it refuses', async () => {

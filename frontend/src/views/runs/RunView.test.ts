@@ -166,3 +166,25 @@ describe('RunView worker grid', () => {
     expect(await screen.findByText('/tmp/report.md')).toBeTruthy();
   });
 });
+
+describe('RunView when the host goes away', () => {
+  it('shows Reconnecting while the run waits for its host, and the interrupt with Resume after the bound', async () => {
+    const rc = { since: '2026-11-24T10:00:00Z', until: '2026-11-24T10:02:00Z', reason: 'browser went away' };
+    answer('RunSnapshot', () => Promise.resolve({ ...snapshot(), reconnecting: rc }));
+    render(RunView, { runId: 'r1' });
+    await waitFor(() => expect(screen.getByTestId('run-status').textContent).toBe('Reconnecting'));
+    const banner = screen.getByTestId('reconnecting');
+    expect(banner.textContent).toContain('Reconnecting to the session host');
+    expect(banner.textContent).toContain('browser went away');
+
+    const message = 'The session host was unreachable for 2m0s, so the run stopped; everything done is kept.';
+    answer('RunSnapshot', () => Promise.resolve(snapshot({ run: run({ status: 'interrupted', resumeStatus: 'running', message }) })));
+    answer('ResumeRun', () => Promise.resolve());
+    emit('orchestrator:statusChanged', { runId: 'r1', status: 'interrupted', message });
+    await waitFor(() => expect(screen.getByTestId('run-status').textContent).toBe('Interrupted'));
+    expect(screen.getByTestId('interrupted').textContent).toContain('unreachable for 2m0s');
+    expect(screen.queryByTestId('reconnecting')).toBeNull();
+    await fireEvent.click(screen.getByRole('button', { name: 'Resume' }));
+    await waitFor(() => expect(calls.filter((x) => x.name === 'ResumeRun').at(-1)?.args).toEqual(['r1']));
+  });
+});

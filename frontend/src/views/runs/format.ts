@@ -84,6 +84,13 @@ export function currentStep(run: Run): { index: number; stopped: boolean } {
   return { index: stepOfPhase[run.phase] ?? 0, stopped: true };
 }
 
+/** The note of a run waiting for its lost session host. */
+export function reconnectingTitle(rc: { until: string; reason?: string }): string {
+  const until = new Date(rc.until);
+  const at = Number.isNaN(until.getTime()) ? '' : ` at ${until.toLocaleTimeString()}`;
+  return `Reconnecting to the session host; the run stops as interrupted${at} unless it comes back.${rc.reason ? ` ${rc.reason}` : ''}`;
+}
+
 export function elapsed(from?: string, to?: string | number): string {
   if (!from) return '—';
   const start = Date.parse(from);
