@@ -288,3 +288,68 @@ func mustRun(t *testing.T, h *harness, id string) store.Run {
 	}
 	return run
 }
+
+// blockingHost is a host whose calls wait for their context, as a call to a
+// page that no longer answers does.
+type blockingHost struct{ *linkedHost }
+
+func (b blockingHost) Send(ctx context.Context, id SessionID, text string) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (b blockingHost) Session(ctx context.Context, id SessionID) (SessionInfo, error) {
+	<-ctx.Done()
+	return SessionInfo{}, ctx.Err()
+}
+
+// Every host call has a deadline (a shorter one for the calls that only
+// look), fails at once while the link is down, and a call in flight is cut
+// at once when the link goes down; those errors are ErrHostLost.
+func TestGuardHostDeadlinesAndCuts(t *testing.T) {
+	t.Parallel()
+	lh := newLinkedHost(newFakeHost(func(*fakeHost, *fakeSession, string) {}, false))
+	g := newGuardHost(blockingHost{lh}, 400*time.Millisecond, 100*time.Millisecond)
+	ctx := context.Background()
+
+	start := time.Now()
+	if _, err := g.Session(ctx, "s"); !errors.Is(err, context.DeadlineExceeded) || lostHost(err) {
+		t.Fatalf("Session past its deadline = %v", err)
+	}
+	if d := time.Since(start); d < 100*time.Millisecond || d > 350*time.Millisecond {
+		t.Errorf("Session took %s, want its 100ms bound", d)
+	}
+	start = time.Now()
+	if err := g.Send(ctx, "s", "x"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Send past its deadline = %v", err)
+	}
+	if d := time.Since(start); d < 400*time.Millisecond {
+		t.Errorf("Send took %s, want its 400ms bound", d)
+	}
+
+	// A call in flight when the link goes down ends at once.
+	g = newGuardHost(blockingHost{lh}, time.Minute, time.Minute)
+	done := make(chan error, 1)
+	go func() { done <- g.Send(ctx, "s", "x") }()
+	time.Sleep(20 * time.Millisecond)
+	lh.set(true, "browser went away")
+	select {
+	case err := <-done:
+		if !lostHost(err) || !strings.Contains(err.Error(), "browser went away") {
+			t.Fatalf("the cut call returned %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call was not cut when the link went down")
+	}
+	// While the link is down, calls fail at once without reaching the host.
+	if _, err := g.Start(ctx, StartOptions{}); !lostHost(err) {
+		t.Fatalf("Start while down = %v", err)
+	}
+	if n := len(lh.fakeHost.starts); n != 0 {
+		t.Fatalf("the host got %d starts while down", n)
+	}
+	lh.set(false, "")
+	if id, err := g.Start(ctx, StartOptions{ID: "local_x", Cwd: "/", Message: "hi"}); err != nil || id != "local_x" {
+		t.Fatalf("Start after the link is back = %q, %v", id, err)
+	}
+}

@@ -158,3 +158,44 @@ func closedAddr(t *testing.T) string {
 	l.Close()
 	return addr
 }
+
+// The Manager is an engine.HostLink: a CDP connection that reconnects is a
+// lost link until it is connected again, and each change closes Changed.
+func TestLinkFollowsTheConnection(t *testing.T) {
+	m := New(settings.Defaults(), Options{})
+	l := m.Link()
+	if !l.Up || l.Changed == nil {
+		t.Fatalf("a new Manager's link = %+v, want up", l)
+	}
+	m.setStatus(Status{State: StateConnected})
+	select {
+	case <-l.Changed:
+		t.Fatal("connecting closed Changed although the link stayed up")
+	default:
+	}
+	m.setStatus(Status{State: StateReconnecting, Reason: "browser went away"})
+	select {
+	case <-l.Changed:
+	default:
+		t.Fatal("losing the connection did not close Changed")
+	}
+	lost := m.Link()
+	if lost.Up || lost.Reason != "browser went away" {
+		t.Fatalf("link while reconnecting = %+v", lost)
+	}
+	m.setStatus(Status{State: StateReconnecting, Reason: "connection refused"})
+	select {
+	case <-lost.Changed:
+		t.Fatal("a new reason closed Changed although the link stayed down")
+	default:
+	}
+	m.setStatus(Status{State: StateConnected})
+	select {
+	case <-lost.Changed:
+	default:
+		t.Fatal("reconnecting did not close Changed")
+	}
+	if !m.Link().Up {
+		t.Fatal("the link is not up after the reconnect")
+	}
+}
