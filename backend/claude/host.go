@@ -81,6 +81,7 @@ type Options struct {
 // Host is the LocalSessions adapter.
 type Host struct {
 	link  *link
+	state *linkState // the connection's status, for engine.HostLink
 	after func(context.Context) error // stops what StartSimulator started
 	opts  Options
 	log   *slog.Logger
@@ -102,6 +103,12 @@ func Dial(ctx context.Context, cfg chrome.Config, opts Options) (*Host, error) {
 	if cfg.OnStatus == nil {
 		cfg.OnStatus = opts.OnStatus
 	}
+	state := newLinkState()
+	if user := cfg.OnStatus; user != nil {
+		cfg.OnStatus = func(s chrome.Status) { state.set(s); user(s) }
+	} else {
+		cfg.OnStatus = state.set
+	}
 	l, err := connect(ctx, cfg, linkOptions{ProbeOnly: opts.ProbeOnly, PollInterval: opts.PollInterval, Notices: opts.Notices, Logger: log})
 	if err != nil {
 		return nil, err
@@ -117,7 +124,7 @@ func Dial(ctx context.Context, cfg chrome.Config, opts Options) (*Host, error) {
 	if opts.ReadLimit <= 0 {
 		opts.ReadLimit = 2000
 	}
-	return &Host{link: l, opts: opts, log: log.With("component", "claude")}, nil
+	return &Host{link: l, state: state, opts: opts, log: log.With("component", "claude")}, nil
 }
 
 // missingMethod names what the page lacks of LocalSessions, or is nil.
