@@ -81,7 +81,7 @@ type Options struct {
 // Host is the LocalSessions adapter.
 type Host struct {
 	link  *link
-	state *linkState // the connection's status, for engine.HostLink
+	state *linkState                  // the connection's status, for engine.HostLink
 	after func(context.Context) error // stops what StartSimulator started
 	opts  Options
 	log   *slog.Logger
