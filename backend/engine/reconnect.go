@@ -291,8 +291,18 @@ func (s RunStatus) worksOnHost() bool {
 func (r *runner) checkLink(ctx context.Context) bool {
 	st := r.e.host.state()
 	if st.Up || !r.status.worksOnHost() {
-		if r.recon != nil {
+		switch {
+		case r.recon == nil:
+		case st.Up:
 			r.reconnected(ctx)
+		default:
+			// Paused or cancelled while waiting: the run no longer waits
+			// for the host (a Resume waits again if it is still lost).
+			r.recon.timer.Stop()
+			r.run.Message = r.recon.message
+			r.e.mu.Lock()
+			r.recon = nil
+			r.e.mu.Unlock()
 		}
 		return false
 	}

@@ -353,3 +353,38 @@ func TestGuardHostDeadlinesAndCuts(t *testing.T) {
 		t.Fatalf("Start after the link is back = %q, %v", id, err)
 	}
 }
+
+// A run paused while it waits for its host no longer waits (and is not told
+// the host is back); resumed while the host is still lost, it waits again.
+func TestPauseWhileReconnecting(t *testing.T) {
+	t.Parallel()
+	h, lh := linkedHarness(t, plan(planned{"a", 5, nil}), func(string) bool { return true }, time.Minute)
+	id := h.create()
+	ctx := context.Background()
+	if err := h.eng.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("a running", func() bool { return h.workers(id)["a"].Status == "running" })
+	lh.set(true, "browser went away")
+	h.until("reconnecting", func() bool { return h.eng.Reconnecting(id) != nil })
+	if err := h.eng.Pause(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("no longer reconnecting", func() bool { return h.eng.Reconnecting(id) == nil })
+	if n := h.rec.count(EventReconnected); n != 0 {
+		t.Fatalf("%d reconnected events while the host is still lost", n)
+	}
+	if s := h.status(id); s != "paused" {
+		t.Fatalf("status %s, want paused", s)
+	}
+	if err := h.eng.Resume(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("reconnecting again", func() bool { return h.eng.Reconnecting(id) != nil && h.rec.count(EventReconnecting) == 2 })
+	lh.set(false, "")
+	h.until("reconnected", func() bool { return h.rec.count(EventReconnected) == 1 })
+	h.finishWorker(id, "a")
+	if run := h.wait(id); run.Status != "completed" {
+		t.Fatalf("run %s: %s %s", run.Status, run.Message, run.Error)
+	}
+}
