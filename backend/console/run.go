@@ -35,7 +35,9 @@ is a Claude Code CLI process (claude on PATH, or --claude PATH) that inherits
 this environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
 Exit codes: 0 every task completed, 2 finished with failed or skipped tasks
 (or the settings file cannot be used and no --host was given), 1 error or an
-interrupted run (continue it with --resume), 130 Ctrl-C and 143 SIGTERM (also
+interrupted run (the host stayed away longer than reconnectForSeconds in the
+settings, default 120, or the database stayed unwritable; everything done is
+kept: continue it with --resume), 130 Ctrl-C and 143 SIGTERM (also
 while a question waits: the run is paused; continue it with --resume).
 `
 
