@@ -206,7 +206,9 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 		// reload interrupts can be found again.
 		opts.ID = engine.SessionID("local_" + newUUID())
 	}
-	info := map[string]string{"cwd": opts.Cwd, "message": opts.Message}
+	// useWorktree is always sent: the app makes a git worktree for every
+	// new session unless told not to, and Baton's runs work in their folder.
+	info := map[string]any{"cwd": opts.Cwd, "message": opts.Message, "useWorktree": opts.UseWorktree}
 	for k, v := range map[string]string{"title": opts.Title, "sessionId": string(opts.ID), "model": opts.Model, "permissionMode": opts.PermissionMode} {
 		if v != "" {
 			info[k] = v
@@ -226,6 +228,9 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 	if opts.ID != "" && engine.SessionID(id) != opts.ID {
 		h.log.Warn("the app chose its own session id", "asked", opts.ID, "got", id)
 	}
+	if err := h.checkWorktree(ctx, engine.SessionID(id), opts); err != nil {
+		return "", err
+	}
 	return engine.SessionID(id), nil
 }
 
@@ -237,10 +242,16 @@ func (h *Host) Send(ctx context.Context, id engine.SessionID, text string) error
 	}
 	var res struct {
 		Landed bool `json:"landed"`
+		Queued bool `json:"queued"`
 		Index  int  `json:"index"`
 	}
-	if err := h.call(ctx, sendJS, &res, string(id), text, h.opts.SendTimeout.Milliseconds()); err != nil {
+	if err := h.call(ctx, sendJS, &res, string(id), text, h.opts.SendTimeout.Milliseconds(), newUUID(), queuedAfter.Milliseconds()); err != nil {
 		return fmt.Errorf("send to %s: %w", id, err)
+	}
+	if res.Queued {
+		// The app holds it until the running turn ends: delivered.
+		h.log.Debug("message queued behind the running turn", "session", id)
+		return nil
 	}
 	if !res.Landed {
 		return fmt.Errorf("send to %s: %w within %s", id, ErrNotDelivered, h.opts.SendTimeout)
@@ -257,10 +268,16 @@ func (h *Host) Read(ctx context.Context, id engine.SessionID, cursor engine.Curs
 		Index   int               `json:"index"`
 		UUID    string            `json:"uuid"`
 		Reset   bool              `json:"reset"`
+		Tail    bool              `json:"tail"`
 	}
-	if err := h.callIdempotent(ctx, readJS, &res, string(id), cursor.Index, cursor.UUID, h.opts.ReadLimit); err != nil {
+	tail := 0
+	if h.link.Probe().Has("getTranscriptTail") {
+		tail = tailLimit
+	}
+	if err := h.callIdempotent(ctx, readJS, &res, string(id), cursor.Index, cursor.UUID, h.opts.ReadLimit, tail); err != nil {
 		return engine.Batch{}, fmt.Errorf("read %s: %w", id, err)
 	}
+	h.link.learnAliases(id, res.Entries)
 	if res.Entries == nil {
 		res.Entries = []json.RawMessage{}
 	}
@@ -277,8 +294,10 @@ type sessionObject struct {
 	IsRunning      bool            `json:"isRunning"`
 	TurnRunning    *bool           `json:"turnRunning"`
 	IsArchived     bool            `json:"isArchived"`
-	CreatedAt      float64         `json:"createdAt"`
-	LastActivityAt float64         `json:"lastActivityAt"`
+	CreatedAt      flexTime        `json:"createdAt"`
+	LastActivityAt flexTime        `json:"lastActivityAt"`
+	WorktreePath   string          `json:"worktreePath"`
+	OriginCwd      string          `json:"originCwd"`
 	Pending        []pendingObject `json:"pendingToolPermissions"`
 }
 
@@ -295,18 +314,17 @@ func (o sessionObject) info() engine.SessionInfo {
 		Running: o.IsRunning, Archived: o.IsArchived, Hidden: engine.IsHidden(engine.SessionID(o.SessionID), o.Title),
 		Pending: []engine.PermissionRequest{},
 	}
-	// turnRunning is preferred; without it, a live process counts as busy.
+	// turnRunning is preferred; without it, a live process is shown as
+	// busy, but the turn's end comes from its result only (isRunning means
+	// the process is alive, not that Claude works).
 	if o.TurnRunning != nil {
 		si.TurnRunning = *o.TurnRunning
 	} else {
 		si.TurnRunning = o.IsRunning
+		si.TurnUnknown = true
 	}
-	if o.CreatedAt > 0 {
-		si.CreatedAt = time.UnixMilli(int64(o.CreatedAt))
-	}
-	if o.LastActivityAt > 0 {
-		si.LastActivityAt = time.UnixMilli(int64(o.LastActivityAt))
-	}
+	si.CreatedAt = o.CreatedAt.t
+	si.LastActivityAt = o.LastActivityAt.t
 	for _, p := range o.Pending {
 		si.Pending = append(si.Pending, engine.PermissionRequest{RequestID: p.RequestID, SessionID: si.ID, ToolName: p.ToolName, Input: p.Input, Suggestions: p.Suggestions})
 	}
@@ -413,10 +431,10 @@ func (h *Host) SetModel(ctx context.Context, id engine.SessionID, model string) 
 }
 
 // SetPermissionMode changes the permission mode of the session: default,
-// acceptEdits, plan or bypassPermissions.
+// acceptEdits, plan, bypassPermissions, dontAsk or auto.
 func (h *Host) SetPermissionMode(ctx context.Context, id engine.SessionID, mode string) error {
 	switch mode {
-	case "default", "acceptEdits", "plan", "bypassPermissions":
+	case "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
 	default:
 		return fmt.Errorf("set permission mode of %s: unknown mode %q", id, mode)
 	}

@@ -82,6 +82,8 @@ type link struct {
 	mu       sync.Mutex
 	probe    Probe
 	stopPoll context.CancelFunc
+	// aliases maps the CLI's session UUIDs (in raw events) to app ids.
+	aliases map[string]engine.SessionID
 }
 
 // connect attaches to the page that cfg selects (PagePatterns when it
@@ -243,6 +245,10 @@ func (l *link) setPolling(on bool) {
 func (l *link) onBinding(payload string) {
 	var n engine.Notice
 	if json.Unmarshal([]byte(payload), &n) != nil || n.SessionID == "" {
+		return
+	}
+	n, ok := l.route(n)
+	if !ok {
 		return
 	}
 	select {

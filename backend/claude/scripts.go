@@ -26,4 +26,6 @@ var (
 	listJS string
 	//go:embed js/invoke.js
 	invokeJS string
+	//go:embed js/resolve.js
+	resolveJS string
 )

@@ -129,6 +129,9 @@ type Options struct {
 	// OnEntry, if set, is called with the time each transcript entry is
 	// published to the pages (for latency measurements). It must not block.
 	OnEntry func(sessionID string, at time.Time)
+	// Shapes make the page and transcripts take the real app's reported
+	// shapes (see Shapes); none by default.
+	Shapes Shapes
 }
 
 // Simulator is the loopback server with the sessions and their agents.
@@ -295,6 +298,7 @@ func (s *Simulator) handler() http.Handler {
 	web, _ := fs.Sub(webFS, "web")
 	mux.Handle("GET "+pagePath, http.StripPrefix(pagePath[:len(pagePath)-1], http.FileServerFS(web)))
 	mux.Handle("GET /{$}", http.RedirectHandler(pagePath, http.StatusFound))
+	mux.HandleFunc("GET "+pagePath+"shapes.js", s.shapesJS)
 	mux.HandleFunc("GET /api/sessions", s.apiSessions)
 	mux.HandleFunc("GET /api/session", s.apiSession)
 	mux.HandleFunc("POST /api/start", s.apiStart)
@@ -382,7 +386,7 @@ type startInfo struct {
 	SessionID      string `json:"sessionId"`
 	Model          string `json:"model"`
 	PermissionMode string `json:"permissionMode"`
-	UseWorktree    bool   `json:"useWorktree"`
+	UseWorktree    *bool  `json:"useWorktree"`
 	Effort         string `json:"effort"`
 	SystemPrompt   string `json:"systemPrompt"`
 }
@@ -411,7 +415,7 @@ func (s *Simulator) start(info startInfo) (string, error) {
 		return "", fmt.Errorf("start: %w", err)
 	}
 	switch info.PermissionMode {
-	case "", "default", "acceptEdits", "plan", "bypassPermissions":
+	case "", "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
 	default:
 		return "", fmt.Errorf("start: unknown permission mode %q", info.PermissionMode)
 	}
@@ -442,6 +446,7 @@ func (s *Simulator) start(info startInfo) (string, error) {
 	if ss.model == "" {
 		ss.model = "claude-sonnet-4-5"
 	}
+	s.shapeStartLocked(ss, info)
 	s.sessions[id] = ss
 	s.order = append(s.order, id)
 	s.mu.Unlock()
@@ -454,6 +459,7 @@ func (s *Simulator) apiSend(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		SessionID string `json:"sessionId"`
 		Message   string `json:"message"`
+		UUID      string `json:"uuid"`
 	}
 	if err := readJSON(r, &req); err != nil {
 		http.Error(w, "send: "+err.Error(), http.StatusBadRequest)
@@ -470,7 +476,7 @@ func (s *Simulator) apiSend(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "send: message is empty", http.StatusBadRequest)
 		return
 	}
-	s.enqueue(ss, req.Message)
+	s.enqueueUUID(ss, req.Message, req.UUID)
 	writeJSON(w, nil)
 }
 
@@ -482,6 +488,12 @@ func (s *Simulator) apiTranscript(w http.ResponseWriter, r *http.Request) {
 	if ss == nil {
 		s.mu.Unlock()
 		http.Error(w, "transcript: no session "+q.Get("id"), http.StatusNotFound)
+		return
+	}
+	if limit, err := strconv.Atoi(q.Get("tail")); err == nil {
+		entries, total := ss.tailLocked(limit)
+		s.mu.Unlock()
+		writeJSON(w, map[string]any{"total": total, "entries": entries})
 		return
 	}
 	total := len(ss.transcript)
@@ -541,7 +553,7 @@ func (s *Simulator) apiAction(w http.ResponseWriter, r *http.Request) {
 		ss.model = req.Value
 	case "mode":
 		switch req.Value {
-		case "default", "acceptEdits", "plan", "bypassPermissions":
+		case "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
 			ss.permissionMode = req.Value
 		default:
 			err = fmt.Errorf("unknown permission mode %q", req.Value)

@@ -52,12 +52,21 @@
 
   const post = (action, body) => api('POST', '/api/' + action, body).then(() => undefined);
 
+  // The shapes the server asks for (shapes.js): the real app's methods
+  // that the simulator has only when asked. calls counts the transcript
+  // reads, for tests.
+  const shapes = window.__batonSimShapes || {};
+  const calls = { getTranscript: 0, getTranscriptTail: 0 };
+  Object.defineProperty(window, '__batonSimCalls', { value: calls, enumerable: false });
+
   const LocalSessions = {
     getAll: () => api('GET', '/api/sessions'),
     getSession: (id) => api('GET', '/api/session?id=' + q(id)),
     start: (info) => api('POST', '/api/start', info),
-    sendMessage: (id, message) => post('send', { sessionId: id, message: message }),
-    getTranscript: getTranscript,
+    sendMessage: shapes.messageUUID
+      ? (id, message, uuid) => post('send', { sessionId: id, message: message, uuid: typeof uuid === 'string' ? uuid : '' })
+      : (id, message) => post('send', { sessionId: id, message: message }),
+    getTranscript: (id) => { calls.getTranscript++; return getTranscript(id); },
     interrupt: (id) => post('interrupt', { sessionId: id }),
     stop: (id) => post('stop', { sessionId: id }),
     archive: (id) => post('archive', { sessionId: id }),
@@ -70,6 +79,13 @@
     onOnEvent: (cb) => { eventListeners.add(cb); return () => { eventListeners.delete(cb); }; },
     onOnToolPermissionRequest: (cb) => { permissionListeners.add(cb); return () => { permissionListeners.delete(cb); }; },
   };
+  if (shapes.transcriptTail) {
+    LocalSessions.getTranscriptTail = async (id, limit) => {
+      calls.getTranscriptTail++;
+      const r = await api('GET', '/api/transcript?id=' + q(id) + '&tail=' + q(Math.max(1, limit | 0)));
+      return r.entries;
+    };
+  }
 
   Object.defineProperty(window, 'claude.web', {
     value: Object.freeze({ LocalSessions: Object.freeze(LocalSessions), version: 'baton-simulator/1' }),
