@@ -56,20 +56,37 @@ type Report struct {
 	OK bool `json:"ok"`
 }
 
-// StartAdvice is the sentence that says how to start Claude Desktop with
-// its DevTools port on goos.
+// InspectorPort is the default port of the Node inspector that Claude
+// Desktop's "Enable Main Process Debugger" opens.
+const InspectorPort = "9229"
+
+// StartAdvice is the paragraph that says how to make Claude Desktop
+// reachable on goos: both routes, the --remote-debugging-port flag (which
+// recent builds are reported to ignore) and the Developer menu's main
+// process debugger (a Node inspector that Baton reaches the page through).
 func StartAdvice(goos, port string) string {
 	if port == "" {
 		port = "9222"
 	}
+	var quit, flagCmd, devMode string
 	switch goos {
 	case "darwin":
-		return fmt.Sprintf("Quit Claude Desktop fully (Cmd+Q), then start it with: open -a Claude --args --remote-debugging-port=%s", port)
+		quit = "Quit Claude Desktop fully (Cmd+Q)"
+		flagCmd = "open -a Claude --args --remote-debugging-port=" + port
+		devMode = "Help > Troubleshooting > Enable Developer Mode in the menu bar"
 	case "windows":
-		return fmt.Sprintf("Quit Claude Desktop fully (also from the tray), then start it with: claude.exe --remote-debugging-port=%s", port)
+		quit = "Quit Claude Desktop fully (also from the tray)"
+		flagCmd = "claude.exe --remote-debugging-port=" + port
+		devMode = "the menu (the three lines at the top left): Help > Troubleshooting > Enable Developer Mode"
 	default:
-		return fmt.Sprintf("Quit Claude Desktop fully, then start its binary with --remote-debugging-port=%s (or run \"baton sim --port %s\" to use the simulator instead)", port, port)
+		quit = "Quit Claude Desktop fully"
+		flagCmd = "its binary with --remote-debugging-port=" + port
+		devMode = "Help > Troubleshooting > Enable Developer Mode"
 	}
+	return fmt.Sprintf("%s, then start it with: %s, and check again. "+
+		"Recent builds may ignore that flag (nothing opens on port %s); then use the other route: turn on %s, choose Developer > Enable Main Process Debugger, "+
+		"and give Baton the endpoint http://127.0.0.1:%s (Settings, or baton doctor --cdp http://127.0.0.1:%s), where Baton reaches the window through the main process's Node inspector. "+
+		"To try Baton without Claude Desktop, run \"baton sim --port %s\".", quit, flagCmd, port, devMode, InspectorPort, InspectorPort, port)
 }
 
 // Diagnose checks the browser, the endpoint, the page and the LocalSessions
@@ -109,7 +126,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 	port := u.Port()
 	v, err := chrome.Version(ctx, u)
 	if err != nil {
-		r.Checks = append(r.Checks, Check{Name: "endpoint", Detail: err.Error(), Fix: "Nothing answers at " + r.Endpoint + ". " + StartAdvice(goos, port) + "."})
+		r.Checks = append(r.Checks, Check{Name: "endpoint", Detail: err.Error(), Fix: "Nothing answers at " + r.Endpoint + ". " + StartAdvice(goos, port)})
 		return r
 	}
 	r.Browser = v.Browser
@@ -122,7 +139,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 	if err != nil {
 		fix := "Open the main Claude window, or adjust the page pattern in Settings."
 		if !errors.Is(err, chrome.ErrNoPage) {
-			fix = "Check that the endpoint belongs to Claude Desktop. " + StartAdvice(goos, port) + "."
+			fix = "Check that the endpoint belongs to Claude Desktop. " + StartAdvice(goos, port)
 		}
 		r.Checks = append(r.Checks, Check{Name: "page", Detail: err.Error(), Fix: fix})
 		return r
