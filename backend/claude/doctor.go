@@ -21,6 +21,9 @@ type DoctorOptions struct {
 	ChromePath   string
 	// GOOS chooses the platform of the advice; runtime.GOOS when empty.
 	GOOS string
+	// EndpointKind is the endpoint's kind (see Options.EndpointKind);
+	// detected when empty.
+	EndpointKind string
 }
 
 // MethodStatus is one LocalSessions method and whether the page has it.
@@ -134,8 +137,8 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	conn, err := connect(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns},
-		linkOptions{ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
+	conn, err := dialLink(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns},
+		opts.EndpointKind, linkOptions{ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fix := "Open the main Claude window, or adjust the page pattern in Settings."
 		if !errors.Is(err, chrome.ErrNoPage) {
@@ -150,7 +153,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 		_ = conn.Close(sctx)
 	}()
 	p := conn.Probe()
-	r.Page = conn.conn.Status().Page
+	r.Page = conn.page()
 	r.AppVersion = p.Version
 	if !p.Present {
 		r.Checks = append(r.Checks, Check{Name: "page", Detail: "page " + r.Page + " has no window['claude.web'].LocalSessions",

@@ -76,6 +76,11 @@ type Options struct {
 	// OnStatus, when set and the chrome.Config has none, receives every
 	// status change of the connection.
 	OnStatus func(chrome.Status)
+	// EndpointKind is how the endpoint is reached: EndpointPage (a DevTools
+	// page endpoint, --remote-debugging-port), EndpointInspector (the main
+	// process's Node inspector, "Enable Main Process Debugger"), or
+	// EndpointAuto ("", detected from the endpoint's /json/list).
+	EndpointKind string
 }
 
 // Host is the LocalSessions adapter.
@@ -102,7 +107,7 @@ func Dial(ctx context.Context, cfg chrome.Config, opts Options) (*Host, error) {
 	if cfg.OnStatus == nil {
 		cfg.OnStatus = opts.OnStatus
 	}
-	l, err := connect(ctx, cfg, linkOptions{ProbeOnly: opts.ProbeOnly, PollInterval: opts.PollInterval, Notices: opts.Notices, Logger: log})
+	l, err := dialLink(ctx, cfg, opts.EndpointKind, linkOptions{ProbeOnly: opts.ProbeOnly, PollInterval: opts.PollInterval, Notices: opts.Notices, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +138,34 @@ func missingMethod(p Probe) error {
 	return nil
 }
 
-// Conn returns the underlying connection (for its status and traffic).
+// Conn returns the underlying CDP page connection (for its status and
+// traffic); nil on the Node inspector route (see Endpoint and Page).
 func (h *Host) Conn() *chrome.Conn { return h.link.conn }
+
+// Endpoint is the endpoint the adapter is attached to.
+func (h *Host) Endpoint() string {
+	if h.link.insp != nil {
+		return h.link.insp.Endpoint()
+	}
+	return h.link.conn.Endpoint()
+}
+
+// Page is the URL of the page the adapter drives.
+func (h *Host) Page() string {
+	if h.link.insp != nil {
+		return h.link.insp.Page()
+	}
+	return h.link.conn.Status().Page
+}
+
+// Route says how the adapter reaches the app: "page" (a DevTools page
+// endpoint) or "inspector" (the main process's Node inspector).
+func (h *Host) Route() string {
+	if h.link.insp != nil {
+		return EndpointInspector
+	}
+	return EndpointPage
+}
 
 // Probe returns what the page reported about LocalSessions.
 func (h *Host) Probe() Probe { return h.link.Probe() }
@@ -154,7 +185,7 @@ func (h *Host) Notices() <-chan engine.Notice { return h.link.Notices() }
 
 // call runs one embedded function and maps page errors.
 func (h *Host) call(ctx context.Context, fn string, out any, args ...any) error {
-	raw, err := h.link.conn.Call(ctx, fn, args...)
+	raw, err := h.link.call.Call(ctx, fn, args...)
 	if err != nil {
 		return h.mapErr(err)
 	}

@@ -157,7 +157,7 @@ func (l *link) route(n engine.Notice) (engine.Notice, bool) {
 		}
 		ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
 		defer cancel()
-		raw, err := l.conn.Call(ctx, resolveJS, string(n.SessionID))
+		raw, err := l.call.Call(ctx, resolveJS, string(n.SessionID))
 		var got string
 		if err != nil || json.Unmarshal(raw, &got) != nil || got == "" {
 			l.log.Debug("an event names no session", "id", n.SessionID, "err", err)
