@@ -27,6 +27,7 @@ func SimCLI(args []string, stdout, stderr io.Writer) int {
 	speed := fs.Float64("speed", 1, "speed factor of the scripted agent (10 is ten times faster)")
 	chromePath := fs.String("chrome", "", "path of Chrome or Chromium (default: $BATON_CHROME or the standard places)")
 	headed := fs.Bool("headed", false, "show the browser window")
+	replay := fs.String("replay", "", "serve a \"baton probe\" recording instead of the scripted agent")
 	shapesFlag := fs.String("shapes", "", "make the page take the real Claude Desktop's reported shapes: real (all), or a comma-separated list of "+strings.Join(simulator.ShapeNames(), ", "))
 	var rules scenarioRules
 	fs.Var(&rules, "scenario-for", "MATCH=SCENARIO: sessions whose id contains MATCH use SCENARIO (repeatable)")
@@ -42,11 +43,18 @@ func SimCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton sim: --shapes: %v\n", err)
 		return 2
 	}
+	var rec *simulator.Recording
+	if *replay != "" {
+		if rec, err = simulator.ReadRecording(*replay); err != nil {
+			fmt.Fprintf(stderr, "baton sim: --replay: %v\n", err)
+			return 2
+		}
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	in, err := simulator.Launch(ctx, simulator.InstanceOptions{
-		Simulator:  simulator.Options{Scenario: *scenario, Speed: *speed, Logger: log, Shapes: shapes},
+		Simulator:  simulator.Options{Scenario: *scenario, Speed: *speed, Logger: log, Shapes: shapes, Replay: rec},
 		Port:       *port,
 		ChromePath: *chromePath,
 		Headed:     *headed,

@@ -234,7 +234,12 @@ func (ss *session) tailLocked(limit int) ([]json.RawMessage, int) {
 // shapesJS serves the page the shapes it takes, as a script that sets
 // window.__batonSimShapes (data only, from JSON encoding).
 func (s *Simulator) shapesJS(w http.ResponseWriter, r *http.Request) {
-	b, _ := json.Marshal(map[string]bool{"transcriptTail": s.opts.Shapes.TranscriptTail, "messageUUID": s.opts.Shapes.QueuedMessages})
+	cfg := map[string]any{"transcriptTail": s.opts.Shapes.TranscriptTail, "messageUUID": s.opts.Shapes.QueuedMessages}
+	if m := s.replayMethods(); m != nil {
+		cfg["methods"] = m
+		cfg["transcriptTail"] = true // served if the recording has it
+	}
+	b, _ := json.Marshal(cfg)
 	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	_, _ = w.Write([]byte("window.__batonSimShapes = Object.freeze(" + string(b) + ");\n"))
 }

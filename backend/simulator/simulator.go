@@ -132,6 +132,10 @@ type Options struct {
 	// Shapes make the page and transcripts take the real app's reported
 	// shapes (see Shapes); none by default.
 	Shapes Shapes
+	// Replay, when set, makes the page serve a "baton probe" recording
+	// (its methods, sessions and transcripts, its events replayed in time)
+	// instead of the scripted agent.
+	Replay *Recording
 }
 
 // Simulator is the loopback server with the sessions and their agents.
@@ -308,7 +312,7 @@ func (s *Simulator) handler() http.Handler {
 	mux.HandleFunc("GET /api/events", s.apiEvents)
 	mux.HandleFunc("GET /fs/{session}/list", s.fsList)
 	mux.HandleFunc("GET /fs/{session}/read", s.fsRead)
-	return s.guard(mux)
+	return s.guard(s.replayHandler(mux))
 }
 
 // guard refuses requests whose Host is not this server (DNS rebinding) or
@@ -593,8 +597,21 @@ func (s *Simulator) apiEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write([]byte(": hello\n\n"))
 	fl.Flush()
+	var feed <-chan []byte
+	if r.URL.Query().Get("replay") == "1" {
+		feed = s.replayFeed(r.Context())
+	}
 	for {
 		select {
+		case msg, ok := <-feed:
+			if !ok {
+				feed = nil
+				continue
+			}
+			_, _ = w.Write([]byte("data: "))
+			_, _ = w.Write(msg)
+			_, _ = w.Write([]byte("\n\n"))
+			fl.Flush()
 		case <-r.Context().Done():
 			return
 		case <-s.ctx.Done():

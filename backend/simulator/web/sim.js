@@ -76,8 +76,8 @@
     setPermissionMode: (id, mode) => post('mode', { sessionId: id, value: mode }),
     respondToToolPermission: (requestId, decision, updatedInput) =>
       post('respond', { requestId: requestId, decision: decision, updatedInput: updatedInput }),
-    onOnEvent: (cb) => { eventListeners.add(cb); return () => { eventListeners.delete(cb); }; },
-    onOnToolPermissionRequest: (cb) => { permissionListeners.add(cb); return () => { permissionListeners.delete(cb); }; },
+    onOnEvent: (cb) => { eventListeners.add(cb); replaySoon(); return () => { eventListeners.delete(cb); }; },
+    onOnToolPermissionRequest: (cb) => { permissionListeners.add(cb); replaySoon(); return () => { permissionListeners.delete(cb); }; },
   };
   if (shapes.transcriptTail) {
     LocalSessions.getTranscriptTail = async (id, limit) => {
@@ -85,6 +85,19 @@
       const r = await api('GET', '/api/transcript?id=' + q(id) + '&tail=' + q(Math.max(1, limit | 0)));
       return r.entries;
     };
+  }
+
+  if (Array.isArray(shapes.methods)) {
+    // Replaying a recording: exactly the recorded methods, with their
+    // recorded arity; one the simulator cannot serve rejects.
+    const impl = Object.assign({}, LocalSessions);
+    for (const k of Object.keys(LocalSessions)) delete LocalSessions[k];
+    for (const m of shapes.methods) {
+      const f = impl[m.name] || (() => Promise.reject(new Error('replay: ' + m.name + ' was not recorded')));
+      const g = (...a) => f(...a);
+      Object.defineProperty(g, 'length', { value: m.arity | 0 });
+      LocalSessions[m.name] = g;
+    }
   }
 
   Object.defineProperty(window, 'claude.web', {
@@ -100,7 +113,7 @@
 
   let refresh = null;
   const events = new EventSource('/api/events?token=' + encodeURIComponent(token));
-  events.onmessage = (m) => {
+  const onEvent = (m) => {
     let ev;
     try { ev = JSON.parse(m.data); } catch (e) { return; }
     if (ev.kind === 'reload') {
@@ -112,6 +125,20 @@
     if (ev.kind === 'permission') deliver(permissionListeners, ev.request);
     if (!refresh) refresh = setTimeout(render, 250);
   };
+  events.onmessage = onEvent;
+
+  // Replaying a recording: its events start once the first listener is
+  // registered (after the current task, so a second one registered with it
+  // gets them too).
+  let replayStarted = false;
+  function replaySoon() {
+    if (!Array.isArray(shapes.methods) || replayStarted) return;
+    replayStarted = true;
+    setTimeout(() => {
+      const es = new EventSource('/api/events?replay=1&token=' + encodeURIComponent(token));
+      es.onmessage = onEvent;
+    }, 0);
+  }
 
   async function render() {
     refresh = null;
