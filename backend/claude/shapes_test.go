@@ -2,6 +2,7 @@ package claude
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,22 @@ func TestShapesRetitledWorkerStaysHidden(t *testing.T) {
 		if s.ID == worker {
 			t.Errorf("the retitled worker %q is listed", si.Title)
 		}
+	}
+}
+
+// An app that puts the session in a worktree anyway: Start refuses it with
+// a sentence, and the session is stopped and archived.
+func TestShapesWorktreeRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, simulator.Options{Shapes: simulator.Shapes{WorktreesAlways: true}})
+	ctx := testCtx(t)
+	worker, _ := engine.WorkerSessionID("run1", "task_001")
+	_, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello", ID: worker})
+	if !errors.Is(err, ErrWorktree) || !strings.Contains(err.Error(), ".claude/worktrees") || !strings.Contains(err.Error(), e.dir) {
+		t.Fatalf("Start = %v, want ErrWorktree naming both folders", err)
+	}
+	si, err := e.host.Session(ctx, worker)
+	if err != nil || si.Running || !si.Archived {
+		t.Errorf("the refused session: running %v, archived %v, %v", si.Running, si.Archived, err)
 	}
 }

@@ -43,25 +43,31 @@ type Shapes struct {
 	Retitle bool
 	// TranscriptTail: the page has getTranscriptTail(id, limit).
 	TranscriptTail bool
+	// WorktreesAlways: an app version that makes a worktree even when start
+	// gets useWorktree: false (not part of "real"; for the adapter's
+	// refusal).
+	WorktreesAlways bool
 }
 
 // shapeNames are the names of the shapes, in the order of Shapes' fields.
-var shapeNames = []string{"wrapped-results", "no-turn-running", "split-messages", "iso-dates", "raw-events", "worktrees", "queued-messages", "retitle", "transcript-tail"}
+var shapeNames = []string{"wrapped-results", "no-turn-running", "split-messages", "iso-dates", "raw-events", "worktrees", "queued-messages", "retitle", "transcript-tail", "worktrees-always"}
 
 // ShapeNames returns the names ParseShapes accepts (besides "real", all of
 // them, and "none").
 func ShapeNames() []string { return slices.Clone(shapeNames) }
 
 func (sh *Shapes) fields() []*bool {
-	return []*bool{&sh.WrappedResults, &sh.NoTurnRunning, &sh.SplitMessages, &sh.ISODates, &sh.RawEvents, &sh.Worktrees, &sh.QueuedMessages, &sh.Retitle, &sh.TranscriptTail}
+	return []*bool{&sh.WrappedResults, &sh.NoTurnRunning, &sh.SplitMessages, &sh.ISODates, &sh.RawEvents, &sh.Worktrees, &sh.QueuedMessages, &sh.Retitle, &sh.TranscriptTail, &sh.WorktreesAlways}
 }
 
-// AllShapes has every shape on: the app as it is reported to be.
+// AllShapes has every shape on: the app as it is reported to be
+// (WorktreesAlways, a made-up misbehaviour, stays off).
 func AllShapes() Shapes {
 	var sh Shapes
 	for _, f := range sh.fields() {
 		*f = true
 	}
+	sh.WorktreesAlways = false
 	return sh
 }
 
@@ -117,7 +123,7 @@ type sessionShape struct {
 // shapeStart sets up the shapes of a new session. s.mu is held.
 func (s *Simulator) shapeStartLocked(ss *session, info startInfo) {
 	ss.shape = sessionShape{on: s.opts.Shapes, cliID: newUUID(), held: map[string][]string{}}
-	if s.opts.Shapes.Worktrees && (info.UseWorktree == nil || *info.UseWorktree) {
+	if s.opts.Shapes.WorktreesAlways || s.opts.Shapes.Worktrees && (info.UseWorktree == nil || *info.UseWorktree) {
 		name := "sim-" + strings.ReplaceAll(newUUID(), "-", "")[:8]
 		ss.shape.originCwd = info.Cwd
 		ss.shape.worktreePath = filepath.Join(info.Cwd, ".claude", "worktrees", name)
