@@ -121,3 +121,7 @@ func (u *usageJSON) UnmarshalJSON(b []byte) error {
 		CacheCreationInputTokens: pick(v.CacheWrite, v.CacheWrC), CacheReadInputTokens: pick(v.CacheRead, v.CacheRdC)}
 	return nil
 }
+
+// CanonicalEntry is canonicalEntry for the other readers of transcripts
+// (the Sessions view).
+func CanonicalEntry(raw json.RawMessage) json.RawMessage { return canonicalEntry(raw) }
