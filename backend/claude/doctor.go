@@ -160,7 +160,11 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 			Fix: "Update Claude Desktop to a version with Claude Code sessions, and open its main window."})
 		return r
 	}
-	r.Checks = append(r.Checks, Check{Name: "page", OK: true, Detail: r.Page})
+	detail := r.Page
+	if conn.insp != nil {
+		detail += " (reached through the main process's Node inspector; Baton polls for changes)"
+	}
+	r.Checks = append(r.Checks, Check{Name: "page", OK: true, Detail: detail})
 	var missing []string
 	for _, m := range RequiredMethods {
 		r.Methods = append(r.Methods, MethodStatus{Name: m, Present: p.Has(m), Required: true})
@@ -182,7 +186,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 			opt = append(opt, m)
 		}
 	}
-	detail := "all methods present"
+	detail = "all methods present"
 	if len(opt) > 0 {
 		detail = "required methods present; optional missing: " + strings.Join(opt, ", ")
 		if slices.Contains(opt, "onOnEvent") {

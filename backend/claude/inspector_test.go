@@ -160,7 +160,11 @@ func TestInspectorRoute(t *testing.T) {
 	}
 
 	r := Diagnose(ctx, DoctorOptions{Endpoint: endpoint, ChromePath: chromiumPath})
-	if !r.OK || r.AppVersion != "fake-main/1" {
+	inspectorNamed := false
+	for _, c := range r.Checks {
+		inspectorNamed = inspectorNamed || (c.Name == "page" && strings.Contains(c.Detail, "Node inspector"))
+	}
+	if !r.OK || r.AppVersion != "fake-main/1" || !inspectorNamed {
 		t.Errorf("doctor through the inspector: %+v", r.Checks)
 	}
 	// Asked for a page endpoint, the inspector is not one.
