@@ -59,8 +59,13 @@ func TestStartAdvice(t *testing.T) {
 		"linux":   "--remote-debugging-port=9333",
 	}
 	for goos, want := range tests {
-		if got := StartAdvice(goos, "9333"); !strings.Contains(got, want) {
+		got := StartAdvice(goos, "9333")
+		if !strings.Contains(got, want) {
 			t.Errorf("StartAdvice(%s) = %q, want it to contain %q", goos, got, want)
+		}
+		// One paragraph, both routes: the flag and the main process debugger.
+		if strings.Contains(got, "\n") || !strings.Contains(got, "Enable Main Process Debugger") || !strings.Contains(got, "http://127.0.0.1:9229") {
+			t.Errorf("StartAdvice(%s) = %q, want one paragraph with the Developer menu route to port 9229", goos, got)
 		}
 	}
 }

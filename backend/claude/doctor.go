@@ -21,6 +21,9 @@ type DoctorOptions struct {
 	ChromePath   string
 	// GOOS chooses the platform of the advice; runtime.GOOS when empty.
 	GOOS string
+	// EndpointKind is the endpoint's kind (see Options.EndpointKind);
+	// detected when empty.
+	EndpointKind string
 }
 
 // MethodStatus is one LocalSessions method and whether the page has it.
@@ -56,20 +59,37 @@ type Report struct {
 	OK bool `json:"ok"`
 }
 
-// StartAdvice is the sentence that says how to start Claude Desktop with
-// its DevTools port on goos.
+// InspectorPort is the default port of the Node inspector that Claude
+// Desktop's "Enable Main Process Debugger" opens.
+const InspectorPort = "9229"
+
+// StartAdvice is the paragraph that says how to make Claude Desktop
+// reachable on goos: both routes, the --remote-debugging-port flag (which
+// recent builds are reported to ignore) and the Developer menu's main
+// process debugger (a Node inspector that Baton reaches the page through).
 func StartAdvice(goos, port string) string {
 	if port == "" {
 		port = "9222"
 	}
+	var quit, flagCmd, devMode string
 	switch goos {
 	case "darwin":
-		return fmt.Sprintf("Quit Claude Desktop fully (Cmd+Q), then start it with: open -a Claude --args --remote-debugging-port=%s", port)
+		quit = "Quit Claude Desktop fully (Cmd+Q)"
+		flagCmd = "open -a Claude --args --remote-debugging-port=" + port
+		devMode = "Help > Troubleshooting > Enable Developer Mode in the menu bar"
 	case "windows":
-		return fmt.Sprintf("Quit Claude Desktop fully (also from the tray), then start it with: claude.exe --remote-debugging-port=%s", port)
+		quit = "Quit Claude Desktop fully (also from the tray)"
+		flagCmd = "claude.exe --remote-debugging-port=" + port
+		devMode = "the menu (the three lines at the top left): Help > Troubleshooting > Enable Developer Mode"
 	default:
-		return fmt.Sprintf("Quit Claude Desktop fully, then start its binary with --remote-debugging-port=%s (or run \"baton sim --port %s\" to use the simulator instead)", port, port)
+		quit = "Quit Claude Desktop fully"
+		flagCmd = "its binary with --remote-debugging-port=" + port
+		devMode = "Help > Troubleshooting > Enable Developer Mode"
 	}
+	return fmt.Sprintf("%s, then start it with: %s, and check again. "+
+		"Recent builds may ignore that flag (nothing opens on port %s); then use the other route: turn on %s, choose Developer > Enable Main Process Debugger, "+
+		"and give Baton the endpoint http://127.0.0.1:%s (Settings, or baton doctor --cdp http://127.0.0.1:%s), where Baton reaches the window through the main process's Node inspector. "+
+		"To try Baton without Claude Desktop, run \"baton sim --port %s\".", quit, flagCmd, port, devMode, InspectorPort, InspectorPort, port)
 }
 
 // Diagnose checks the browser, the endpoint, the page and the LocalSessions
@@ -109,7 +129,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 	port := u.Port()
 	v, err := chrome.Version(ctx, u)
 	if err != nil {
-		r.Checks = append(r.Checks, Check{Name: "endpoint", Detail: err.Error(), Fix: "Nothing answers at " + r.Endpoint + ". " + StartAdvice(goos, port) + "."})
+		r.Checks = append(r.Checks, Check{Name: "endpoint", Detail: err.Error(), Fix: "Nothing answers at " + r.Endpoint + ". " + StartAdvice(goos, port)})
 		return r
 	}
 	r.Browser = v.Browser
@@ -117,12 +137,12 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	conn, err := connect(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns},
-		linkOptions{ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
+	conn, err := dialLink(cctx, chrome.Config{Endpoint: opts.Endpoint, AllowRemote: opts.AllowRemote, PagePatterns: opts.PagePatterns},
+		opts.EndpointKind, linkOptions{ProbeOnly: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		fix := "Open the main Claude window, or adjust the page pattern in Settings."
 		if !errors.Is(err, chrome.ErrNoPage) {
-			fix = "Check that the endpoint belongs to Claude Desktop. " + StartAdvice(goos, port) + "."
+			fix = "Check that the endpoint belongs to Claude Desktop. " + StartAdvice(goos, port)
 		}
 		r.Checks = append(r.Checks, Check{Name: "page", Detail: err.Error(), Fix: fix})
 		return r
@@ -133,14 +153,18 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 		_ = conn.Close(sctx)
 	}()
 	p := conn.Probe()
-	r.Page = conn.conn.Status().Page
+	r.Page = conn.page()
 	r.AppVersion = p.Version
 	if !p.Present {
 		r.Checks = append(r.Checks, Check{Name: "page", Detail: "page " + r.Page + " has no window['claude.web'].LocalSessions",
 			Fix: "Update Claude Desktop to a version with Claude Code sessions, and open its main window."})
 		return r
 	}
-	r.Checks = append(r.Checks, Check{Name: "page", OK: true, Detail: r.Page})
+	detail := r.Page
+	if conn.insp != nil {
+		detail += " (reached through the main process's Node inspector; Baton polls for changes)"
+	}
+	r.Checks = append(r.Checks, Check{Name: "page", OK: true, Detail: detail})
 	var missing []string
 	for _, m := range RequiredMethods {
 		r.Methods = append(r.Methods, MethodStatus{Name: m, Present: p.Has(m), Required: true})
@@ -162,7 +186,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 			opt = append(opt, m)
 		}
 	}
-	detail := "all methods present"
+	detail = "all methods present"
 	if len(opt) > 0 {
 		detail = "required methods present; optional missing: " + strings.Join(opt, ", ")
 		if slices.Contains(opt, "onOnEvent") {

@@ -76,6 +76,11 @@ type Options struct {
 	// OnStatus, when set and the chrome.Config has none, receives every
 	// status change of the connection.
 	OnStatus func(chrome.Status)
+	// EndpointKind is how the endpoint is reached: EndpointPage (a DevTools
+	// page endpoint, --remote-debugging-port), EndpointInspector (the main
+	// process's Node inspector, "Enable Main Process Debugger"), or
+	// EndpointAuto ("", detected from the endpoint's /json/list).
+	EndpointKind string
 }
 
 // Host is the LocalSessions adapter.
@@ -109,7 +114,7 @@ func Dial(ctx context.Context, cfg chrome.Config, opts Options) (*Host, error) {
 	} else {
 		cfg.OnStatus = state.set
 	}
-	l, err := connect(ctx, cfg, linkOptions{ProbeOnly: opts.ProbeOnly, PollInterval: opts.PollInterval, Notices: opts.Notices, Logger: log})
+	l, err := dialLink(ctx, cfg, opts.EndpointKind, linkOptions{ProbeOnly: opts.ProbeOnly, PollInterval: opts.PollInterval, Notices: opts.Notices, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -140,8 +145,34 @@ func missingMethod(p Probe) error {
 	return nil
 }
 
-// Conn returns the underlying connection (for its status and traffic).
+// Conn returns the underlying CDP page connection (for its status and
+// traffic); nil on the Node inspector route (see Endpoint and Page).
 func (h *Host) Conn() *chrome.Conn { return h.link.conn }
+
+// Endpoint is the endpoint the adapter is attached to.
+func (h *Host) Endpoint() string {
+	if h.link.insp != nil {
+		return h.link.insp.Endpoint()
+	}
+	return h.link.conn.Endpoint()
+}
+
+// Page is the URL of the page the adapter drives.
+func (h *Host) Page() string {
+	if h.link.insp != nil {
+		return h.link.insp.Page()
+	}
+	return h.link.conn.Status().Page
+}
+
+// Route says how the adapter reaches the app: "page" (a DevTools page
+// endpoint) or "inspector" (the main process's Node inspector).
+func (h *Host) Route() string {
+	if h.link.insp != nil {
+		return EndpointInspector
+	}
+	return EndpointPage
+}
 
 // Probe returns what the page reported about LocalSessions.
 func (h *Host) Probe() Probe { return h.link.Probe() }
@@ -161,7 +192,7 @@ func (h *Host) Notices() <-chan engine.Notice { return h.link.Notices() }
 
 // call runs one embedded function and maps page errors.
 func (h *Host) call(ctx context.Context, fn string, out any, args ...any) error {
-	raw, err := h.link.conn.Call(ctx, fn, args...)
+	raw, err := h.link.call.Call(ctx, fn, args...)
 	if err != nil {
 		return h.mapErr(err)
 	}
@@ -213,7 +244,9 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 		// reload interrupts can be found again.
 		opts.ID = engine.SessionID("local_" + newUUID())
 	}
-	info := map[string]string{"cwd": opts.Cwd, "message": opts.Message}
+	// useWorktree is always sent: the app makes a git worktree for every
+	// new session unless told not to, and Baton's runs work in their folder.
+	info := map[string]any{"cwd": opts.Cwd, "message": opts.Message, "useWorktree": opts.UseWorktree}
 	for k, v := range map[string]string{"title": opts.Title, "sessionId": string(opts.ID), "model": opts.Model, "permissionMode": opts.PermissionMode} {
 		if v != "" {
 			info[k] = v
@@ -233,6 +266,9 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 	if opts.ID != "" && engine.SessionID(id) != opts.ID {
 		h.log.Warn("the app chose its own session id", "asked", opts.ID, "got", id)
 	}
+	if err := h.checkWorktree(ctx, engine.SessionID(id), opts); err != nil {
+		return "", err
+	}
 	return engine.SessionID(id), nil
 }
 
@@ -244,10 +280,16 @@ func (h *Host) Send(ctx context.Context, id engine.SessionID, text string) error
 	}
 	var res struct {
 		Landed bool `json:"landed"`
+		Queued bool `json:"queued"`
 		Index  int  `json:"index"`
 	}
-	if err := h.call(ctx, sendJS, &res, string(id), text, h.opts.SendTimeout.Milliseconds()); err != nil {
+	if err := h.call(ctx, sendJS, &res, string(id), text, h.opts.SendTimeout.Milliseconds(), newUUID(), queuedAfter.Milliseconds()); err != nil {
 		return fmt.Errorf("send to %s: %w", id, err)
+	}
+	if res.Queued {
+		// The app holds it until the running turn ends: delivered.
+		h.log.Debug("message queued behind the running turn", "session", id)
+		return nil
 	}
 	if !res.Landed {
 		return fmt.Errorf("send to %s: %w within %s", id, ErrNotDelivered, h.opts.SendTimeout)
@@ -264,10 +306,16 @@ func (h *Host) Read(ctx context.Context, id engine.SessionID, cursor engine.Curs
 		Index   int               `json:"index"`
 		UUID    string            `json:"uuid"`
 		Reset   bool              `json:"reset"`
+		Tail    bool              `json:"tail"`
 	}
-	if err := h.callIdempotent(ctx, readJS, &res, string(id), cursor.Index, cursor.UUID, h.opts.ReadLimit); err != nil {
+	tail := 0
+	if h.link.Probe().Has("getTranscriptTail") {
+		tail = tailLimit
+	}
+	if err := h.callIdempotent(ctx, readJS, &res, string(id), cursor.Index, cursor.UUID, h.opts.ReadLimit, tail); err != nil {
 		return engine.Batch{}, fmt.Errorf("read %s: %w", id, err)
 	}
+	h.link.learnAliases(id, res.Entries)
 	if res.Entries == nil {
 		res.Entries = []json.RawMessage{}
 	}
@@ -284,8 +332,10 @@ type sessionObject struct {
 	IsRunning      bool            `json:"isRunning"`
 	TurnRunning    *bool           `json:"turnRunning"`
 	IsArchived     bool            `json:"isArchived"`
-	CreatedAt      float64         `json:"createdAt"`
-	LastActivityAt float64         `json:"lastActivityAt"`
+	CreatedAt      flexTime        `json:"createdAt"`
+	LastActivityAt flexTime        `json:"lastActivityAt"`
+	WorktreePath   string          `json:"worktreePath"`
+	OriginCwd      string          `json:"originCwd"`
 	Pending        []pendingObject `json:"pendingToolPermissions"`
 }
 
@@ -302,18 +352,17 @@ func (o sessionObject) info() engine.SessionInfo {
 		Running: o.IsRunning, Archived: o.IsArchived, Hidden: engine.IsHidden(engine.SessionID(o.SessionID), o.Title),
 		Pending: []engine.PermissionRequest{},
 	}
-	// turnRunning is preferred; without it, a live process counts as busy.
+	// turnRunning is preferred; without it, a live process is shown as
+	// busy, but the turn's end comes from its result only (isRunning means
+	// the process is alive, not that Claude works).
 	if o.TurnRunning != nil {
 		si.TurnRunning = *o.TurnRunning
 	} else {
 		si.TurnRunning = o.IsRunning
+		si.TurnUnknown = true
 	}
-	if o.CreatedAt > 0 {
-		si.CreatedAt = time.UnixMilli(int64(o.CreatedAt))
-	}
-	if o.LastActivityAt > 0 {
-		si.LastActivityAt = time.UnixMilli(int64(o.LastActivityAt))
-	}
+	si.CreatedAt = o.CreatedAt.t
+	si.LastActivityAt = o.LastActivityAt.t
 	for _, p := range o.Pending {
 		si.Pending = append(si.Pending, engine.PermissionRequest{RequestID: p.RequestID, SessionID: si.ID, ToolName: p.ToolName, Input: p.Input, Suggestions: p.Suggestions})
 	}
@@ -420,10 +469,10 @@ func (h *Host) SetModel(ctx context.Context, id engine.SessionID, model string) 
 }
 
 // SetPermissionMode changes the permission mode of the session: default,
-// acceptEdits, plan or bypassPermissions.
+// acceptEdits, plan, bypassPermissions, dontAsk or auto.
 func (h *Host) SetPermissionMode(ctx context.Context, id engine.SessionID, mode string) error {
 	switch mode {
-	case "default", "acceptEdits", "plan", "bypassPermissions":
+	case "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
 	default:
 		return fmt.Errorf("set permission mode of %s: unknown mode %q", id, mode)
 	}

@@ -65,7 +65,9 @@ type linkOptions struct {
 // push, it polls. Notices of one session and kind are coalesced while the
 // receiver is busy and written straight onto the channel it was given.
 type link struct {
-	conn      *chrome.Conn
+	conn      *chrome.Conn // nil on the Node inspector route
+	call      caller       // conn, or the inspector
+	insp      *chrome.Inspector
 	connected chan struct{} // closed once conn is set
 	binding   string        // "" when probing only
 	interval  time.Duration
@@ -82,6 +84,8 @@ type link struct {
 	mu       sync.Mutex
 	probe    Probe
 	stopPoll context.CancelFunc
+	// aliases maps the CLI's session UUIDs (in raw events) to app ids.
+	aliases map[string]engine.SessionID
 }
 
 // connect attaches to the page that cfg selects (PagePatterns when it
@@ -118,7 +122,7 @@ func connect(ctx context.Context, cfg chrome.Config, o linkOptions) (*link, erro
 		l.wg.Wait()
 		return nil, err
 	}
-	l.conn = conn
+	l.conn, l.call = conn, conn
 	close(l.connected)
 	if !o.ProbeOnly {
 		l.wg.Go(l.coalesce)
@@ -141,13 +145,13 @@ func (l *link) Notices() <-chan engine.Notice { return l.own }
 func (l *link) Close(ctx context.Context) error {
 	if l.binding != "" {
 		uctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		if _, err := l.conn.CallNow(uctx, unlistenJS, l.binding); err != nil {
+		if _, err := l.call.CallNow(uctx, unlistenJS, l.binding); err != nil {
 			l.log.Debug("remove listeners", "err", err)
 		}
 		cancel()
 	}
 	l.cancel()
-	err := l.conn.Close(ctx)
+	err := l.call.Close(ctx)
 	done := make(chan struct{})
 	go func() { l.wg.Wait(); close(done) }()
 	select {
@@ -245,6 +249,10 @@ func (l *link) onBinding(payload string) {
 	if json.Unmarshal([]byte(payload), &n) != nil || n.SessionID == "" {
 		return
 	}
+	n, ok := l.route(n)
+	if !ok {
+		return
+	}
 	select {
 	case l.raw <- n:
 	default: // the coalescer is far behind; the engine's own reads catch up
@@ -264,7 +272,7 @@ func (l *link) poll(ctx context.Context) {
 	last := map[string]string{}
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		raw, err := l.conn.Call(cctx, pollJS)
+		raw, err := l.call.Call(cctx, pollJS)
 		cancel()
 		if err == nil {
 			var rows [][2]string

@@ -26,4 +26,12 @@ var (
 	listJS string
 	//go:embed js/invoke.js
 	invokeJS string
+	//go:embed js/resolve.js
+	resolveJS string
+	//go:embed js/methods.js
+	methodsJS string
+	//go:embed js/record.js
+	recordJS string
+	//go:embed js/drain.js
+	drainJS string
 )

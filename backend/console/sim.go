@@ -27,6 +27,8 @@ func SimCLI(args []string, stdout, stderr io.Writer) int {
 	speed := fs.Float64("speed", 1, "speed factor of the scripted agent (10 is ten times faster)")
 	chromePath := fs.String("chrome", "", "path of Chrome or Chromium (default: $BATON_CHROME or the standard places)")
 	headed := fs.Bool("headed", false, "show the browser window")
+	replay := fs.String("replay", "", "serve a \"baton probe\" recording instead of the scripted agent")
+	shapesFlag := fs.String("shapes", "", "make the page take the real Claude Desktop's reported shapes: real (all), or a comma-separated list of "+strings.Join(simulator.ShapeNames(), ", "))
 	var rules scenarioRules
 	fs.Var(&rules, "scenario-for", "MATCH=SCENARIO: sessions whose id contains MATCH use SCENARIO (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -36,11 +38,23 @@ func SimCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "baton sim takes no arguments besides its flags; run \"baton help sim\".")
 		return 2
 	}
+	shapes, err := simulator.ParseShapes(*shapesFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "baton sim: --shapes: %v\n", err)
+		return 2
+	}
+	var rec *simulator.Recording
+	if *replay != "" {
+		if rec, err = simulator.ReadRecording(*replay); err != nil {
+			fmt.Fprintf(stderr, "baton sim: --replay: %v\n", err)
+			return 2
+		}
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	in, err := simulator.Launch(ctx, simulator.InstanceOptions{
-		Simulator:  simulator.Options{Scenario: *scenario, Speed: *speed, Logger: log},
+		Simulator:  simulator.Options{Scenario: *scenario, Speed: *speed, Logger: log, Shapes: shapes, Replay: rec},
 		Port:       *port,
 		ChromePath: *chromePath,
 		Headed:     *headed,

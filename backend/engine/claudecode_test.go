@@ -32,7 +32,7 @@ func streamTotals(t *testing.T, lines []json.RawMessage) cliTotals {
 		}
 		switch e.Type {
 		case "result":
-			tot.in += e.Usage.input()
+			tot.in += e.Usage.InputTokens
 			tot.out += e.Usage.OutputTokens
 			tot.cost = e.TotalCostUSD
 		case "assistant":
@@ -60,7 +60,7 @@ func transcriptTotals(t *testing.T, lines []json.RawMessage) cliTotals {
 		case "cost-state":
 			tot.in, tot.out, tot.cost = 0, 0, e.TotalCostUSD
 			for _, u := range e.ModelUsage {
-				tot.in += u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+				tot.in += u.InputTokens
 				tot.out += u.OutputTokens
 			}
 		case "assistant":

@@ -29,6 +29,9 @@ type transcriptCursor struct {
 	InputTokens  int64   `json:"inputTokens,omitempty"`
 	OutputTokens int64   `json:"outputTokens,omitempty"`
 	CostUSD      float64 `json:"costUsd,omitempty"`
+	// Cache reads and writes, counted apart from InputTokens.
+	CacheReadTokens  int64 `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int64 `json:"cacheWriteTokens,omitempty"`
 
 	// In memory only.
 	entries   []protocol.Entry
@@ -54,6 +57,15 @@ func (c *transcriptCursor) reset(at Cursor) {
 func (c *transcriptCursor) replay() {
 	c.replayTo = c.Cursor.Index
 	c.Cursor = c.Prompt
+}
+
+// count adds the usage and cost of d.
+func (c *transcriptCursor) count(d digest) {
+	c.InputTokens += d.inputTokens
+	c.OutputTokens += d.outputTokens
+	c.CacheReadTokens += d.cacheRead
+	c.CacheWriteTokens += d.cacheWrite
+	c.CostUSD += d.costUSD
 }
 
 // usageSeen is what was counted of the session's usage, per message id.
@@ -239,9 +251,7 @@ func (f *follower) absorb(ctx context.Context, id SessionID, c *transcriptCursor
 	c.entries = append(c.entries, d.entries...)
 	c.assistant = c.assistant || d.assistant
 	c.result = c.result || d.result
-	c.InputTokens += d.inputTokens
-	c.OutputTokens += d.outputTokens
-	c.CostUSD += d.costUSD
+	c.count(d)
 	c.Cursor = batch.Next
 	if len(batch.Entries) > 0 {
 		c.lastEntry = f.now()
@@ -263,9 +273,7 @@ func (f *follower) readToEnd(ctx context.Context, id SessionID, c *transcriptCur
 			return at, err
 		}
 		d := digestEntries(b.Entries, c.usageSeen())
-		c.InputTokens += d.inputTokens
-		c.OutputTokens += d.outputTokens
-		c.CostUSD += d.costUSD
+		c.count(d)
 		if b.Next.Index >= b.Total || len(b.Entries) == 0 {
 			return b.Next, nil
 		}
@@ -276,7 +284,9 @@ func (f *follower) readToEnd(ctx context.Context, id SessionID, c *transcriptCur
 // turnOver reports whether the session has finished answering the prompt:
 // a result entry arrived, or (for a host whose transcript has none) the
 // session reports no turn running and nothing new came for a grace period,
-// since a host's turn state may lag behind its transcript.
+// since a host's turn state may lag behind its transcript. A host that does
+// not report turns (TurnUnknown: only isRunning, which means the process is
+// alive) ends a turn with its result only.
 func (f *follower) turnOver(ctx context.Context, id SessionID, c *transcriptCursor) (SessionInfo, bool) {
 	hctx, cancel := f.hostCtx(ctx)
 	defer cancel()
@@ -289,5 +299,5 @@ func (f *follower) turnOver(ctx context.Context, id SessionID, c *transcriptCurs
 		grace = time.Second
 	}
 	quiet := !c.lastEntry.IsZero() && f.now().Sub(c.lastEntry) >= grace
-	return info, c.result || (c.assistant && !info.TurnRunning && quiet)
+	return info, c.result || (c.assistant && !info.TurnUnknown && !info.TurnRunning && quiet)
 }

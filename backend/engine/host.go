@@ -98,6 +98,10 @@ type StartOptions struct {
 	ID             SessionID `json:"sessionId,omitempty"`
 	Model          string    `json:"model,omitempty"`
 	PermissionMode string    `json:"permissionMode,omitempty"` // default, acceptEdits, plan, bypassPermissions
+	// UseWorktree lets a host that can (Claude Desktop) run the session in
+	// a git worktree of its own. Baton's runs work in the run's folder, so
+	// it is false unless an isolation feature asks for it.
+	UseWorktree bool `json:"useWorktree,omitempty"`
 }
 
 // Cursor marks a position in a transcript: the number of entries already
@@ -133,7 +137,11 @@ type SessionInfo struct {
 	Running bool `json:"running"`
 	// TurnRunning is true while a turn is in progress; it is what tells
 	// "idle" from "busy".
-	TurnRunning    bool                `json:"turnRunning"`
+	TurnRunning bool `json:"turnRunning"`
+	// TurnUnknown is true when the host does not say whether a turn is in
+	// progress (Claude Desktop without turnRunning): TurnRunning is then a
+	// guess from Running, and a turn ends only with its result.
+	TurnUnknown    bool                `json:"turnUnknown,omitempty"`
 	Archived       bool                `json:"archived"`
 	Hidden         bool                `json:"hidden"`
 	CreatedAt      time.Time           `json:"createdAt"`

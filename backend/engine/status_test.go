@@ -219,8 +219,9 @@ func TestDigestEntries(t *testing.T) {
 	if d.tools != want {
 		t.Errorf("tools = %+v, want %+v", d.tools, want)
 	}
-	if d.inputTokens != 16 || d.outputTokens != 3 || d.costUSD != 0.25 || !d.result || !d.assistant {
-		t.Errorf("usage = %d/%d $%v result=%v", d.inputTokens, d.outputTokens, d.costUSD, d.result)
+	// Cache reads are counted apart from input.
+	if d.inputTokens != 11 || d.cacheRead != 5 || d.outputTokens != 3 || d.costUSD != 0.25 || !d.result || !d.assistant {
+		t.Errorf("usage = %d/%d (cache reads %d) $%v result=%v", d.inputTokens, d.outputTokens, d.cacheRead, d.costUSD, d.result)
 	}
 	if got := relFiles("/p", d.files); strings.Join(got, ",") != "b.go,c.md" {
 		t.Errorf("files = %v", got)

@@ -31,16 +31,14 @@ type rawEntry struct {
 }
 
 // usageJSON is the usage of a message or of a turn, as the Messages API
-// reports it.
+// reports it (snake_case) or as camelCase (usageJSON.UnmarshalJSON reads
+// both). Input counts only uncached input: cache reads and cache writes are
+// counted apart.
 type usageJSON struct {
 	InputTokens              int64 `json:"input_tokens"`
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-}
-
-func (u usageJSON) input() int64 {
-	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 }
 
 type modelUsageJSON struct {
@@ -55,20 +53,35 @@ func sumCost(m map[string]modelUsageJSON) float64 {
 	return c
 }
 
+// tokens is a count of each kind of token.
+type tokens struct{ in, out, cacheRead, cacheWrite int64 }
+
+func (u usageJSON) tokens() tokens {
+	return tokens{u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens}
+}
+
+func (t tokens) plus(o tokens) tokens {
+	return tokens{t.in + o.in, t.out + o.out, t.cacheRead + o.cacheRead, t.cacheWrite + o.cacheWrite}
+}
+
+func (t tokens) minus(o tokens) tokens {
+	return tokens{t.in - o.in, t.out - o.out, t.cacheRead - o.cacheRead, t.cacheWrite - o.cacheWrite}
+}
+
 // usageBook is what digestEntries remembers of one session between reads,
 // so that nothing is counted twice:
 //   - per message id, the largest count of each usage field seen (Claude
-//     Code repeats a message's usage on every entry of that message, and
-//     its stream-json events carry the usage of message_start, with the
-//     output not yet counted);
+//     Code writes one line per content block of a message, all under the
+//     same message.id, the early ones with a partial output count; its
+//     stream-json events carry the usage of message_start, with the output
+//     not yet counted);
 //   - the tokens counted in the turn that runs, which the turn's result
 //     corrects to the usage it reports;
 //   - the cost so far of the last cost-state line, and whether any result
 //     carried a cost (then cost-state lines are not counted).
 type usageBook struct {
 	msgs       map[string]usageJSON
-	turnIn     int64
-	turnOut    int64
+	turn       tokens
 	resultCost bool
 	stateCost  float64
 }
@@ -76,9 +89,10 @@ type usageBook struct {
 func newUsageBook() *usageBook { return &usageBook{msgs: map[string]usageJSON{}} }
 
 // add counts the usage of an assistant entry and returns what is new.
-func (b *usageBook) add(id string, u usageJSON) (in, out int64) {
+func (b *usageBook) add(id string, u usageJSON) tokens {
+	var n tokens
 	if id == "" {
-		in, out = u.input(), u.OutputTokens
+		n = u.tokens()
 	} else {
 		prev := b.msgs[id]
 		cur := usageJSON{
@@ -88,23 +102,23 @@ func (b *usageBook) add(id string, u usageJSON) (in, out int64) {
 			CacheReadInputTokens:     max(prev.CacheReadInputTokens, u.CacheReadInputTokens),
 		}
 		b.msgs[id] = cur
-		in, out = cur.input()-prev.input(), cur.OutputTokens-prev.OutputTokens
+		n = cur.tokens().minus(prev.tokens())
 	}
-	b.turnIn += in
-	b.turnOut += out
-	return in, out
+	b.turn = b.turn.plus(n)
+	return n
 }
 
 // result ends a turn: when its result reports the turn's usage, what the
 // entries did not show (such as the output of stream-json messages) is
 // added. It returns what is added.
-func (b *usageBook) result(u *usageJSON) (in, out int64) {
+func (b *usageBook) result(u *usageJSON) tokens {
+	var n tokens
 	if u != nil {
-		in = max(0, u.input()-b.turnIn)
-		out = max(0, u.OutputTokens-b.turnOut)
+		r := u.tokens()
+		n = tokens{max(0, r.in-b.turn.in), max(0, r.out-b.turn.out), max(0, r.cacheRead-b.turn.cacheRead), max(0, r.cacheWrite-b.turn.cacheWrite)}
 	}
-	b.turnIn, b.turnOut = 0, 0
-	return in, out
+	b.turn = tokens{}
+	return n
 }
 
 // resultCost is the cost of the turn a result ends. The Claude Code CLI
@@ -143,8 +157,10 @@ type digest struct {
 	tools        store.ToolStats
 	files        []string
 	lastAction   string
-	inputTokens  int64
+	inputTokens  int64 // uncached input
 	outputTokens int64
+	cacheRead    int64
+	cacheWrite   int64
 	costUSD      float64
 	assistant    bool // an assistant entry arrived
 	text         bool // an assistant entry with text arrived
@@ -159,6 +175,7 @@ type digest struct {
 func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 	var d digest
 	for _, r := range raw {
+		r = canonicalEntry(r)
 		var e protocol.Entry
 		if err := json.Unmarshal(r, &e); err != nil {
 			continue
@@ -178,9 +195,7 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 			}
 			d.assistant = true
 			if re.Message != nil && re.Message.Usage != nil {
-				in, out := book.add(re.Message.ID, *re.Message.Usage)
-				d.inputTokens += in
-				d.outputTokens += out
+				d.addTokens(book.add(re.Message.ID, *re.Message.Usage))
 			}
 			if e.Message == nil {
 				continue
@@ -198,9 +213,7 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 		case "result":
 			d.result = true
 			d.costUSD += book.turnCost(re)
-			in, out := book.result(re.Usage)
-			d.inputTokens += in
-			d.outputTokens += out
+			d.addTokens(book.result(re.Usage))
 			if e.IsError {
 				d.resultError = e.Result
 				if d.resultError == "" {
@@ -212,6 +225,13 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 		}
 	}
 	return d
+}
+
+func (d *digest) addTokens(n tokens) {
+	d.inputTokens += n.in
+	d.outputTokens += n.out
+	d.cacheRead += n.cacheRead
+	d.cacheWrite += n.cacheWrite
 }
 
 func hasText(e protocol.Entry) bool {

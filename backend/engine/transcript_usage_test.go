@@ -42,8 +42,12 @@ func TestDigestCLIStreamUsageAndCost(t *testing.T) {
 	in := d1.inputTokens + d2.inputTokens + d3.inputTokens
 	out := d1.outputTokens + d2.outputTokens + d3.outputTokens
 	cost := d1.costUSD + d2.costUSD + d3.costUSD
-	if in != 448 || out != 118 {
-		t.Errorf("tokens = %d in, %d out; want 448, 118 (two turns of the result's usage)", in, out)
+	if in != 400 || out != 118 {
+		t.Errorf("tokens = %d in, %d out; want 400, 118 (two turns of the result's usage)", in, out)
+	}
+	// Cache reads and writes are counted apart from input.
+	if cr, cw := d1.cacheRead+d2.cacheRead+d3.cacheRead, d1.cacheWrite+d2.cacheWrite+d3.cacheWrite; cr != 20 || cw != 28 {
+		t.Errorf("cache reads %d, writes %d; want 20, 28", cr, cw)
 	}
 	if math.Abs(cost-0.004104) > 1e-9 {
 		t.Errorf("cost = %v, want 0.004104 (the CLI's cost so far, not the sum of its running totals)", cost)
@@ -72,8 +76,11 @@ func TestDigestCLITranscriptUsageAndCost(t *testing.T) {
 		`{"type":"last-prompt","lastPrompt":"write hello"}`,
 		`{"type":"cost-state","totalCostUSD":0.0025}`,
 	), book)
-	if got := d.inputTokens + d2.inputTokens; got != 225 {
-		t.Errorf("input tokens = %d, want 225", got)
+	if got := d.inputTokens + d2.inputTokens; got != 220 {
+		t.Errorf("input tokens = %d, want 220 (cache reads apart)", got)
+	}
+	if got := d.cacheRead + d2.cacheRead; got != 5 {
+		t.Errorf("cache reads = %d, want 5 (m1's, once)", got)
 	}
 	if got := d.outputTokens + d2.outputTokens; got != 59 {
 		t.Errorf("output tokens = %d, want 59 (42 of m1's last line, not 3 of its first)", got)

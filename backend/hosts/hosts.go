@@ -229,8 +229,7 @@ func (m *Manager) Host(ctx context.Context) (session, error) {
 	m.mu.Lock()
 	m.host, m.cdp, m.sim = cdp, cdp, sim
 	m.mu.Unlock()
-	st := cdp.Conn().Status()
-	m.setStatus(Status{State: StateConnected, Endpoint: cdp.Conn().Endpoint(), Page: st.Page})
+	m.setStatus(Status{State: StateConnected, Endpoint: cdp.Endpoint(), Page: cdp.Page()})
 	return cdp, nil
 }
 
@@ -297,7 +296,7 @@ func (m *Manager) onConnStatus(s chrome.Status) {
 	connected := m.cdp != nil
 	endpoint := ""
 	if m.cdp != nil {
-		endpoint = m.cdp.Conn().Endpoint()
+		endpoint = m.cdp.Endpoint()
 	}
 	m.mu.Unlock()
 	if !connected {

@@ -51,6 +51,7 @@ type Item struct {
 // queue-operation, api-request or cost-state) are left out and not counted.
 func Items(raw []json.RawMessage) (items []Item, skipped int) {
 	for _, r := range raw {
+		r = engine.CanonicalEntry(r) // a result wrapped in message, camelCase
 		var head struct {
 			Type string `json:"type"`
 		}

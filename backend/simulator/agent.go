@@ -329,16 +329,25 @@ func (t *turn) assistant(content []any, outText, stopReason string) {
 	t.inTokens += in
 	t.outTokens += out
 	t.cacheTokens += in / 2
-	t.emit(map[string]any{
-		"type": "assistant", "uuid": newUUID(), "timestamp": now(), "isSidechain": false,
-		"userType": "external", "cwd": t.ss.cwd,
-		"message": map[string]any{
-			"id": "msg_" + strings.ReplaceAll(newUUID(), "-", "")[:24], "type": "message", "role": "assistant",
-			"model": t.ss.model, "content": content, "stop_reason": stopReason,
-			"usage": map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0,
-				"cache_read_input_tokens": in / 2, "output_tokens": out, "service_tier": "standard"},
-		},
-	})
+	msgID := "msg_" + strings.ReplaceAll(newUUID(), "-", "")[:24]
+	line := func(content []any, out int, stopReason any) map[string]any {
+		return map[string]any{
+			"type": "assistant", "uuid": newUUID(), "timestamp": now(), "isSidechain": false,
+			"userType": "external", "cwd": t.ss.cwd,
+			"message": map[string]any{
+				"id": msgID, "type": "message", "role": "assistant",
+				"model": t.ss.model, "content": content, "stop_reason": stopReason,
+				"usage": map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0,
+					"cache_read_input_tokens": in / 2, "output_tokens": out, "service_tier": "standard"},
+			},
+		}
+	}
+	if t.ss.shape.on.SplitMessages {
+		// As Claude Code writes a message: a line per content block under
+		// one message.id, the early ones with the output counted so far.
+		t.emit(line([]any{map[string]any{"type": "thinking", "thinking": "Deciding the next step.", "signature": ""}}, 1+out/4, nil))
+	}
+	t.emit(line(content, out, stopReason))
 }
 
 func (t *turn) toolUse(name string, input map[string]any) string {

@@ -32,6 +32,7 @@ type session struct {
 	reloaded   bool
 	lastUUID   string
 	spent      spent // what the session's turns have cost so far
+	shape      sessionShape
 }
 
 // spent is what a session's turns have used and cost so far.
@@ -71,7 +72,7 @@ func (ss *session) object() map[string]any {
 	for _, p := range ss.pending {
 		pending = append(pending, map[string]any{"requestId": p.RequestID, "toolName": p.ToolName, "input": p.Input, "suggestions": p.Suggestions})
 	}
-	return map[string]any{
+	obj := map[string]any{
 		"sessionId":              ss.id,
 		"cwd":                    ss.cwd,
 		"title":                  ss.title,
@@ -85,10 +86,13 @@ func (ss *session) object() map[string]any {
 		"permissionMode":         ss.permissionMode,
 		"pendingToolPermissions": pending,
 	}
+	ss.shapeObject(obj)
+	return obj
 }
 
 func (ss *session) interruptLocked() {
 	ss.queue = nil
+	clear(ss.shape.held)
 	if ss.turnCancel != nil {
 		ss.turnCancel()
 	}
@@ -98,8 +102,17 @@ var markerPattern = regexp.MustCompile(`\[\[sim:scenario=([a-z-]+)((?:\s+[a-z]+=
 
 // enqueue records the user's message in the transcript at once (so a
 // sender sees it land) and makes sure a runner answers it.
-func (s *Simulator) enqueue(ss *session, text string) {
+func (s *Simulator) enqueue(ss *session, text string) { s.enqueueUUID(ss, text, "") }
+
+// enqueueUUID is enqueue with the message's UUID as sendMessage may give it
+// (the entry's uuid when not empty). With the queued-messages shape a
+// message sent while a turn runs enters the transcript only when its turn
+// starts.
+func (s *Simulator) enqueueUUID(ss *session, text, uuid string) {
 	entry := ss.userEntry(text)
+	if uuid != "" {
+		entry["uuid"] = uuid
+	}
 	s.mu.Lock()
 	if m := markerPattern.FindStringSubmatch(text); m != nil && ValidScenario(m[1]) {
 		ss.scenario = m[1]
@@ -109,7 +122,9 @@ func (s *Simulator) enqueue(ss *session, text string) {
 			ss.params[k] = v
 		}
 	}
-	s.appendLocked(ss, entry)
+	if !ss.holdLocked(text, uuid) {
+		s.appendLocked(ss, entry)
+	}
 	ss.queue = append(ss.queue, text)
 	ss.running = true
 	start := !ss.busy
@@ -125,7 +140,11 @@ func (s *Simulator) enqueue(ss *session, text string) {
 func (s *Simulator) appendLocked(ss *session, entry map[string]any) {
 	if entry["type"] == "result" {
 		// As the CLI's result event: session_id, no parent.
-		entry["session_id"] = ss.id
+		entry["session_id"] = ss.entrySessionID()
+		if ss.shape.on.WrappedResults {
+			entry = wrapResult(entry)
+			entry["sessionId"] = ss.entrySessionID()
+		}
 	} else {
 		entry["parentUuid"] = nil
 		if ss.lastUUID != "" {
@@ -134,7 +153,7 @@ func (s *Simulator) appendLocked(ss *session, entry map[string]any) {
 		if u, ok := entry["uuid"].(string); ok {
 			ss.lastUUID = u
 		}
-		entry["sessionId"] = ss.id
+		entry["sessionId"] = ss.entrySessionID()
 	}
 	b, err := json.Marshal(entry)
 	if err != nil {
@@ -143,7 +162,7 @@ func (s *Simulator) appendLocked(ss *session, entry map[string]any) {
 	}
 	ss.transcript = append(ss.transcript, b)
 	ss.lastActivity = time.Now()
-	ev, _ := json.Marshal(map[string]any{"kind": "event", "event": map[string]any{"type": "message", "sessionId": ss.id, "message": json.RawMessage(b)}})
+	ev, _ := json.Marshal(map[string]any{"kind": "event", "event": ss.eventFor(b)})
 	for ch := range s.subs {
 		select {
 		case ch <- ev:
@@ -170,6 +189,9 @@ func (s *Simulator) runner(ss *session) {
 		}
 		text := ss.queue[0]
 		ss.queue = ss.queue[1:]
+		if e := ss.releaseLocked(text); e != nil {
+			s.appendLocked(ss, e)
+		}
 		ctx, cancel := context.WithCancel(s.ctx)
 		ss.turnCancel = cancel
 		ss.turnRunning = true
@@ -185,7 +207,11 @@ func (s *Simulator) runner(ss *session) {
 
 		s.mu.Lock()
 		ss.turnCancel = nil
+		retitled := ss.retitleLocked()
 		s.mu.Unlock()
+		if retitled {
+			s.publishUpdate(ss)
+		}
 	}
 }
 

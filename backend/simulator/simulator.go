@@ -129,6 +129,13 @@ type Options struct {
 	// OnEntry, if set, is called with the time each transcript entry is
 	// published to the pages (for latency measurements). It must not block.
 	OnEntry func(sessionID string, at time.Time)
+	// Shapes make the page and transcripts take the real app's reported
+	// shapes (see Shapes); none by default.
+	Shapes Shapes
+	// Replay, when set, makes the page serve a "baton probe" recording
+	// (its methods, sessions and transcripts, its events replayed in time)
+	// instead of the scripted agent.
+	Replay *Recording
 }
 
 // Simulator is the loopback server with the sessions and their agents.
@@ -295,6 +302,7 @@ func (s *Simulator) handler() http.Handler {
 	web, _ := fs.Sub(webFS, "web")
 	mux.Handle("GET "+pagePath, http.StripPrefix(pagePath[:len(pagePath)-1], http.FileServerFS(web)))
 	mux.Handle("GET /{$}", http.RedirectHandler(pagePath, http.StatusFound))
+	mux.HandleFunc("GET "+pagePath+"shapes.js", s.shapesJS)
 	mux.HandleFunc("GET /api/sessions", s.apiSessions)
 	mux.HandleFunc("GET /api/session", s.apiSession)
 	mux.HandleFunc("POST /api/start", s.apiStart)
@@ -304,7 +312,7 @@ func (s *Simulator) handler() http.Handler {
 	mux.HandleFunc("GET /api/events", s.apiEvents)
 	mux.HandleFunc("GET /fs/{session}/list", s.fsList)
 	mux.HandleFunc("GET /fs/{session}/read", s.fsRead)
-	return s.guard(mux)
+	return s.guard(s.replayHandler(mux))
 }
 
 // guard refuses requests whose Host is not this server (DNS rebinding) or
@@ -382,7 +390,7 @@ type startInfo struct {
 	SessionID      string `json:"sessionId"`
 	Model          string `json:"model"`
 	PermissionMode string `json:"permissionMode"`
-	UseWorktree    bool   `json:"useWorktree"`
+	UseWorktree    *bool  `json:"useWorktree"`
 	Effort         string `json:"effort"`
 	SystemPrompt   string `json:"systemPrompt"`
 }
@@ -411,7 +419,7 @@ func (s *Simulator) start(info startInfo) (string, error) {
 		return "", fmt.Errorf("start: %w", err)
 	}
 	switch info.PermissionMode {
-	case "", "default", "acceptEdits", "plan", "bypassPermissions":
+	case "", "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
 	default:
 		return "", fmt.Errorf("start: unknown permission mode %q", info.PermissionMode)
 	}
@@ -442,6 +450,7 @@ func (s *Simulator) start(info startInfo) (string, error) {
 	if ss.model == "" {
 		ss.model = "claude-sonnet-4-5"
 	}
+	s.shapeStartLocked(ss, info)
 	s.sessions[id] = ss
 	s.order = append(s.order, id)
 	s.mu.Unlock()
@@ -454,6 +463,7 @@ func (s *Simulator) apiSend(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		SessionID string `json:"sessionId"`
 		Message   string `json:"message"`
+		UUID      string `json:"uuid"`
 	}
 	if err := readJSON(r, &req); err != nil {
 		http.Error(w, "send: "+err.Error(), http.StatusBadRequest)
@@ -470,7 +480,7 @@ func (s *Simulator) apiSend(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "send: message is empty", http.StatusBadRequest)
 		return
 	}
-	s.enqueue(ss, req.Message)
+	s.enqueueUUID(ss, req.Message, req.UUID)
 	writeJSON(w, nil)
 }
 
@@ -482,6 +492,12 @@ func (s *Simulator) apiTranscript(w http.ResponseWriter, r *http.Request) {
 	if ss == nil {
 		s.mu.Unlock()
 		http.Error(w, "transcript: no session "+q.Get("id"), http.StatusNotFound)
+		return
+	}
+	if limit, err := strconv.Atoi(q.Get("tail")); err == nil {
+		entries, total := ss.tailLocked(limit)
+		s.mu.Unlock()
+		writeJSON(w, map[string]any{"total": total, "entries": entries})
 		return
 	}
 	total := len(ss.transcript)
@@ -541,7 +557,7 @@ func (s *Simulator) apiAction(w http.ResponseWriter, r *http.Request) {
 		ss.model = req.Value
 	case "mode":
 		switch req.Value {
-		case "default", "acceptEdits", "plan", "bypassPermissions":
+		case "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
 			ss.permissionMode = req.Value
 		default:
 			err = fmt.Errorf("unknown permission mode %q", req.Value)
@@ -581,8 +597,21 @@ func (s *Simulator) apiEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write([]byte(": hello\n\n"))
 	fl.Flush()
+	var feed <-chan []byte
+	if r.URL.Query().Get("replay") == "1" {
+		feed = s.replayFeed(r.Context())
+	}
 	for {
 		select {
+		case msg, ok := <-feed:
+			if !ok {
+				feed = nil
+				continue
+			}
+			_, _ = w.Write([]byte("data: "))
+			_, _ = w.Write(msg)
+			_, _ = w.Write([]byte("\n\n"))
+			fl.Flush()
 		case <-r.Context().Done():
 			return
 		case <-s.ctx.Done():

@@ -15,6 +15,7 @@ async function (includeHidden) {
       sessionId: s.sessionId, title: s.title, cwd: s.cwd, model: s.model, permissionMode: s.permissionMode,
       isRunning: !!s.isRunning, turnRunning: s.turnRunning, isArchived: !!s.isArchived,
       createdAt: s.createdAt, lastActivityAt: s.lastActivityAt,
+      worktreePath: s.worktreePath, originCwd: s.originCwd,
       pendingToolPermissions: Array.isArray(s.pendingToolPermissions) ? s.pendingToolPermissions : [],
     });
   }

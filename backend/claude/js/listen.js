@@ -1,7 +1,10 @@
 // listen installs Baton's two listeners on LocalSessions: one on onOnEvent and
 // one on onOnToolPermissionRequest. Each forwards only {sessionId, kind} to Go
 // through the CDP binding named by the argument, never the content, and never
-// blocks. A second call with the same binding replaces the listeners of the
+// blocks. An event comes wrapped ({type: "message", sessionId, message}) or
+// as the raw transcript entry, whose sessionId is the CLI's session UUID
+// (Go maps it to the app's id); a result, top-level or wrapped in the
+// entry's message, is kind "result". A second call with the same binding replaces the listeners of the
 // first, so there is never more than one of each per connection.
 function (binding) {
   const key = Symbol.for('baton.listeners.' + binding);
@@ -21,14 +24,21 @@ function (binding) {
   const offs = [];
   const result = { events: false, permissions: false };
   if (ls && typeof ls.onOnEvent === 'function') {
+    const isResult = (e) => !!e && typeof e === 'object' &&
+      (e.type === 'result' || (!!e.message && typeof e.message === 'object' && e.message.type === 'result'));
+    const entryTypes = ['assistant', 'user', 'result', 'system', 'stream_event'];
     offs.push(ls.onOnEvent((ev) => {
       if (!ev || typeof ev !== 'object') return;
       if (ev.type === 'message') {
-        const t = ev.message && ev.message.type;
-        if (t === 'stream_event') return;
-        send(ev.sessionId, t === 'result' ? 'result' : 'message');
+        const m = ev.message;
+        if (m && m.type === 'stream_event') return;
+        send(ev.sessionId || (m && (m.sessionId || m.session_id)), isResult(m) ? 'result' : 'message');
       } else if (ev.type === 'session_updated') {
         send(ev.sessionId || (ev.session && ev.session.sessionId), 'updated');
+      } else if (entryTypes.includes(ev.type) || (!ev.type && ev.message)) {
+        // a raw entry
+        if (ev.type === 'stream_event') return;
+        send(ev.sessionId || ev.session_id, isResult(ev) ? 'result' : 'message');
       } else if (ev.sessionId) {
         send(ev.sessionId, 'updated');
       }

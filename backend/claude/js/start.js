@@ -1,6 +1,7 @@
 // start creates a session with LocalSessions.start(info) and returns its id.
-// info holds only the fields Baton sets: cwd, message and the optional
-// title, sessionId, model and permissionMode.
+// info holds only the fields Baton sets: cwd, message, useWorktree (false
+// unless Baton asks for the app's worktree) and the optional title,
+// sessionId, model and permissionMode.
 async function (info) {
   const ls = globalThis['claude.web'] && globalThis['claude.web'].LocalSessions;
   if (!ls) throw new Error('missing LocalSessions');

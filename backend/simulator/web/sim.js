@@ -52,12 +52,21 @@
 
   const post = (action, body) => api('POST', '/api/' + action, body).then(() => undefined);
 
+  // The shapes the server asks for (shapes.js): the real app's methods
+  // that the simulator has only when asked. calls counts the transcript
+  // reads, for tests.
+  const shapes = window.__batonSimShapes || {};
+  const calls = { getTranscript: 0, getTranscriptTail: 0 };
+  Object.defineProperty(window, '__batonSimCalls', { value: calls, enumerable: false });
+
   const LocalSessions = {
     getAll: () => api('GET', '/api/sessions'),
     getSession: (id) => api('GET', '/api/session?id=' + q(id)),
     start: (info) => api('POST', '/api/start', info),
-    sendMessage: (id, message) => post('send', { sessionId: id, message: message }),
-    getTranscript: getTranscript,
+    sendMessage: shapes.messageUUID
+      ? (id, message, uuid) => post('send', { sessionId: id, message: message, uuid: typeof uuid === 'string' ? uuid : '' })
+      : (id, message) => post('send', { sessionId: id, message: message }),
+    getTranscript: (id) => { calls.getTranscript++; return getTranscript(id); },
     interrupt: (id) => post('interrupt', { sessionId: id }),
     stop: (id) => post('stop', { sessionId: id }),
     archive: (id) => post('archive', { sessionId: id }),
@@ -67,9 +76,29 @@
     setPermissionMode: (id, mode) => post('mode', { sessionId: id, value: mode }),
     respondToToolPermission: (requestId, decision, updatedInput) =>
       post('respond', { requestId: requestId, decision: decision, updatedInput: updatedInput }),
-    onOnEvent: (cb) => { eventListeners.add(cb); return () => { eventListeners.delete(cb); }; },
-    onOnToolPermissionRequest: (cb) => { permissionListeners.add(cb); return () => { permissionListeners.delete(cb); }; },
+    onOnEvent: (cb) => { eventListeners.add(cb); replaySoon(); return () => { eventListeners.delete(cb); }; },
+    onOnToolPermissionRequest: (cb) => { permissionListeners.add(cb); replaySoon(); return () => { permissionListeners.delete(cb); }; },
   };
+  if (shapes.transcriptTail) {
+    LocalSessions.getTranscriptTail = async (id, limit) => {
+      calls.getTranscriptTail++;
+      const r = await api('GET', '/api/transcript?id=' + q(id) + '&tail=' + q(Math.max(1, limit | 0)));
+      return r.entries;
+    };
+  }
+
+  if (Array.isArray(shapes.methods)) {
+    // Replaying a recording: exactly the recorded methods, with their
+    // recorded arity; one the simulator cannot serve rejects.
+    const impl = Object.assign({}, LocalSessions);
+    for (const k of Object.keys(LocalSessions)) delete LocalSessions[k];
+    for (const m of shapes.methods) {
+      const f = impl[m.name] || (() => Promise.reject(new Error('replay: ' + m.name + ' was not recorded')));
+      const g = (...a) => f(...a);
+      Object.defineProperty(g, 'length', { value: m.arity | 0 });
+      LocalSessions[m.name] = g;
+    }
+  }
 
   Object.defineProperty(window, 'claude.web', {
     value: Object.freeze({ LocalSessions: Object.freeze(LocalSessions), version: 'baton-simulator/1' }),
@@ -84,7 +113,7 @@
 
   let refresh = null;
   const events = new EventSource('/api/events?token=' + encodeURIComponent(token));
-  events.onmessage = (m) => {
+  const onEvent = (m) => {
     let ev;
     try { ev = JSON.parse(m.data); } catch (e) { return; }
     if (ev.kind === 'reload') {
@@ -96,6 +125,20 @@
     if (ev.kind === 'permission') deliver(permissionListeners, ev.request);
     if (!refresh) refresh = setTimeout(render, 250);
   };
+  events.onmessage = onEvent;
+
+  // Replaying a recording: its events start once the first listener is
+  // registered (after the current task, so a second one registered with it
+  // gets them too).
+  let replayStarted = false;
+  function replaySoon() {
+    if (!Array.isArray(shapes.methods) || replayStarted) return;
+    replayStarted = true;
+    setTimeout(() => {
+      const es = new EventSource('/api/events?replay=1&token=' + encodeURIComponent(token));
+      es.onmessage = onEvent;
+    }, 0);
+  }
 
   async function render() {
     refresh = null;
