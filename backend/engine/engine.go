@@ -52,6 +52,10 @@ type Options struct {
 	// Home is the folder whose .claude/skills holds the user's skills
 	// (default os.UserHomeDir()).
 	Home string
+	// AutoResumeAfterLimit says whether a run that waited for a limit goes
+	// on by itself once it resets (nil: it does); else it waits for
+	// ResumeAfterLimit. Asked each time, so a changed setting counts.
+	AutoResumeAfterLimit func() bool
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
@@ -67,6 +71,8 @@ type Engine struct {
 	progress  time.Duration
 	hostWait  time.Duration
 	home      string
+	// autoResumeFn is Options.AutoResumeAfterLimit.
+	autoResumeFn func() bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -87,7 +93,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, host: opts.Host, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, autoResumeFn: opts.AutoResumeAfterLimit, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}

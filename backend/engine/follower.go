@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"sync"
@@ -40,6 +41,7 @@ type transcriptCursor struct {
 	failures  int       // consecutive read failures
 	lastRead  time.Time // when the session was last read (wall clock)
 	more      bool      // the last read returned a part: more entries wait
+	limit     *Limit    // a limit an entry since the prompt reported
 }
 
 // reset starts reading anew at a prompt sent at cursor at.
@@ -47,6 +49,7 @@ func (c *transcriptCursor) reset(at Cursor) {
 	c.Prompt, c.Cursor = at, at
 	c.entries, c.assistant, c.result = nil, false, false
 	c.replayTo = 0
+	c.limit = nil
 }
 
 // replay reads again from the prompt (after a restore), so the answer can
@@ -234,11 +237,13 @@ func (f *follower) absorb(ctx context.Context, id SessionID, c *transcriptCursor
 		c.entries = append(c.entries, rd.entries...)
 		c.assistant = c.assistant || rd.assistant
 		c.result = c.result || rd.result
+		c.limit = cmp.Or(rd.limit, c.limit)
 	}
 	d := digestEntries(counted, c.usageSeen())
 	c.entries = append(c.entries, d.entries...)
 	c.assistant = c.assistant || d.assistant
 	c.result = c.result || d.result
+	c.limit = cmp.Or(d.limit, c.limit)
 	c.InputTokens += d.inputTokens
 	c.OutputTokens += d.outputTokens
 	c.CostUSD += d.costUSD

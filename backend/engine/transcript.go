@@ -150,6 +150,7 @@ type digest struct {
 	text         bool // an assistant entry with text arrived
 	result       bool // a result entry arrived (the turn ended)
 	resultError  string
+	limit        *Limit // the last limit an entry reported (limits.go)
 }
 
 // digestEntries reads new entries; book remembers what earlier reads of the
@@ -171,6 +172,9 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 		}
 		var re rawEntry
 		_ = json.Unmarshal(r, &re)
+		if l, ok := detectLimit(r); ok {
+			d.limit = &l
+		}
 		switch e.Type {
 		case "assistant":
 			if e.IsSidechain {
