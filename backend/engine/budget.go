@@ -59,7 +59,8 @@ func budgetUsed(b template.Budget, cost float64, tokens int64) float64 {
 	if b.MaxTokens > 0 {
 		f = max(f, float64(tokens)/float64(b.MaxTokens))
 	}
-	return f
+	// Costs are sums of decimal fractions: $0.01 + $0.01 of $0.025 is 80 %.
+	return f + 1e-9
 }
 
 // describeBudget says what was used of budget b.

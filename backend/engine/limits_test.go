@@ -454,3 +454,66 @@ func TestLimitManualResume(t *testing.T) {
 		t.Error("ResumeAfterLimit on a finished run did not fail")
 	}
 }
+
+// A run that crosses its budget warns at 80 %, pauses at the cap (a running
+// worker finishes its turn and waits in its session, nothing new starts)
+// and finishes once the budget is raised, with no task lost or done twice.
+func TestBudgetPausesAndResumes(t *testing.T) {
+	tasks := plan(planned{"a", 1, nil}, planned{"b", 1, nil}, planned{"c", 2, []string{"a"}})
+	agent := scripted(tasks, func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		return task == "b" && !reprompt // slow: the test ends its turn
+	})
+	h := newHarness(t, testTemplate(nil), agent, true)
+	// Each turn costs $0.01: analysis and planning $0.02 (80 % of $0.025),
+	// then a's turn crosses the cap while b still runs.
+	run, err := h.eng.Create(context.Background(), CreateRequest{TemplateID: "test", Cwd: h.dir, Request: "Document everything",
+		Overrides: &Overrides{Budget: &template.Budget{MaxCostUSD: 0.025}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := run.ID
+	h.start(id)
+	h.until("the budget pauses the run", func() bool { return h.status(id) == "paused" })
+	if h.rec.count(EventBudgetWarning) != 1 || h.rec.count(EventBudgetReached) != 1 {
+		t.Fatalf("%d warnings, %d budget reached", h.rec.count(EventBudgetWarning), h.rec.count(EventBudgetReached))
+	}
+	if m := h.message(id, EventBudgetWarning); !strings.Contains(m, "of $0.03") && !strings.Contains(m, "of $0.02") {
+		t.Errorf("warning %q", m)
+	}
+	bsess := SessionID(fmt.Sprintf("local_%s%s_worker_b", HiddenMarker, id))
+	h.until("b runs", func() bool { return h.workers(id)["b"].Status == "running" })
+	h.host.mu.Lock()
+	sent := len(h.host.sends)
+	h.host.mu.Unlock()
+	h.host.finishTurn(bsess, "I am still reading the files.")
+	h.until("b waits for the budget", func() bool { return h.workers(id)["b"].CurrentAction == "waiting for the budget to be raised" })
+	settle()
+	if s := h.host.workerStarts(); s["c"] != 0 {
+		t.Fatal("c started while the budget was used up")
+	}
+	h.host.mu.Lock()
+	later := h.host.sends[sent:]
+	h.host.mu.Unlock()
+	if h.rec.count(EventWorkerReprompted) != 0 || len(later) != 0 {
+		t.Fatalf("b was prompted while the budget was used up: %q", later)
+	}
+	if err := h.eng.RaiseBudget(context.Background(), id, template.Budget{MaxCostUSD: 0.03}); err == nil {
+		t.Fatal("a budget below what the run used was taken")
+	}
+	if err := h.eng.RaiseBudget(context.Background(), id, template.Budget{MaxCostUSD: 1}); err != nil {
+		t.Fatal(err)
+	}
+	run = h.wait(id)
+	if run.Status != "completed" || run.TasksCompleted != 3 || run.TasksFailed != 0 {
+		t.Fatalf("run %s: %d completed, %d failed", run.Status, run.TasksCompleted, run.TasksFailed)
+	}
+	if s := h.host.workerStarts(); s["a"] != 1 || s["b"] != 1 || s["c"] != 1 {
+		t.Errorf("starts %v", s)
+	}
+	if h.host.continues() != 1 {
+		t.Errorf("b got %d continue messages, want 1", h.host.continues())
+	}
+	if rs := h.runState(id); rs.Limits.Budget.MaxCostUSD != 1 || rs.Limits.Budget.Paused {
+		t.Errorf("stored budget %+v", rs.Limits.Budget)
+	}
+}
