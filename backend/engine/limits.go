@@ -63,6 +63,9 @@ const (
 const limitContinue = "The limit that stopped you has reset. Continue the task exactly where you left off " +
 	"(do not redo what is already done) and finish with your completion report."
 
+// limitContinueMain resumes the main session after a limit.
+const limitContinueMain = "The limit that stopped you has reset. Continue where you left off and give the answer you were asked for."
+
 // limitJitter returns a factor in [0.8, 1.2) for the backoff (tests fix it).
 var limitJitter = func() float64 { return 0.8 + 0.4*rand.Float64() }
 
@@ -367,6 +370,8 @@ type limitState struct {
 	Due bool `json:"limitDue,omitempty"`
 	// Streak counts the limits since the last completed task (backoff).
 	Streak int `json:"limitStreak,omitempty"`
+	// MainWait: the main session waits for a limit.
+	MainWait *limitWait `json:"mainWait,omitempty"`
 	// Cap is how many workers may run at once after limits (0: maxWorkers).
 	Cap    int         `json:"workerCap,omitempty"`
 	Budget budgetState `json:"budget,omitzero"`
@@ -446,6 +451,33 @@ func (r *runner) limitHit(ctx context.Context, ws *workerState, l Limit) error {
 	return r.commit(ctx, store.Change{}, []*workerState{ws}, e)
 }
 
+// mainLimitHit puts the main session, whose turn ended on limit l, to wait;
+// the run waits with it.
+func (r *runner) mainLimitHit(ctx context.Context, l Limit) error {
+	now := r.e.now()
+	r.limits.Streak++
+	until := l.resumeAt(now, r.limits.Streak)
+	if r.limits.WaitUntil == nil || until.After(*r.limits.WaitUntil) {
+		r.limits.WaitUntil = &until
+		r.limits.WaitKind = l.Kind
+	}
+	r.limits.Due = false
+	r.limits.MainWait = &limitWait{Kind: l.Kind, Message: l.Message, Until: until, Since: now}
+	asked, n := r.main.Asked, r.main.Reprompts
+	r.main.reset(r.main.Cursor)
+	r.main.Asked, r.main.Reprompts = asked, n
+	msg := waitText(*r.limits.WaitUntil, now)
+	r.run.Message = msg
+	detail := fmt.Sprintf("the main session: %s (%s)", l.Kind.describe(), msg)
+	if l.Message != "" {
+		detail += ": " + l.Message
+	}
+	e := r.ev(EventLimitWaiting, nil, detail)
+	e.p.ResumesAt = r.limits.WaitUntil
+	e.p.Limit = string(l.Kind)
+	return r.commit(ctx, store.Change{}, nil, e)
+}
+
 // limitSuccess notes a completed task: one more worker may run at once.
 func (r *runner) limitSuccess() {
 	r.limits.Streak = 0
@@ -502,6 +534,21 @@ func (r *runner) endLimitWait(ctx context.Context) error {
 // resumeWaiting sends the continue message to waiting workers, as many as
 // the worker count allows (one at least when none runs).
 func (r *runner) resumeWaiting(ctx context.Context) error {
+	if w := r.limits.MainWait; w != nil {
+		id := SessionID(r.run.MainSessionID)
+		hctx, cancel := r.hostCtx(ctx)
+		err := r.e.host.Send(hctx, id, limitContinueMain)
+		cancel()
+		r.limits.MainWait = nil
+		if err != nil {
+			return r.fail(ctx, fmt.Sprintf("resume the main session after the %s: %v", w.Kind.describe(), err))
+		}
+		r.markDirty(id, NoticeMessage)
+		r.main.AskedAt = r.e.now()
+		if err := r.commit(ctx, store.Change{}, nil); err != nil {
+			return err
+		}
+	}
 	var waiting []*workerState
 	active := 0
 	for _, ws := range r.plan.inOrder() {

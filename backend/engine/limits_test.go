@@ -517,3 +517,37 @@ func TestBudgetPausesAndResumes(t *testing.T) {
 		t.Errorf("stored budget %+v", rs.Limits.Budget)
 	}
 }
+
+// The main session waits for a limit too, and is not re-prompted.
+func TestLimitMainSession(t *testing.T) {
+	tasks := plan(planned{"a", 1, nil})
+	inner := scripted(tasks, nil)
+	hit := false
+	agent := func(h *fakeHost, s *fakeSession, text string) {
+		if strings.Contains(text, "ASK analysis") && !hit {
+			hit = true
+			s.asked = "analysis"
+			s.limitError(h, 429, "usage_limit_reached", "You've hit your 5-hour limit · resets 7am (UTC)")
+			return
+		}
+		inner(h, s, text)
+	}
+	h := newHarness(t, testTemplate(nil), agent, true)
+	id := h.create()
+	h.start(id)
+	h.until("the limit is waited for", func() bool { return h.rec.count(EventLimitWaiting) == 1 })
+	// The analysis timeout (600 s) does not run while it waits.
+	h.clock.Add(59 * time.Minute)
+	settle()
+	if h.status(id) != "analyzing" || h.rec.count(EventReprompted) != 0 {
+		t.Fatalf("run %s, %d re-prompts while waiting", h.status(id), h.rec.count(EventReprompted))
+	}
+	h.clock.Add(time.Minute)
+	run := h.wait(id)
+	if run.Status != "completed" || run.TasksCompleted != 1 {
+		t.Fatalf("run %s: %s", run.Status, run.Error)
+	}
+	if h.rec.count(EventReprompted) != 0 {
+		t.Error("the main session was re-prompted for a limit")
+	}
+}

@@ -286,7 +286,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			return
 		}
 	}
-	if r.main.Asked != "" && !r.status.held() {
+	if r.main.Asked != "" && !r.status.held() && r.limits.MainWait == nil {
 		if _, ok := dirty[SessionID(r.run.MainSessionID)]; ok || poll {
 			if r.halted(r.checkMain(ctx)) {
 				return
