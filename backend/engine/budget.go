@@ -46,7 +46,8 @@ func (r *runner) budget() template.Budget {
 // spent is the run's cost and tokens so far.
 func (r *runner) spent() (float64, int64) {
 	t := r.plan.tally()
-	return t.costUSD + r.main.CostUSD, t.inputTokens + t.outputTokens + r.main.InputTokens + r.main.OutputTokens
+	mainCost, _ := r.main.costUSD()
+	return t.costUSD + mainCost, t.inputTokens + t.outputTokens + r.main.InputTokens + r.main.OutputTokens
 }
 
 // budgetUsed is the share of the budget used: the larger of cost and

@@ -30,6 +30,9 @@ type transcriptCursor struct {
 	InputTokens  int64   `json:"inputTokens,omitempty"`
 	OutputTokens int64   `json:"outputTokens,omitempty"`
 	CostUSD      float64 `json:"costUsd,omitempty"`
+	// PricedUSD is the cost of its tokens by Baton's price table, the
+	// session's cost when the host reports none (cost.go).
+	PricedUSD float64 `json:"pricedUsd,omitempty"`
 
 	// In memory only.
 	entries   []protocol.Entry
@@ -247,6 +250,7 @@ func (f *follower) absorb(ctx context.Context, id SessionID, c *transcriptCursor
 	c.InputTokens += d.inputTokens
 	c.OutputTokens += d.outputTokens
 	c.CostUSD += d.costUSD
+	c.PricedUSD += d.pricedUSD
 	c.Cursor = batch.Next
 	if len(batch.Entries) > 0 {
 		c.lastEntry = f.now()
@@ -271,6 +275,7 @@ func (f *follower) readToEnd(ctx context.Context, id SessionID, c *transcriptCur
 		c.InputTokens += d.inputTokens
 		c.OutputTokens += d.outputTokens
 		c.CostUSD += d.costUSD
+		c.PricedUSD += d.pricedUSD
 		if b.Next.Index >= b.Total || len(b.Entries) == 0 {
 			return b.Next, nil
 		}

@@ -617,3 +617,17 @@ func (e *Engine) ResumeAfterLimit(ctx context.Context, runID string) error {
 func (e *Engine) autoResume() bool {
 	return e.autoResumeFn == nil || e.autoResumeFn()
 }
+
+// runLimits is what the run row shows of the limits and the budget.
+func (r *runner) runLimits() store.RunLimits {
+	b := r.budget()
+	l := store.RunLimits{WaitingUntil: r.limits.WaitUntil, WaitingFor: string(r.limits.WaitKind), ResumeDue: r.limits.Due,
+		WorkerCap: r.limits.Cap, BudgetUSD: b.MaxCostUSD, BudgetTokens: b.MaxTokens,
+		BudgetWarned: r.limits.Budget.Warned, BudgetPaused: r.limits.Budget.Paused}
+	_, l.CostEstimated = r.main.costUSD()
+	for _, ws := range r.plan.workers {
+		_, est := ws.book.costUSD()
+		l.CostEstimated = l.CostEstimated || est
+	}
+	return l
+}

@@ -330,7 +330,9 @@ func (r *runner) sync() {
 	r.run.TasksCompleted, r.run.TasksFailed, r.run.TasksSkipped = t.done, t.failed, t.skipped
 	r.run.InputTokens = t.inputTokens + r.main.InputTokens
 	r.run.OutputTokens = t.outputTokens + r.main.OutputTokens
-	r.run.CostUSD = t.costUSD + r.main.CostUSD
+	mainCost, _ := r.main.costUSD()
+	r.run.CostUSD = t.costUSD + mainCost
+	r.run.Limits = r.runLimits()
 }
 
 func (r *runner) ev(name string, ws *workerState, msg string) event {

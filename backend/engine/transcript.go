@@ -16,6 +16,7 @@ type rawEntry struct {
 	Type    string `json:"type"`
 	Message *struct {
 		ID    string     `json:"id"`
+		Model string     `json:"model"`
 		Usage *usageJSON `json:"usage"`
 	} `json:"message"`
 	// Fields of a result entry (Claude Code's stream-json result event).
@@ -146,9 +147,10 @@ type digest struct {
 	inputTokens  int64
 	outputTokens int64
 	costUSD      float64
-	assistant    bool // an assistant entry arrived
-	text         bool // an assistant entry with text arrived
-	result       bool // a result entry arrived (the turn ended)
+	pricedUSD    float64 // the cost of the tokens by the price table (cost.go)
+	assistant    bool    // an assistant entry arrived
+	text         bool    // an assistant entry with text arrived
+	result       bool    // a result entry arrived (the turn ended)
 	resultError  string
 	limit        *Limit // the last limit an entry reported (limits.go)
 }
@@ -182,9 +184,10 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 			}
 			d.assistant = true
 			if re.Message != nil && re.Message.Usage != nil {
-				in, out := book.add(re.Message.ID, *re.Message.Usage)
+				in, out, usd := pricedAdd(book, re.Message.ID, re.Message.Model, *re.Message.Usage)
 				d.inputTokens += in
 				d.outputTokens += out
+				d.pricedUSD += usd
 			}
 			if e.Message == nil {
 				continue

@@ -247,7 +247,8 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKi
 	}
 	addTools(&ws.w.Tools, d.tools)
 	ws.book.ToolFiles = relFiles(r.run.Cwd, ws.book.ToolFiles, d.files)
-	ws.w.InputTokens, ws.w.OutputTokens, ws.w.CostUSD = ws.book.InputTokens, ws.book.OutputTokens, ws.book.CostUSD
+	ws.w.InputTokens, ws.w.OutputTokens = ws.book.InputTokens, ws.book.OutputTokens
+	ws.w.CostUSD, _ = ws.book.costUSD()
 	if d.lastAction != "" {
 		ws.w.CurrentAction = d.lastAction
 	}

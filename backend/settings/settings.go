@@ -59,6 +59,10 @@ type Settings struct {
 	// ClaudePath is the Claude Code CLI the claude-code host runs; empty
 	// means "claude" on PATH.
 	ClaudePath string `json:"claudePath"`
+	// AutoResumeAfterLimit: a run that waits for a rate, overload or usage
+	// limit goes on by itself once it resets (default true); when false it
+	// waits for Resume now in the Inbox.
+	AutoResumeAfterLimit bool `json:"autoResumeAfterLimit"`
 }
 
 // Defaults returns the settings of a new installation.
@@ -72,6 +76,8 @@ func Defaults() Settings {
 		Notifications:  true,
 		Theme:          ThemeSystem,
 		RecentFolders:  []string{},
+
+		AutoResumeAfterLimit: true,
 	}
 }
 
