@@ -218,6 +218,11 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
+	if sh, ok := e.host.(simulatedHost); ok && sh.Simulated() {
+		r.limits.Simulated = true
+		r.sync()
+		run = r.run
+	}
 	p := Payload{RunID: id, Status: run.Status, Run: &run}
 	pj, _ := json.Marshal(p)
 	e.mu.Lock()

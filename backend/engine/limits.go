@@ -375,7 +375,13 @@ type limitState struct {
 	// Cap is how many workers may run at once after limits (0: maxWorkers).
 	Cap    int         `json:"workerCap,omitempty"`
 	Budget budgetState `json:"budget,omitzero"`
+	// Simulated: the run's host is the simulator; its costs are simulated.
+	Simulated bool `json:"simulated,omitempty"`
 }
+
+// simulatedHost is a host that says whether its costs are simulated
+// (hosts.Manager).
+type simulatedHost interface{ Simulated() bool }
 
 // waitText is what the run and the waiting workers show.
 func waitText(until time.Time, now time.Time) string {
@@ -623,7 +629,7 @@ func (r *runner) runLimits() store.RunLimits {
 	b := r.budget()
 	l := store.RunLimits{WaitingUntil: r.limits.WaitUntil, WaitingFor: string(r.limits.WaitKind), ResumeDue: r.limits.Due,
 		WorkerCap: r.limits.Cap, BudgetUSD: b.MaxCostUSD, BudgetTokens: b.MaxTokens,
-		BudgetWarned: r.limits.Budget.Warned, BudgetPaused: r.limits.Budget.Paused}
+		BudgetWarned: r.limits.Budget.Warned, BudgetPaused: r.limits.Budget.Paused, CostSimulated: r.limits.Simulated}
 	_, l.CostEstimated = r.main.costUSD()
 	for _, ws := range r.plan.workers {
 		_, est := ws.book.costUSD()

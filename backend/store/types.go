@@ -94,6 +94,8 @@ type RunLimits struct {
 	// CostEstimated: some of the cost was computed from Baton's price table
 	// (the host reported tokens without cost).
 	CostEstimated bool `json:"costEstimated,omitempty"`
+	// CostSimulated: the run ran on the simulator; its costs are simulated.
+	CostSimulated bool `json:"costSimulated,omitempty"`
 }
 
 // Task is one task of a run's plan.
