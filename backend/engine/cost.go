@@ -1,6 +1,11 @@
 package engine
 
-import "github.com/baton-app/baton/backend/pricing"
+import (
+	"fmt"
+
+	"github.com/baton-app/baton/backend/pricing"
+	"github.com/baton-app/baton/backend/store"
+)
 
 // Cost where the host gives only tokens: every assistant entry's usage is
 // priced from Baton's price table (backend/pricing) as it is counted, and a
@@ -34,4 +39,17 @@ func (c *transcriptCursor) costUSD() (usd float64, estimated bool) {
 		return c.CostUSD, false
 	}
 	return c.PricedUSD, true
+}
+
+// CostLabel is how a run's cost is written: simulated on the simulator,
+// estimated where it came from the price table.
+func CostLabel(usd float64, l store.RunLimits) string {
+	s := fmt.Sprintf("$%.4f", usd)
+	switch {
+	case l.CostSimulated:
+		s += " (simulated)"
+	case l.CostEstimated:
+		s += " (estimated from Baton's price table of " + pricing.PricesDate + ")"
+	}
+	return s
 }

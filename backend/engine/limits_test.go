@@ -413,6 +413,17 @@ func TestLimitWaitSurvivesRestart(t *testing.T) {
 	if s := h.host.workerStarts(); s["a"] != 1 || s["b"] != 1 {
 		t.Errorf("starts %v", s)
 	}
+	// The final report and the Markdown export give the cost per run and
+	// per task, and the wait.
+	md, err := h.eng.Report(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- Cost: $0.0600 (", "limit waits: 1", "Tokens in/out | Cost |", "| $0.0100 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the export lacks %q:\n%s", want, md)
+		}
+	}
 }
 
 // With the automatic resume off, the run waits past the reset for
