@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -174,7 +175,8 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 		Completed: []TaskRef{}, Failed: []TaskRef{}, Skipped: []TaskRef{}, NotRun: []TaskRef{},
 		Iterations: Iterations{Remediation: []RemediationRound{}, Retries: []Attempt{}, Rejections: []Attempt{}},
 		Decisions:  []Decision{}, Files: []ReportFile{}, Limitations: []Limitation{},
-		Cost: ReportCost{USD: r.CostUSD, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Label: CostLabel(r.CostUSD, r.Limits),
+		// Rounded: the run's cost is a sum whose order varies.
+		Cost: ReportCost{USD: math.Round(r.CostUSD*1e9) / 1e9, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Label: CostLabel(r.CostUSD, r.Limits),
 			BudgetUSD: r.Limits.BudgetUSD, BudgetTokens: r.Limits.BudgetTokens}}
 	for _, e := range events {
 		if e.Name == EventLimitWaiting {

@@ -317,7 +317,7 @@ func TestLimitWaitsAndResumes(t *testing.T) {
 // completed task; a waiting worker resumes only when a place is free.
 func TestLimitLowersAndRaisesWorkers(t *testing.T) {
 	tasks := plan(planned{"a", 1, nil}, planned{"b", 1, nil}, planned{"c", 1, nil}, planned{"d", 1, nil},
-		planned{"e", 2, nil}, planned{"f", 2, nil})
+		planned{"e", 1, []string{"b"}}, planned{"f", 1, []string{"b"}})
 	hit := false
 	agent := scripted(tasks, func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
 		switch {
@@ -348,7 +348,7 @@ func TestLimitLowersAndRaisesWorkers(t *testing.T) {
 		id := SessionID(fmt.Sprintf("local_%s%s_worker_%s", HiddenMarker, id, task))
 		h.host.finishTurn(id, block("completion", map[string]any{"task_id": task, "status": "success", "summary": "Did " + task}))
 	}
-	finish("b") // cap 3, busy a(waiting)+c+d: a goes on
+	finish("b") // cap 3, busy a(waiting)+c+d: a goes on; e and f wait for a place
 	h.until("a resumes once b is done", func() bool { return h.host.continues() == 1 })
 	h.until("a completes", func() bool { return h.workers(id)["a"].Status == "completed" })
 	// a and b done: cap 4, so e and f start beside c and d.
