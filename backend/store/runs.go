@@ -748,8 +748,18 @@ func (s *Store) Runs(ctx context.Context, q HistoryQuery) (Page, error) {
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs`+cond, args...).Scan(&total); err != nil {
 		return Page{}, fmt.Errorf("history: %w", err)
 	}
+	order := ""
+	switch q.Sort {
+	case "":
+	case "cost":
+		order = "cost_usd DESC, "
+	case "cost_asc":
+		order = "cost_usd ASC, "
+	default:
+		return Page{}, fmt.Errorf("history: sort %q: use cost or cost_asc", q.Sort)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs`+cond+
-		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
+		` ORDER BY `+order+`created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
 	if err != nil {
 		return Page{}, fmt.Errorf("history: %w", err)
 	}

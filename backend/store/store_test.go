@@ -191,6 +191,7 @@ func TestHistoryQueries(t *testing.T) {
 		r.Request = requests[i%4]
 		r.TemplateID = templates[i%4]
 		r.Status = statuses[i%4]
+		r.CostUSD = float64(i % 7)
 		if err := s.CreateRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -212,6 +213,8 @@ func TestHistoryQueries(t *testing.T) {
 		{"text with query syntax is plain words", HistoryQuery{Text: `"parser" OR NEAR(`}, 0, "", 0, -1},
 		{"by date", HistoryQuery{From: base.Add(10 * time.Hour), To: base.Add(20 * time.Hour)}, 10, "orch_19", 10, -1},
 		{"combined", HistoryQuery{Status: []string{"completed"}, Text: "review", TemplateID: "code-review"}, 10, "orch_38", 10, -1},
+		{"dearest first", HistoryQuery{Sort: "cost", Limit: 5}, 40, "orch_34", 5, 5},
+		{"cheapest first", HistoryQuery{Sort: "cost_asc", Limit: 5}, 40, "orch_35", 5, 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -230,6 +230,9 @@ type HistoryQuery struct {
 	// Limit is the page size (default 50, at most 500); Offset skips runs.
 	Limit  int `json:"limit,omitempty"`
 	Offset int `json:"offset,omitempty"`
+	// Sort orders the page: "" newest first, "cost" dearest first,
+	// "cost_asc" cheapest first (then newest first).
+	Sort string `json:"sort,omitempty"`
 }
 
 // Page is one page of history, newest first.
