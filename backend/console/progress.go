@@ -97,7 +97,7 @@ func describe(e evt) string {
 			return "interrupted: " + p.Message
 		}
 	}
-	return ""
+	return limitLine(e)
 }
 
 func orRun(task string) string {

@@ -19,12 +19,14 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
 )
 
 const runUsage = `usage: baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes]
-                 [--permission-mode MODE] [--host sim|desktop|claude-code] [--cdp URL]
-                 [--claude PATH] [--scenario NAME]
-       baton run --resume RUN_ID [--yes] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]
+                 [--permission-mode MODE] [--budget USD] [--budget-tokens N]
+                 [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--scenario NAME]
+       baton run --resume RUN_ID [--budget USD] [--budget-tokens N] [--yes]
+                 [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]
 
 Runs a whole orchestration without a window and shows its progress. What the
 run waits for is asked on the terminal: the task list (unless --yes),
@@ -33,12 +35,17 @@ you. --permission-mode sets the workers' mode for this run (default,
 acceptEdits, plan or bypassPermissions). With --host claude-code every session
 is a Claude Code CLI process (claude on PATH, or --claude PATH) that inherits
 this environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
+--budget and --budget-tokens cap the run's cost (US dollars) and tokens: at 80 %
+a warning, at the cap the run pauses once its running workers end their turn;
+with --resume they raise the budget and the run goes on. A rate, overload or
+usage limit is waited for ("waiting for the limit, resumes at HH:MM").
 Exit codes: 0 every task completed, 2 finished with failed or skipped tasks
 (or the settings file cannot be used and no --host was given), 1 error or an
 interrupted run (the host stayed away longer than reconnectForSeconds in the
 settings, default 120, or the database stayed unwritable; everything done is
 kept: continue it with --resume), 130 Ctrl-C and 143 SIGTERM (also
-while a question waits: the run is paused; continue it with --resume).
+while a question waits: the run is paused; continue it with --resume), 3 the
+run used up its budget and is paused (continue it with --resume --budget).
 `
 
 // signalContext returns a context that ends on Ctrl-C or SIGTERM, its stop
@@ -128,6 +135,8 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	speed := fs.Float64("sim-speed", 1, "simulator speed factor")
 	resume := fs.String("resume", "", "continue a paused or interrupted run")
 	permission := fs.String("permission-mode", "", "the workers' permission mode for this run")
+	budget := fs.Float64("budget", 0, "the most the run may cost in US dollars (with --resume: the raised budget)")
+	budgetTokens := fs.Int64("budget-tokens", 0, "the most tokens the run may use (with --resume: the raised budget)")
 	vars := varFlags{}
 	fs.Var(vars, "var", "template variable NAME=VALUE (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -196,6 +205,18 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
 		}
+		if *budget > 0 || *budgetTokens > 0 {
+			if err := svc.Engine.RaiseBudget(ctx, runID, template.Budget{MaxCostUSD: *budget, MaxTokens: *budgetTokens}); err != nil {
+				fmt.Fprintf(stderr, "baton run: cannot raise the budget of %s: %v\n", runID, err)
+				return ExitError
+			}
+		}
+		if snap, err := svc.Engine.Snapshot(ctx, runID); err == nil && snap.Run.Limits.ResumeDue {
+			if err := svc.Engine.ResumeAfterLimit(ctx, runID); err != nil {
+				fmt.Fprintf(stderr, "baton run: cannot resume %s after its limit: %v\n", runID, err)
+				return ExitError
+			}
+		}
 		if snap, err := svc.Engine.Snapshot(ctx, runID); err == nil && (snap.Run.Status == engine.RunPaused.String() || snap.Run.Status == engine.RunInterrupted.String()) {
 			if err := svc.Engine.Resume(ctx, runID); err != nil {
 				fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
@@ -213,6 +234,16 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		req := engine.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars}
 		if *permission != "" {
 			req.Overrides = &engine.Overrides{PermissionMode: permission}
+		}
+		if *budget < 0 || *budgetTokens < 0 {
+			fmt.Fprintf(stderr, "baton run: --budget and --budget-tokens must not be negative\n")
+			return ExitError
+		}
+		if *budget > 0 || *budgetTokens > 0 {
+			if req.Overrides == nil {
+				req.Overrides = &engine.Overrides{}
+			}
+			req.Overrides.Budget = &template.Budget{MaxCostUSD: *budget, MaxTokens: *budgetTokens}
 		}
 		run, err := svc.Engine.Create(ctx, req)
 		if err != nil {
@@ -264,9 +295,16 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				}
 			case engine.EventWorkerQuestion, engine.EventWorkerAwaitingReview, engine.EventWorkerWaiting:
 				attend.check(ctx)
+			case engine.EventBudgetReached, engine.EventWorkerPaused:
+				if code, done := budgetStopped(ctx, svc, runID, stdout); done {
+					return code
+				}
 			}
 		case <-recheck.C:
 			attend.check(ctx)
+			if code, done := budgetStopped(ctx, svc, runID, stdout); done {
+				return code
+			}
 		case run, ok := <-finished:
 			if !ok {
 				continue // ctx ended; the next loop pauses

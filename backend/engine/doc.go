@@ -64,6 +64,13 @@
 //     only where it needs an answer: a mailbox assignment's error and the
 //     journal's archive at completion; a worker's prompt sections are
 //     gathered on the goroutine that starts its session.
+//   - limits.go: rate (429), overload (529) and usage limits read from a
+//     session's error entries are waits, not failures: the run waits until
+//     the reset (else retry-after, else a capped backoff with jitter), its
+//     workers go on in their sessions, the worker count is halved at each
+//     limit and raised after each success; budget.go: the run's budget
+//     (warning at 80 %, pause at the cap, RaiseBudget); cost.go: a
+//     session's cost from backend/pricing when its host reports only tokens.
 //   - status.go: run and worker statuses and their legal transitions;
 //     graph.go: task list checks, parallel groups, modifications;
 //     transcript.go: what a batch of transcript entries says (usage, tools,

@@ -57,6 +57,10 @@ type Options struct {
 	// Home is the folder whose .claude/skills holds the user's skills
 	// (default os.UserHomeDir()).
 	Home string
+	// AutoResumeAfterLimit says whether a run that waited for a limit goes
+	// on by itself once it resets (nil: it does); else it waits for
+	// ResumeAfterLimit. Asked each time, so a changed setting counts.
+	AutoResumeAfterLimit func() bool
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
@@ -74,6 +78,8 @@ type Engine struct {
 	home      string
 	// reconnectFor is Options.ReconnectFor.
 	reconnectFor time.Duration
+	// autoResumeFn is Options.AutoResumeAfterLimit.
+	autoResumeFn func() bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -94,7 +100,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -222,6 +228,11 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	r, err := newRunner(e, run, tmpl, nil, nil)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	if sh, ok := e.host.inner.(simulatedHost); ok && sh.Simulated() {
+		r.limits.Simulated = true
+		r.sync()
+		run = r.run
 	}
 	p := Payload{RunID: id, Status: run.Status, Run: &run}
 	pj, _ := json.Marshal(p)

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/baton-app/baton/backend/store"
+import (
+	"time"
+
+	"github.com/baton-app/baton/backend/store"
+)
 
 // Event names (seed 002), declared once; the frontend has a matching
 // TypeScript union.
@@ -51,6 +55,21 @@ const (
 	EventWorkerQuestion = "worker:question"
 	// EventWorkerAnswered: the answer was sent to the worker's session.
 	EventWorkerAnswered = "worker:answered"
+
+	// EventLimitWaiting: a worker hit a rate, overload or usage limit; the
+	// run waits until Payload.ResumesAt (limits.go).
+	EventLimitWaiting = "orchestrator:limitWaiting"
+	// EventLimitDue: the wait is over, the automatic resume is off: the
+	// run waits for Engine.ResumeAfterLimit.
+	EventLimitDue = "orchestrator:limitDue"
+	// EventLimitResumed: the wait for a limit ended; its workers go on.
+	EventLimitResumed = "orchestrator:limitResumed"
+	// EventBudgetWarning: the run used 80 % of its budget (budget.go).
+	EventBudgetWarning = "orchestrator:budgetWarning"
+	// EventBudgetReached: the run used its budget and paused.
+	EventBudgetReached = "orchestrator:budgetReached"
+	// EventBudgetRaised: the budget was raised (the run goes on).
+	EventBudgetRaised = "orchestrator:budgetRaised"
 )
 
 // EventNames lists every event the engine emits.
@@ -61,7 +80,8 @@ func EventNames() []string {
 		EventWorkerProgress, EventWorkerCompleted, EventWorkerFailed, EventWorkerTimeout, EventWorkerRetrying,
 		EventWorkerReprompted, EventWorkerSkipped, EventWorkerPaused, EventWorkerResumed, EventWorkerCancelled,
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
-		EventWorkerQuestion, EventWorkerAnswered, EventRemediation}
+		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
+		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised}
 }
 
 // Emitter receives every event after the change it describes is committed.
@@ -100,4 +120,8 @@ type Payload struct {
 	Groups [][]string   `json:"groups,omitempty"`
 	// Reconnecting is set on EventReconnecting.
 	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
+	// ResumesAt is when a run waiting for a limit goes on; Limit is the
+	// kind of limit (limit events).
+	ResumesAt *time.Time `json:"resumesAt,omitempty"`
+	Limit     string     `json:"limit,omitempty"`
 }

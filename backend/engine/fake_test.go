@@ -516,6 +516,8 @@ type harness struct {
 	// wrapper of it); engineOpts change the engine's options.
 	engineHost SessionHost
 	engineOpts func(*Options)
+	// autoResume is the engine's AutoResumeAfterLimit (nil: on).
+	autoResume func() bool
 }
 
 func newHarness(t *testing.T, tmpl template.Template, agent agentFunc, push bool) *harness {
@@ -543,7 +545,7 @@ func (h *harness) open() {
 	}
 	opts := Options{Store: st, Host: host, Templates: templateMap{"test": h.tmpl}, Emitter: h.rec,
 		Now: h.clock.Now, NewID: func() string { n++; return fmt.Sprintf("orch_t%d", n) },
-		ProgressInterval: 5 * time.Millisecond, Logger: quiet, Home: h.dir + "/home"}
+		ProgressInterval: 5 * time.Millisecond, Logger: quiet, Home: h.dir + "/home", AutoResumeAfterLimit: h.autoResume}
 	if h.engineOpts != nil {
 		h.engineOpts(&opts)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -41,6 +42,23 @@ type FinalReport struct {
 	// Files is the union of the files the workers reported, sorted.
 	Files       []ReportFile `json:"files"`
 	Limitations []Limitation `json:"limitations"`
+	// Cost is what the run cost and used, and the limits it waited for.
+	Cost ReportCost `json:"cost"`
+}
+
+// ReportCost is a run's cost in the final report.
+type ReportCost struct {
+	USD          float64 `json:"usd"`
+	InputTokens  int64   `json:"inputTokens"`
+	OutputTokens int64   `json:"outputTokens"`
+	// Label is the cost as written, simulated or estimated said.
+	Label string `json:"label"`
+	// BudgetUSD and BudgetTokens are the run's budget (0: none).
+	BudgetUSD    float64 `json:"budgetUsd,omitempty"`
+	BudgetTokens int64   `json:"budgetTokens,omitempty"`
+	// LimitWaits counts the times the run waited for a rate, overload or
+	// usage limit.
+	LimitWaits int `json:"limitWaits"`
 }
 
 // TaskCounts counts the run's tasks by outcome.
@@ -62,6 +80,8 @@ type TaskRef struct {
 	Retries int    `json:"retries"`
 	// Unstructured: completion was only guessed from the worker's words.
 	Unstructured bool `json:"unstructured,omitempty"`
+	// CostUSD is what the task's worker cost.
+	CostUSD float64 `json:"costUsd,omitempty"`
 }
 
 // Iterations counts the rounds a run went through beyond the first try.
@@ -154,7 +174,15 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 	rep := FinalReport{RunID: r.ID, Status: r.Status, Message: r.Message, Error: r.Error, FinishedAt: r.CompletedAt,
 		Completed: []TaskRef{}, Failed: []TaskRef{}, Skipped: []TaskRef{}, NotRun: []TaskRef{},
 		Iterations: Iterations{Remediation: []RemediationRound{}, Retries: []Attempt{}, Rejections: []Attempt{}},
-		Decisions:  []Decision{}, Files: []ReportFile{}, Limitations: []Limitation{}}
+		Decisions:  []Decision{}, Files: []ReportFile{}, Limitations: []Limitation{},
+		// Rounded: the run's cost is a sum whose order varies.
+		Cost: ReportCost{USD: math.Round(r.CostUSD*1e9) / 1e9, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Label: CostLabel(r.CostUSD, r.Limits),
+			BudgetUSD: r.Limits.BudgetUSD, BudgetTokens: r.Limits.BudgetTokens}}
+	for _, e := range events {
+		if e.Name == EventLimitWaiting {
+			rep.Cost.LimitWaits++
+		}
+	}
 	switch r.Status {
 	case RunError.String():
 		rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitRun, Text: "The run stopped with an error: " + r.Error})
@@ -172,6 +200,7 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 		ref := TaskRef{ID: t.ID, Title: t.Title, Status: "not started"}
 		if ok {
 			ref.Status, ref.Reason, ref.Retries, ref.Unstructured = w.Status, w.Error, w.RetryCount, w.Unstructured
+			ref.CostUSD = w.CostUSD
 			for _, f := range w.OutputFiles {
 				files[f] = append(files[f], t.ID)
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"sync"
@@ -32,6 +33,9 @@ type transcriptCursor struct {
 	// Cache reads and writes, counted apart from InputTokens.
 	CacheReadTokens  int64 `json:"cacheReadTokens,omitempty"`
 	CacheWriteTokens int64 `json:"cacheWriteTokens,omitempty"`
+	// PricedUSD is the cost of its tokens by Baton's price table, the
+	// session's cost when the host reports none (cost.go).
+	PricedUSD float64 `json:"pricedUsd,omitempty"`
 
 	// In memory only.
 	entries   []protocol.Entry
@@ -43,6 +47,7 @@ type transcriptCursor struct {
 	failures  int       // consecutive read failures
 	lastRead  time.Time // when the session was last read (wall clock)
 	more      bool      // the last read returned a part: more entries wait
+	limit     *Limit    // a limit an entry since the prompt reported
 }
 
 // reset starts reading anew at a prompt sent at cursor at.
@@ -50,6 +55,7 @@ func (c *transcriptCursor) reset(at Cursor) {
 	c.Prompt, c.Cursor = at, at
 	c.entries, c.assistant, c.result = nil, false, false
 	c.replayTo = 0
+	c.limit = nil
 }
 
 // replay reads again from the prompt (after a restore), so the answer can
@@ -66,6 +72,7 @@ func (c *transcriptCursor) count(d digest) {
 	c.CacheReadTokens += d.cacheRead
 	c.CacheWriteTokens += d.cacheWrite
 	c.CostUSD += d.costUSD
+	c.PricedUSD += d.pricedUSD
 }
 
 // usageSeen is what was counted of the session's usage, per message id.
@@ -246,11 +253,13 @@ func (f *follower) absorb(ctx context.Context, id SessionID, c *transcriptCursor
 		c.entries = append(c.entries, rd.entries...)
 		c.assistant = c.assistant || rd.assistant
 		c.result = c.result || rd.result
+		c.limit = cmp.Or(rd.limit, c.limit)
 	}
 	d := digestEntries(counted, c.usageSeen())
 	c.entries = append(c.entries, d.entries...)
 	c.assistant = c.assistant || d.assistant
 	c.result = c.result || d.result
+	c.limit = cmp.Or(d.limit, c.limit)
 	c.count(d)
 	c.Cursor = batch.Next
 	if len(batch.Entries) > 0 {

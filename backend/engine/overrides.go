@@ -31,6 +31,8 @@ type Overrides struct {
 	InactivityTimeout *int    `json:"inactivityTimeout,omitempty"`
 	MaxRetries        *int    `json:"maxRetries,omitempty"`
 	PermissionMode    *string `json:"permissionMode,omitempty"`
+	// Budget replaces the template's budget for this run.
+	Budget *template.Budget `json:"budget,omitempty"`
 }
 
 // apply returns cfg with the overrides set. A value out of range is an
@@ -56,6 +58,9 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 		problems = append(problems, fmt.Sprintf("the permission mode (permissionMode) must be one of %s, not %q",
 			strings.Join(PermissionModes, ", "), *o.PermissionMode))
 	}
+	if b := o.Budget; b != nil && (b.MaxCostUSD < 0 || b.MaxTokens < 0) {
+		problems = append(problems, "the budget (budget) must not be negative")
+	}
 	if len(problems) > 0 {
 		return cfg, fmt.Errorf("%s: %w", strings.Join(problems, "; "), ErrBadRequest)
 	}
@@ -73,6 +78,10 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 	}
 	if o.PermissionMode != nil {
 		cfg.PermissionMode = *o.PermissionMode
+	}
+	if o.Budget != nil {
+		b := *o.Budget
+		cfg.Budget = &b
 	}
 	return cfg, nil
 }

@@ -205,6 +205,9 @@ func (r *runner) checkMain(ctx context.Context) error {
 	if _, over := r.follow.turnOver(ctx, id, &r.main.transcriptCursor); !over {
 		return nil
 	}
+	if l := r.main.limit; l != nil {
+		return r.mainLimitHit(ctx, *l) // a wait, not a re-prompt
+	}
 	failure := protocol.Failure{Kind: protocol.FailureNoBlock, Phase: r.main.Asked, Message: "no answer block"}
 	if res.Failure != nil {
 		failure = *res.Failure

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/template"
 )
 
 // Report writes a run as a Markdown document: what was asked, how it went,
@@ -23,7 +24,11 @@ func Report(s Snapshot) string {
 		fmt.Fprintf(&b, "- Duration: %s\n", r.CompletedAt.Sub(*r.StartedAt).Round(time.Second))
 	}
 	fmt.Fprintf(&b, "- Tasks: %d completed, %d failed, %d skipped of %d\n", r.TasksCompleted, r.TasksFailed, r.TasksSkipped, r.TasksTotal)
-	fmt.Fprintf(&b, "- Tokens: %d in, %d out; cost $%.4f\n", r.InputTokens, r.OutputTokens, r.CostUSD)
+	fmt.Fprintf(&b, "- Tokens: %d in, %d out; cost %s\n", r.InputTokens, r.OutputTokens, CostLabel(r.CostUSD, r.Limits))
+	if r.Limits.BudgetUSD > 0 || r.Limits.BudgetTokens > 0 {
+		fmt.Fprintf(&b, "- Budget: %s\n", describeBudget(template.Budget{MaxCostUSD: r.Limits.BudgetUSD, MaxTokens: r.Limits.BudgetTokens},
+			r.CostUSD, r.InputTokens+r.OutputTokens))
+	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "- Error: %s\n", mdText(r.Error))
 	}
@@ -76,13 +81,13 @@ func Report(s Snapshot) string {
 	}
 
 	if len(s.Tasks) > 0 {
-		b.WriteString("\n## Tasks\n\n| Task | Title | Priority | Status | Retries | Tools | Tokens in/out |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n## Tasks\n\n| Task | Title | Priority | Status | Retries | Tools | Tokens in/out | Cost |\n|---|---|---|---|---|---|---|---|\n")
 		workers := map[string]int{}
 		for i, w := range s.Workers {
 			workers[w.TaskID] = i
 		}
 		for _, t := range s.Tasks {
-			status, retries, tools, tokens := "not started", 0, 0, "0/0"
+			status, retries, tools, tokens, cost := "not started", 0, 0, "0/0", "$0"
 			if i, ok := workers[t.ID]; ok {
 				w := s.Workers[i]
 				status, retries, tools = w.Status, w.RetryCount, w.Tools.Total
@@ -93,8 +98,9 @@ func Report(s Snapshot) string {
 					status += " (unstructured)"
 				}
 				tokens = fmt.Sprintf("%d/%d", w.InputTokens, w.OutputTokens)
+				cost = fmt.Sprintf("$%.4f", w.CostUSD)
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %d | %d | %s |\n", t.ID, cell(t.Title), t.Priority, status, retries, tools, tokens)
+			fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %d | %d | %s | %s |\n", t.ID, cell(t.Title), t.Priority, status, retries, tools, tokens, cost)
 		}
 		for _, t := range s.Tasks {
 			i, ok := workers[t.ID]
@@ -134,6 +140,11 @@ func writeFinalReport(b *strings.Builder, f *FinalReport) {
 	fmt.Fprintf(b, "- Iterations: %d (QA remediation rounds: %d, worker retries: %d, review rejections: %d, re-prompts: %d)\n",
 		it.Total, len(it.Remediation), len(it.Retries), len(it.Rejections), it.Reprompts)
 	fmt.Fprintf(b, "- Decisions: %d\n- Files: %d\n", len(f.Decisions), len(f.Files))
+	fmt.Fprintf(b, "- Cost: %s (%d tokens in, %d out)", f.Cost.Label, f.Cost.InputTokens, f.Cost.OutputTokens)
+	if f.Cost.LimitWaits > 0 {
+		fmt.Fprintf(b, "; limit waits: %d", f.Cost.LimitWaits)
+	}
+	b.WriteString("\n")
 
 	b.WriteString("\n### Known limitations\n\n")
 	if len(f.Limitations) == 0 {

@@ -40,6 +40,8 @@ type runState struct {
 	Reviewing string `json:"reviewing,omitempty"`
 	// Remediation counts the QA rounds that added remediation tasks.
 	Remediation int `json:"remediation,omitempty"`
+	// Limits: waits for limits, the worker count after them, the budget.
+	Limits limitState `json:"limits,omitzero"`
 }
 
 type startResult struct {
@@ -77,8 +79,10 @@ type runner struct {
 	reviewing string
 	// remediation is runState.Remediation.
 	remediation int
-	lastFlush   time.Time
-	pollEvery   time.Duration
+	// limits is runState.Limits (limits.go, budget.go).
+	limits    limitState
+	lastFlush time.Time
+	pollEvery time.Duration
 	// archive archives the sessions of the workers that reported.
 	archive *archiver
 	// restored: a restored run past confirmation; the loop tells the hooks.
@@ -117,6 +121,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.main = rs.Main
 	r.reviewing = rs.Reviewing
 	r.remediation = rs.Remediation
+	r.limits = rs.Limits
 	if rs.Resume == "" && st == RunInterrupted {
 		rs.Resume = run.ResumeStatus // stored by store.Interrupt
 	}
@@ -299,7 +304,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			return
 		}
 	}
-	if r.main.Asked != "" && !r.status.held() {
+	if r.main.Asked != "" && !r.status.held() && r.limits.MainWait == nil {
 		if _, ok := dirty[SessionID(r.run.MainSessionID)]; ok || poll {
 			if r.halted(r.checkMain(ctx)) {
 				return
@@ -311,7 +316,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	}
 	for _, check := range []func(context.Context) error{
 		func(ctx context.Context) error { return r.checkWorkers(ctx, dirty, poll) },
-		r.checkTimeouts, r.schedule, r.checkDeadlock, r.afterWorkers,
+		r.checkBudget, r.checkLimits, r.checkTimeouts, r.schedule, r.checkDeadlock, r.afterWorkers,
 	} {
 		if r.halted(check(ctx)) {
 			return
@@ -329,7 +334,7 @@ func (r *runner) sync() {
 	if r.status.held() {
 		r.run.ResumeStatus = r.resume.String()
 	}
-	st := runState{Main: r.main, Reviewing: r.reviewing, Remediation: r.remediation}
+	st := runState{Main: r.main, Reviewing: r.reviewing, Remediation: r.remediation, Limits: r.limits}
 	if r.status.held() {
 		st.Resume = r.resume.String()
 	}
@@ -343,7 +348,9 @@ func (r *runner) sync() {
 	r.run.TasksCompleted, r.run.TasksFailed, r.run.TasksSkipped = t.done, t.failed, t.skipped
 	r.run.InputTokens = t.inputTokens + r.main.InputTokens
 	r.run.OutputTokens = t.outputTokens + r.main.OutputTokens
-	r.run.CostUSD = t.costUSD + r.main.CostUSD
+	mainCost, _ := r.main.costUSD()
+	r.run.CostUSD = t.costUSD + mainCost
+	r.run.Limits = r.runLimits()
 }
 
 func (r *runner) ev(name string, ws *workerState, msg string) event {

@@ -36,6 +36,7 @@ type workerBook struct {
 	Resume      string   `json:"resume,omitempty"`
 	ToolFiles   []string `json:"toolFiles,omitempty"`
 	reviewGate
+	limitBook
 }
 
 // reviewGate is the review state of a task (seed 001): the completion

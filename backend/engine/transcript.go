@@ -16,6 +16,7 @@ type rawEntry struct {
 	Type    string `json:"type"`
 	Message *struct {
 		ID    string     `json:"id"`
+		Model string     `json:"model"`
 		Usage *usageJSON `json:"usage"`
 	} `json:"message"`
 	// Fields of a result entry (Claude Code's stream-json result event).
@@ -162,10 +163,12 @@ type digest struct {
 	cacheRead    int64
 	cacheWrite   int64
 	costUSD      float64
-	assistant    bool // an assistant entry arrived
-	text         bool // an assistant entry with text arrived
-	result       bool // a result entry arrived (the turn ended)
+	pricedUSD    float64 // the cost of the tokens by the price table (cost.go)
+	assistant    bool    // an assistant entry arrived
+	text         bool    // an assistant entry with text arrived
+	result       bool    // a result entry arrived (the turn ended)
 	resultError  string
+	limit        *Limit // the last limit an entry reported (limits.go)
 }
 
 // digestEntries reads new entries; book remembers what earlier reads of the
@@ -188,6 +191,9 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 		}
 		var re rawEntry
 		_ = json.Unmarshal(r, &re)
+		if l, ok := detectLimit(r); ok {
+			d.limit = &l
+		}
 		switch e.Type {
 		case "assistant":
 			if e.IsSidechain {
@@ -195,7 +201,9 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 			}
 			d.assistant = true
 			if re.Message != nil && re.Message.Usage != nil {
-				d.addTokens(book.add(re.Message.ID, *re.Message.Usage))
+				n, usd := pricedAdd(book, re.Message.ID, re.Message.Model, *re.Message.Usage)
+				d.addTokens(n)
+				d.pricedUSD += usd
 			}
 			if e.Message == nil {
 				continue

@@ -18,11 +18,10 @@ func (r *runner) schedule(ctx context.Context) error {
 	if r.status != RunSpawning && r.status != RunRunning {
 		return nil
 	}
-	max := r.tmpl.Config.MaxWorkers
-	if max <= 0 {
-		max = 1
+	if r.limitWaiting() {
+		return nil // a limit: nothing new starts before it resets
 	}
-	free := max - r.plan.busy()
+	free := r.maxWorkers() - r.plan.busy()
 	if free <= 0 {
 		return nil
 	}
@@ -188,8 +187,8 @@ func (r *runner) checkWorkers(ctx context.Context, dirty map[SessionID]NoticeKin
 	}
 	var checks []check
 	for _, ws := range r.plan.inOrder() {
-		if ws.status != WorkerRunning {
-			continue
+		if ws.status != WorkerRunning || ws.book.Wait != nil {
+			continue // a worker waiting for a limit has nothing new
 		}
 		kind, ok := dirty[SessionID(ws.w.SessionID)]
 		if ok && kind == NoticeMessage && !ws.book.more {
@@ -251,7 +250,8 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKi
 	}
 	addTools(&ws.w.Tools, d.tools)
 	ws.book.ToolFiles = relFiles(r.run.Cwd, ws.book.ToolFiles, d.files)
-	ws.w.InputTokens, ws.w.OutputTokens, ws.w.CostUSD = ws.book.InputTokens, ws.book.OutputTokens, ws.book.CostUSD
+	ws.w.InputTokens, ws.w.OutputTokens = ws.book.InputTokens, ws.book.OutputTokens
+	ws.w.CostUSD, _ = ws.book.costUSD()
 	if d.lastAction != "" {
 		ws.w.CurrentAction = d.lastAction
 	}
@@ -290,6 +290,13 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKi
 		if c, ok := completion(res); ok {
 			return r.workerReport(ctx, ws, c, false)
 		}
+	}
+	if l := ws.book.limit; l != nil {
+		return r.limitHit(ctx, ws, *l) // a wait, not a failure: no retry used
+	}
+	if r.limits.Budget.Paused {
+		// The budget is used up: the worker's turn ended, and it waits.
+		return r.budgetWait(ctx, ws)
 	}
 	if d.resultError != "" && !ws.book.assistant {
 		return r.workerFailed(ctx, ws, "the session ended with an error: "+d.resultError, false)
@@ -378,6 +385,7 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 		}
 		return r.workerFailed(ctx, ws, "the worker needs input but asked no question", false)
 	case "success", "partial", "awaiting_review", "conflict":
+		r.limitSuccess()
 		now := r.e.now()
 		ws.w.Progress = 100
 		ws.w.CompletedAt = &now
@@ -556,13 +564,13 @@ func (r *runner) checkTimeouts(ctx context.Context) error {
 	abs := template.Seconds(r.tmpl.Config.WorkerTimeout)
 	idle := template.Seconds(r.tmpl.Config.InactivityTimeout)
 	for _, ws := range r.plan.inOrder() {
-		if ws.status != WorkerRunning || ws.w.StartedAt == nil || len(ws.w.Questions) > 0 {
+		if ws.status != WorkerRunning || ws.w.StartedAt == nil || len(ws.w.Questions) > 0 || ws.book.Wait != nil {
 			// A worker with open questions waits for the user, not for itself.
 			continue
 		}
 		reason := ""
 		switch {
-		case abs > 0 && now.Sub(*ws.w.StartedAt) > abs:
+		case abs > 0 && now.Sub(*ws.w.StartedAt)-ws.book.Waited > abs:
 			reason = fmt.Sprintf("ran longer than the worker timeout of %d s", r.tmpl.Config.WorkerTimeout)
 		case idle > 0 && ws.w.Waiting == nil && now.Sub(ws.activity) > idle:
 			reason = fmt.Sprintf("no transcript activity for %d s", r.tmpl.Config.InactivityTimeout)

@@ -383,6 +383,10 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 // Notices implements engine.SessionHost: the notices of the connected host.
 func (m *Manager) Notices() <-chan engine.Notice { return m.notices }
 
+// Simulated reports whether the sessions run on the simulator, whose costs
+// are simulated (the engine labels a run's cost so).
+func (m *Manager) Simulated() bool { return m.Status().Host == settings.HostSimulator }
+
 // Start implements engine.SessionHost.
 func (m *Manager) Start(ctx context.Context, opts engine.StartOptions) (engine.SessionID, error) {
 	h, err := m.Host(ctx)

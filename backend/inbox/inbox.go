@@ -31,6 +31,12 @@ const (
 	// KindVerification: the run's latest verification failed (seed 004);
 	// remediation may be under way, or the run waits paused.
 	KindVerification Kind = "verification"
+	// KindLimit: a limit reset and the automatic resume is off: Resume now
+	// (ResumeAfterLimit) goes on (issue 17).
+	KindLimit Kind = "limit"
+	// KindBudget: the run used up its budget and paused; raise it in the
+	// run view.
+	KindBudget Kind = "budget"
 )
 
 // Item is one thing that waits for the user.
@@ -144,6 +150,14 @@ func fromSnapshot(s engine.Snapshot) []Item {
 	}
 	if it, ok := failedVerification(s, name); ok {
 		out = append(out, it)
+	}
+	if l := s.Run.Limits; l.ResumeDue && l.WaitingUntil != nil {
+		out = append(out, Item{Kind: KindLimit, RunID: s.Run.ID, RunName: name, Title: "The limit has reset",
+			Detail: "The run waited for a limit that has reset; resume it now.", Since: *l.WaitingUntil})
+	}
+	if l := s.Run.Limits; l.BudgetPaused && s.Run.Status == engine.RunPaused.String() {
+		out = append(out, Item{Kind: KindBudget, RunID: s.Run.ID, RunName: name, Title: "The budget is used up",
+			Detail: "The run paused at its budget; raise the budget in the run view to go on.", Since: s.Run.UpdatedAt})
 	}
 	userReviews := ReviewerIsUser(s.Run.Template)
 	titles := map[string]string{}

@@ -317,3 +317,22 @@ func receive(t *testing.T, ch <-chan Summary) Summary {
 		return Summary{}
 	}
 }
+
+// A limit that reset while the automatic resume is off, and a budget that
+// paused a run, wait for the user.
+func TestCollectLimitsAndBudgets(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	runs := fakeRuns{
+		"due":     {Run: store.Run{ID: "due", Request: "A", Status: "running", Limits: store.RunLimits{WaitingUntil: &t0, ResumeDue: true}}},
+		"waiting": {Run: store.Run{ID: "waiting", Request: "B", Status: "running", Limits: store.RunLimits{WaitingUntil: &t0}}},
+		"budget":  {Run: store.Run{ID: "budget", Request: "C", Status: "paused", UpdatedAt: t0.Add(time.Minute), Limits: store.RunLimits{BudgetPaused: true}}},
+	}
+	items, err := Collect(context.Background(), runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 2 || items[0].Kind != KindLimit || items[0].RunID != "due" || items[1].Kind != KindBudget || items[1].RunID != "budget" {
+		t.Fatalf("items %+v", items)
+	}
+}

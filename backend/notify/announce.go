@@ -111,6 +111,18 @@ func (a *Announcer) notification(name string, p engine.Payload) (Notification, b
 			body += ": " + p.Message
 		}
 		return Notification{Summary: "A worker needs you: " + run, Body: body, RunID: p.RunID, Urgency: UrgencyCritical}, true
+	case engine.EventLimitWaiting:
+		body := p.Message
+		if p.ResumesAt != nil {
+			body = "Waiting for the limit, resumes at " + p.ResumesAt.Local().Format("15:04") + ". " + p.Message
+		}
+		return Notification{Summary: "Limit reached: " + run, Body: body, RunID: p.RunID, Urgency: UrgencyNormal}, true
+	case engine.EventLimitDue:
+		return Notification{Summary: "Limit reset: " + run, Body: "The run waits for you: Resume now in the Inbox.", RunID: p.RunID, Urgency: UrgencyCritical}, true
+	case engine.EventBudgetWarning:
+		return Notification{Summary: "Budget almost used: " + run, Body: p.Message, RunID: p.RunID, Urgency: UrgencyNormal}, true
+	case engine.EventBudgetReached:
+		return Notification{Summary: "Budget used up, run paused: " + run, Body: p.Message, RunID: p.RunID, Urgency: UrgencyCritical}, true
 	case engine.EventTasksReady, engine.EventTasksInvalid:
 		if p.Status != engine.RunConfirming.String() {
 			return Notification{}, false

@@ -28,6 +28,7 @@ func (r *recordingSender) Notify(ctx context.Context, n Notification) error {
 func TestAnnouncer(t *testing.T) {
 	t.Parallel()
 	run := &store.Run{ID: "orch_1", TemplateName: "Documentation", Request: "Document the REST API", TasksTotal: 4, TasksCompleted: 3, TasksFailed: 1}
+	resumes := time.Date(2026, 11, 24, 16, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name        string
 		event       string
@@ -44,6 +45,14 @@ func TestAnnouncer(t *testing.T) {
 			"A worker needs you: Documentation — Document the REST API", "task_002 waits for your answer: Bash rm -rf build", UrgencyCritical},
 		{"tasks to review", engine.EventTasksReady, engine.Payload{RunID: "orch_1", Status: "confirming"},
 			"Tasks to review: Documentation — Document the REST API", "The plan is ready", UrgencyNormal},
+		{"limit", engine.EventLimitWaiting, engine.Payload{RunID: "orch_1", Status: "running", ResumesAt: &resumes, Message: "task_001: usage limit"},
+			"Limit reached: Documentation — Document the REST API", "Waiting for the limit, resumes at " + resumes.Local().Format("15:04"), UrgencyNormal},
+		{"limit due", engine.EventLimitDue, engine.Payload{RunID: "orch_1", Status: "running"},
+			"Limit reset: Documentation — Document the REST API", "The run waits for you: Resume now in the Inbox", UrgencyCritical},
+		{"budget warning", engine.EventBudgetWarning, engine.Payload{RunID: "orch_1", Status: "running", Message: "80 % of the budget used ($4.00 of $5.00)"},
+			"Budget almost used: Documentation — Document the REST API", "80 % of the budget used", UrgencyNormal},
+		{"budget reached", engine.EventBudgetReached, engine.Payload{RunID: "orch_1", Status: "paused", Message: "the budget is used up"},
+			"Budget used up, run paused: Documentation — Document the REST API", "the budget is used up", UrgencyCritical},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -146,8 +146,9 @@ func Open(o Options) (*Services, error) {
 	s.Hosts = hosts.New(cfg, hosts.Options{Emit: s.Events.Emit, Logger: log, SimulatorSpeed: o.Host.Speed, SimulatorScenario: o.Host.Scenario,
 		ClaudeCodeStateDir: filepath.Join(filepath.Dir(path), "claude-code")})
 	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
-		ReconnectFor: time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
-		Emitter:      engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) })})
+		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
+		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
+		AutoResumeAfterLimit: func() bool { return s.Settings.Get().AutoResumeAfterLimit }})
 	if err != nil {
 		return fail(&OpenError{StageEngine, err})
 	}

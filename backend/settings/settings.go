@@ -62,6 +62,10 @@ type Settings struct {
 	// ReconnectForSeconds is how long a run waits for a session host whose
 	// connection was lost ("reconnecting") before it stops as interrupted.
 	ReconnectForSeconds int `json:"reconnectForSeconds"`
+	// AutoResumeAfterLimit: a run that waits for a rate, overload or usage
+	// limit goes on by itself once it resets (default true); when false it
+	// waits for Resume now in the Inbox.
+	AutoResumeAfterLimit bool `json:"autoResumeAfterLimit"`
 }
 
 // Reconnect bounds of ReconnectForSeconds.
@@ -83,6 +87,8 @@ func Defaults() Settings {
 		ReconnectForSeconds: DefaultReconnectForSeconds,
 		Theme:               ThemeSystem,
 		RecentFolders:       []string{},
+
+		AutoResumeAfterLimit: true,
 	}
 }
 

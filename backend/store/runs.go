@@ -13,7 +13,7 @@ import (
 
 const runColumns = `id, template_id, template_name, template, cwd, request, variables, status, resume_status,
 	phase, main_session_id, message, error, tasks_total, tasks_completed, tasks_failed, tasks_skipped,
-	input_tokens, output_tokens, cost_usd, state, created_at, updated_at, started_at, completed_at`
+	input_tokens, output_tokens, cost_usd, state, created_at, updated_at, started_at, completed_at, limits`
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
@@ -89,12 +89,12 @@ func (s *Store) CreateRun(ctx context.Context, r Run, events ...Event) error {
 			return fmt.Errorf("create run %s: variables: %w", r.ID, err)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES
-			(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			r.ID, r.TemplateID, r.TemplateName, rawText(r.Template, "{}"), r.Cwd, r.Request, vars,
 			r.Status, r.ResumeStatus, r.Phase, r.MainSessionID, r.Message, r.Error,
 			r.TasksTotal, r.TasksCompleted, r.TasksFailed, r.TasksSkipped,
 			r.InputTokens, r.OutputTokens, r.CostUSD, rawText(r.State, "{}"),
-			ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.StartedAt), msPtr(r.CompletedAt))
+			ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits))
 		if isConstraint(err) {
 			return fmt.Errorf("create run %s: %w", r.ID, ErrExists)
 		}
@@ -272,10 +272,10 @@ func (s *Store) updateRun(ctx context.Context, tx *sql.Tx, r *Run, now time.Time
 	res, err := tx.ExecContext(ctx, `UPDATE runs SET template_name = ?, variables = ?, status = ?, resume_status = ?,
 		phase = ?, main_session_id = ?, message = ?, error = ?, tasks_total = ?, tasks_completed = ?,
 		tasks_failed = ?, tasks_skipped = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, state = ?,
-		updated_at = ?, started_at = ?, completed_at = ? WHERE id = ?`,
+		updated_at = ?, started_at = ?, completed_at = ?, limits = ? WHERE id = ?`,
 		r.TemplateName, vars, r.Status, r.ResumeStatus, r.Phase, r.MainSessionID, r.Message, r.Error,
 		r.TasksTotal, r.TasksCompleted, r.TasksFailed, r.TasksSkipped, r.InputTokens, r.OutputTokens,
-		r.CostUSD, rawText(r.State, "{}"), ms(now), msPtr(r.StartedAt), msPtr(r.CompletedAt), r.ID)
+		r.CostUSD, rawText(r.State, "{}"), ms(now), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits), r.ID)
 	if err != nil {
 		return fmt.Errorf("update run: %w", err)
 	}
@@ -459,15 +459,18 @@ type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner) (Run, error) {
 	var r Run
-	var tmpl, vars, state string
+	var tmpl, vars, state, limits string
 	var started, completed sql.NullInt64
 	var created, updated int64
 	err := sc.Scan(&r.ID, &r.TemplateID, &r.TemplateName, &tmpl, &r.Cwd, &r.Request, &vars, &r.Status,
 		&r.ResumeStatus, &r.Phase, &r.MainSessionID, &r.Message, &r.Error, &r.TasksTotal, &r.TasksCompleted,
 		&r.TasksFailed, &r.TasksSkipped, &r.InputTokens, &r.OutputTokens, &r.CostUSD, &state, &created,
-		&updated, &started, &completed)
+		&updated, &started, &completed, &limits)
 	if err != nil {
 		return r, err
+	}
+	if err := json.Unmarshal([]byte(limits), &r.Limits); err != nil {
+		return r, fmt.Errorf("run %s: limits: %w", r.ID, err)
 	}
 	r.Template = json.RawMessage(tmpl)
 	r.State = json.RawMessage(state)
@@ -745,8 +748,18 @@ func (s *Store) Runs(ctx context.Context, q HistoryQuery) (Page, error) {
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs`+cond, args...).Scan(&total); err != nil {
 		return Page{}, fmt.Errorf("history: %w", err)
 	}
+	order := ""
+	switch q.Sort {
+	case "":
+	case "cost":
+		order = "cost_usd DESC, "
+	case "cost_asc":
+		order = "cost_usd ASC, "
+	default:
+		return Page{}, fmt.Errorf("history: sort %q: use cost or cost_asc", q.Sort)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs`+cond+
-		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
+		` ORDER BY `+order+`created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
 	if err != nil {
 		return Page{}, fmt.Errorf("history: %w", err)
 	}
@@ -769,4 +782,13 @@ func ftsQuery(text string) string {
 		words[i] = strings.ToLower(w) + "*"
 	}
 	return strings.Join(words, " ")
+}
+
+// limitsText is a run's limits as stored.
+func limitsText(l RunLimits) string {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
 }

@@ -42,8 +42,8 @@ func TestOpenCreatesPrivateFileWithSchema(t *testing.T) {
 	}
 	ctx := context.Background()
 	v, err := s.SchemaVersion(ctx)
-	if err != nil || v != 3 {
-		t.Errorf("SchemaVersion = %d, %v; want 3", v, err)
+	if err != nil || v != 4 {
+		t.Errorf("SchemaVersion = %d, %v; want 4", v, err)
 	}
 	var mode string
 	if err := s.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
@@ -58,7 +58,7 @@ func TestOpenCreatesPrivateFileWithSchema(t *testing.T) {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer s2.Close()
-	if v, _ := s2.SchemaVersion(ctx); v != 3 {
+	if v, _ := s2.SchemaVersion(ctx); v != 4 {
 		t.Errorf("after reopen version = %d", v)
 	}
 }
@@ -191,6 +191,7 @@ func TestHistoryQueries(t *testing.T) {
 		r.Request = requests[i%4]
 		r.TemplateID = templates[i%4]
 		r.Status = statuses[i%4]
+		r.CostUSD = float64(i % 7)
 		if err := s.CreateRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -212,6 +213,8 @@ func TestHistoryQueries(t *testing.T) {
 		{"text with query syntax is plain words", HistoryQuery{Text: `"parser" OR NEAR(`}, 0, "", 0, -1},
 		{"by date", HistoryQuery{From: base.Add(10 * time.Hour), To: base.Add(20 * time.Hour)}, 10, "orch_19", 10, -1},
 		{"combined", HistoryQuery{Status: []string{"completed"}, Text: "review", TemplateID: "code-review"}, 10, "orch_38", 10, -1},
+		{"dearest first", HistoryQuery{Sort: "cost", Limit: 5}, 40, "orch_34", 5, 5},
+		{"cheapest first", HistoryQuery{Sort: "cost_asc", Limit: 5}, 40, "orch_35", 5, 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -292,5 +295,31 @@ func TestConcurrentCommits(t *testing.T) {
 	evs, _ := s.Events(ctx, "orch_c", 0, 10000)
 	if len(evs) != 160 {
 		t.Errorf("events = %d, want 160", len(evs))
+	}
+}
+
+// A run's limits are stored and read back.
+func TestRunLimitsRoundTrip(t *testing.T) {
+	t.Parallel()
+	s, _ := openTest(t)
+	ctx := context.Background()
+	r := newRun("orch_lim", time.Now())
+	if err := s.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	until := time.Date(2026, 11, 24, 16, 0, 0, 0, time.UTC)
+	r.Limits = RunLimits{WaitingUntil: &until, WaitingFor: "usage_limit", WorkerCap: 2, BudgetUSD: 5, BudgetTokens: 100000,
+		BudgetWarned: true, CostEstimated: true}
+	if err := s.Commit(ctx, r.ID, Change{Run: &r}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Run(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Limits.WaitingUntil == nil || !got.Limits.WaitingUntil.Equal(until) || got.Limits.WaitingFor != "usage_limit" ||
+		got.Limits.WorkerCap != 2 || got.Limits.BudgetUSD != 5 || got.Limits.BudgetTokens != 100000 ||
+		!got.Limits.BudgetWarned || !got.Limits.CostEstimated || got.Limits.BudgetPaused {
+		t.Errorf("limits read back: %+v", got.Limits)
 	}
 }

@@ -68,6 +68,34 @@ type Run struct {
 	Template json.RawMessage `json:"-"`
 	// State is the engine's own bookkeeping (cursors, prompts asked).
 	State json.RawMessage `json:"-"`
+	// Limits is what the run shows about limits and its budget.
+	Limits RunLimits `json:"limits"`
+}
+
+// RunLimits is what a run shows about the limits it waits for and its
+// budget (issue 17).
+type RunLimits struct {
+	// WaitingUntil is when a run waiting for a limit goes on; WaitingFor is
+	// the kind of limit (rate_limit, overloaded, usage_limit).
+	WaitingUntil *time.Time `json:"waitingUntil,omitempty"`
+	WaitingFor   string     `json:"waitingFor,omitempty"`
+	// ResumeDue: the wait is over but the automatic resume is off; the run
+	// waits for the user's Resume now.
+	ResumeDue bool `json:"resumeDue,omitempty"`
+	// WorkerCap is the lowered number of workers at once (0: maxWorkers).
+	WorkerCap int `json:"workerCap,omitempty"`
+	// BudgetUSD and BudgetTokens are the run's budget (0: no cap).
+	BudgetUSD    float64 `json:"budgetUsd,omitempty"`
+	BudgetTokens int64   `json:"budgetTokens,omitempty"`
+	// BudgetWarned: 80 % of the budget is used; BudgetPaused: all of it,
+	// and the run paused.
+	BudgetWarned bool `json:"budgetWarned,omitempty"`
+	BudgetPaused bool `json:"budgetPaused,omitempty"`
+	// CostEstimated: some of the cost was computed from Baton's price table
+	// (the host reported tokens without cost).
+	CostEstimated bool `json:"costEstimated,omitempty"`
+	// CostSimulated: the run ran on the simulator; its costs are simulated.
+	CostSimulated bool `json:"costSimulated,omitempty"`
 }
 
 // Task is one task of a run's plan.
@@ -202,6 +230,9 @@ type HistoryQuery struct {
 	// Limit is the page size (default 50, at most 500); Offset skips runs.
 	Limit  int `json:"limit,omitempty"`
 	Offset int `json:"offset,omitempty"`
+	// Sort orders the page: "" newest first, "cost" dearest first,
+	// "cost_asc" cheapest first (then newest first).
+	Sort string `json:"sort,omitempty"`
 }
 
 // Page is one page of history, newest first.

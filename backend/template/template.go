@@ -96,6 +96,15 @@ type Config struct {
 	// "failed" is retried in a new session while maxRetries allows. Absent
 	// means true; see RetryFailedReports.
 	RetryFailed *bool `json:"retryFailedReports,omitempty"`
+	// Budget caps what a run may spend (nil: no cap).
+	Budget *Budget `json:"budget,omitempty"`
+}
+
+// Budget is the most a run may spend: cost in US dollars and tokens (input
+// and output); 0 means no cap of that kind.
+type Budget struct {
+	MaxCostUSD float64 `json:"maxCostUsd,omitempty"`
+	MaxTokens  int64   `json:"maxTokens,omitempty"`
 }
 
 // RetryFailedReports reports whether a worker's "failed" report is retried

@@ -43,6 +43,9 @@ type Run struct {
 	UpdatedAt      time.Time  `json:"updatedAt"`
 	StartedAt      *time.Time `json:"startedAt,omitempty"`
 	CompletedAt    *time.Time `json:"completedAt,omitempty"`
+	// Limits: the wait for a limit, the lowered worker count, the budget,
+	// and whether the cost is simulated or estimated (issue 17).
+	Limits store.RunLimits `json:"limits"`
 }
 
 // Task is one task of a run's plan.
@@ -151,7 +154,7 @@ func RunOf(r store.Run) Run {
 		Variables: r.Variables, Status: r.Status, ResumeStatus: r.ResumeStatus, Phase: r.Phase,
 		MainSessionID: r.MainSessionID, Message: r.Message, Error: r.Error,
 		TasksTotal: r.TasksTotal, TasksCompleted: r.TasksCompleted, TasksFailed: r.TasksFailed, TasksSkipped: r.TasksSkipped,
-		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD,
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, Limits: r.Limits,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
 	}
 }

@@ -125,6 +125,11 @@ export const api = {
     confirm: (runId: string, mods: Modifications): Promise<void> => call('ConfirmRun', () => App.ConfirmRun(runId, mods)),
     pause: (runId: string): Promise<void> => call('PauseRun', () => App.PauseRun(runId)),
     resume: (runId: string): Promise<void> => call('ResumeRun', () => App.ResumeRun(runId)),
+    /** Ends a run's wait for a rate, overload or usage limit now (Resume now). */
+    resumeAfterLimit: (runId: string): Promise<void> => call('ResumeAfterLimit', () => App.ResumeAfterLimit(runId)),
+    /** Sets a run's budget (0 keeps that cap) and resumes a run its budget paused. */
+    raiseBudget: (runId: string, maxCostUsd: number, maxTokens: number): Promise<void> =>
+      call('RaiseBudget', () => App.RaiseBudget(runId, maxCostUsd, maxTokens)),
     cancel: (runId: string): Promise<void> => call('CancelRun', () => App.CancelRun(runId)),
     worker: (runId: string, taskId: string, action: WorkerAction): Promise<void> =>
       call('WorkerAction', () => App.WorkerAction(runId, taskId, action)),

@@ -149,6 +149,7 @@ export namespace engine {
 	    inactivityTimeout?: number;
 	    maxRetries?: number;
 	    permissionMode?: string;
+	    budget?: template.Budget;
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -161,7 +162,26 @@ export namespace engine {
 	        this.inactivityTimeout = source["inactivityTimeout"];
 	        this.maxRetries = source["maxRetries"];
 	        this.permissionMode = source["permissionMode"];
+	        this.budget = this.convertValues(source["budget"], template.Budget);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class CreateRequest {
 	    templateId: string;
@@ -245,6 +265,30 @@ export namespace engine {
 		    }
 		    return a;
 		}
+	}
+	export class ReportCost {
+	    usd: number;
+	    inputTokens: number;
+	    outputTokens: number;
+	    label: string;
+	    budgetUsd?: number;
+	    budgetTokens?: number;
+	    limitWaits: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportCost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.usd = source["usd"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.label = source["label"];
+	        this.budgetUsd = source["budgetUsd"];
+	        this.budgetTokens = source["budgetTokens"];
+	        this.limitWaits = source["limitWaits"];
+	    }
 	}
 	export class Limitation {
 	    kind: string;
@@ -341,6 +385,7 @@ export namespace engine {
 	    reason?: string;
 	    retries: number;
 	    unstructured?: boolean;
+	    costUsd?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskRef(source);
@@ -354,6 +399,7 @@ export namespace engine {
 	        this.reason = source["reason"];
 	        this.retries = source["retries"];
 	        this.unstructured = source["unstructured"];
+	        this.costUsd = source["costUsd"];
 	    }
 	}
 	export class TaskCounts {
@@ -392,6 +438,7 @@ export namespace engine {
 	    decisions: Decision[];
 	    files: ReportFile[];
 	    limitations: Limitation[];
+	    cost: ReportCost;
 	
 	    static createFrom(source: any = {}) {
 	        return new FinalReport(source);
@@ -413,6 +460,7 @@ export namespace engine {
 	        this.decisions = this.convertValues(source["decisions"], Decision);
 	        this.files = this.convertValues(source["files"], ReportFile);
 	        this.limitations = this.convertValues(source["limitations"], Limitation);
+	        this.cost = this.convertValues(source["cost"], ReportCost);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -543,42 +591,7 @@ export namespace engine {
 	        this.suggestions = source["suggestions"];
 	    }
 	}
-	export class Reconnecting {
-	    // Go type: time
-	    since: any;
-	    // Go type: time
-	    until: any;
-	    reason?: string;
 	
-	    static createFrom(source: any = {}) {
-	        return new Reconnecting(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.since = this.convertValues(source["since"], null);
-	        this.until = this.convertValues(source["until"], null);
-	        this.reason = source["reason"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	
 	
 	export class SessionInfo {
@@ -929,7 +942,7 @@ export namespace settings {
 	    theme: string;
 	    recentFolders: string[];
 	    claudePath: string;
-	    reconnectForSeconds: number;
+	    autoResumeAfterLimit: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -948,7 +961,7 @@ export namespace settings {
 	        this.theme = source["theme"];
 	        this.recentFolders = source["recentFolders"];
 	        this.claudePath = source["claudePath"];
-	        this.reconnectForSeconds = source["reconnectForSeconds"];
+	        this.autoResumeAfterLimit = source["autoResumeAfterLimit"];
 	    }
 	}
 
@@ -966,6 +979,7 @@ export namespace store {
 	    to?: any;
 	    limit?: number;
 	    offset?: number;
+	    sort?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new HistoryQuery(source);
@@ -980,6 +994,56 @@ export namespace store {
 	        this.to = this.convertValues(source["to"], null);
 	        this.limit = source["limit"];
 	        this.offset = source["offset"];
+	        this.sort = source["sort"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunLimits {
+	    // Go type: time
+	    waitingUntil?: any;
+	    waitingFor?: string;
+	    resumeDue?: boolean;
+	    workerCap?: number;
+	    budgetUsd?: number;
+	    budgetTokens?: number;
+	    budgetWarned?: boolean;
+	    budgetPaused?: boolean;
+	    costEstimated?: boolean;
+	    costSimulated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunLimits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.waitingUntil = this.convertValues(source["waitingUntil"], null);
+	        this.waitingFor = source["waitingFor"];
+	        this.resumeDue = source["resumeDue"];
+	        this.workerCap = source["workerCap"];
+	        this.budgetUsd = source["budgetUsd"];
+	        this.budgetTokens = source["budgetTokens"];
+	        this.budgetWarned = source["budgetWarned"];
+	        this.budgetPaused = source["budgetPaused"];
+	        this.costEstimated = source["costEstimated"];
+	        this.costSimulated = source["costSimulated"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1005,6 +1069,20 @@ export namespace store {
 
 export namespace template {
 	
+	export class Budget {
+	    maxCostUsd?: number;
+	    maxTokens?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Budget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.maxCostUsd = source["maxCostUsd"];
+	        this.maxTokens = source["maxTokens"];
+	    }
+	}
 	export class Journal {
 	    enabled: boolean;
 	    archive: boolean;
@@ -1066,6 +1144,7 @@ export namespace template {
 	    skills: Skills;
 	    journal: Journal;
 	    retryFailedReports?: boolean;
+	    budget?: Budget;
 	
 	    static createFrom(source: any = {}) {
 	        return new Config(source);
@@ -1087,6 +1166,7 @@ export namespace template {
 	        this.skills = this.convertValues(source["skills"], Skills);
 	        this.journal = this.convertValues(source["journal"], Journal);
 	        this.retryFailedReports = source["retryFailedReports"];
+	        this.budget = this.convertValues(source["budget"], Budget);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1438,7 +1518,6 @@ export namespace template {
 export namespace view {
 	
 	export class Run {
-	    reconnecting?: engine.Reconnecting;
 	    id: string;
 	    templateId: string;
 	    templateName: string;
@@ -1466,6 +1545,7 @@ export namespace view {
 	    startedAt?: any;
 	    // Go type: time
 	    completedAt?: any;
+	    limits: store.RunLimits;
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -1473,7 +1553,6 @@ export namespace view {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
 	        this.id = source["id"];
 	        this.templateId = source["templateId"];
 	        this.templateName = source["templateName"];
@@ -1497,6 +1576,7 @@ export namespace view {
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	        this.startedAt = this.convertValues(source["startedAt"], null);
 	        this.completedAt = this.convertValues(source["completedAt"], null);
+	        this.limits = this.convertValues(source["limits"], store.RunLimits);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1768,7 +1848,6 @@ export namespace view {
 	    answers: PhaseAnswer[];
 	    parallelGroups: string[][];
 	    finalReport?: engine.FinalReport;
-	    reconnecting?: engine.Reconnecting;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -1782,7 +1861,6 @@ export namespace view {
 	        this.answers = this.convertValues(source["answers"], PhaseAnswer);
 	        this.parallelGroups = source["parallelGroups"];
 	        this.finalReport = this.convertValues(source["finalReport"], engine.FinalReport);
-	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -18,6 +18,11 @@ describe('historyQuery', () => {
     });
   });
 
+  it('sends the cost sort', () => {
+    expect(historyQuery({ ...none, sort: 'cost' }, 0)).toEqual({ limit: historyPageSize, offset: 0, sort: 'cost' });
+    expect(historyQuery({ ...none, sort: 'cost_asc' }, 0)).toEqual({ limit: historyPageSize, offset: 0, sort: 'cost_asc' });
+  });
+
   it('makes the dates whole local days, the last one inclusive', () => {
     const q = historyQuery({ ...none, from: '2026-11-01', to: '2026-11-02' }, 0) as unknown as { from: string; to: string };
     expect(new Date(q.from).getTime()).toBe(new Date(2026, 10, 1).getTime());

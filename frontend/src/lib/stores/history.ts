@@ -10,6 +10,8 @@ export type HistoryFilter = {
   from: string;
   /** yyyy-mm-dd, inclusive; '' for unbounded. */
   to: string;
+  /** '' newest first, 'cost' dearest first, 'cost_asc' cheapest first. */
+  sort?: '' | 'cost' | 'cost_asc';
 };
 
 export type HistoryState = {
@@ -29,6 +31,7 @@ export function historyQuery(f: HistoryFilter, offset: number, limit = historyPa
   if (f.text.trim()) q.text = f.text.trim();
   if (f.templateId) q.templateId = f.templateId;
   if (f.status) q.status = [f.status];
+  if (f.sort) q.sort = f.sort;
   if (f.from) q.from = new Date(`${f.from}T00:00:00`).toISOString();
   if (f.to) {
     const end = new Date(`${f.to}T00:00:00`);

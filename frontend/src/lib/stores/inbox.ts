@@ -26,6 +26,8 @@ export function createInboxStore(): Readable<InboxState> & {
   answer: (item: InboxItem, decision: PermissionDecision) => Promise<void>;
   review: (item: InboxItem, approve: boolean, reason: string) => Promise<boolean>;
   clarify: (item: InboxItem, text: string) => Promise<boolean>;
+  /** Resume now: ends the wait of a run whose limit reset (the automatic resume is off). */
+  resumeAfterLimit: (item: InboxItem) => Promise<boolean>;
   reset: () => void;
 } {
   const state = writable<InboxState>({ loading: true, items: [], active: 0, busy: [] });
@@ -78,6 +80,7 @@ export function createInboxStore(): Readable<InboxState> & {
     review: (item, approve, reason) => act(item, () => api.runs.review(item.runId, item.taskId ?? '', approve, reason)),
     /** Answers the questions a worker asked. */
     clarify: (item, text) => act(item, () => api.runs.answerClarification(item.runId, item.taskId ?? '', text)),
+    resumeAfterLimit: (item) => act(item, () => api.runs.resumeAfterLimit(item.runId)),
     listen() {
       return on<{ active: number; items: InboxItem[] | null }>('inbox:changed', (p) => {
         seq++; // an event is newer than a load under way

@@ -54,6 +54,10 @@ export type RunStore = Readable<RunState> & {
   confirm: (mods: Modifications) => Promise<boolean>;
   pause: () => Promise<void>;
   resume: () => Promise<void>;
+  /** Ends the run's wait for a limit now. */
+  resumeAfterLimit: () => Promise<void>;
+  /** Raises the budget (0 keeps that cap) and resumes a run the budget paused; false when it failed. */
+  raiseBudget: (maxCostUsd: number, maxTokens: number) => Promise<boolean>;
   cancel: () => Promise<void>;
   worker: (taskId: string, action: WorkerAction) => Promise<void>;
   answer: (taskId: string, decision: PermissionDecision) => Promise<void>;
@@ -151,6 +155,8 @@ export function createRunStore(runId: string, refreshMs = 200, promptPollMs = 20
     confirm: (mods) => act('confirm', () => api.runs.confirm(runId, mods)),
     pause: async () => void (await act('pause', () => api.runs.pause(runId))),
     resume: async () => void (await act('resume', () => api.runs.resume(runId))),
+    resumeAfterLimit: async () => void (await act('resumeAfterLimit', () => api.runs.resumeAfterLimit(runId))),
+    raiseBudget: (maxCostUsd, maxTokens) => act('raiseBudget', () => api.runs.raiseBudget(runId, maxCostUsd, maxTokens)),
     cancel: async () => void (await act('cancel', () => api.runs.cancel(runId))),
     worker: async (taskId, action) => void (await act(`worker:${taskId}:${action}`, () => api.runs.worker(runId, taskId, action))),
     answer: async (taskId, decision) => void (await act(`answer:${taskId}`, () => api.runs.answer(runId, taskId, decision))),

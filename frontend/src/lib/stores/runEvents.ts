@@ -15,6 +15,9 @@ export type RunEvent = {
   run?: Run;
   problems?: string[];
   skipped?: string[];
+  /** When a run waiting for a limit goes on, and the kind of limit (limit events). */
+  resumesAt?: string;
+  limit?: string;
 };
 
 const progressEvents = new Set<string>(['orchestrator:progress', 'worker:progress'] satisfies RunEventName[]);

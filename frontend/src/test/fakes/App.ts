@@ -66,6 +66,8 @@ export const ActiveRuns = (): Promise<T.Run[]> => invoke('ActiveRuns');
 export const ConfirmRun = (runId: string, mods: T.Modifications): Promise<void> => invoke('ConfirmRun', runId, mods);
 export const PauseRun = (runId: string): Promise<void> => invoke('PauseRun', runId);
 export const ResumeRun = (runId: string): Promise<void> => invoke('ResumeRun', runId);
+export const ResumeAfterLimit = (runId: string): Promise<void> => invoke('ResumeAfterLimit', runId);
+export const RaiseBudget = (runId: string, maxCostUsd: number, maxTokens: number): Promise<void> => invoke('RaiseBudget', runId, maxCostUsd, maxTokens);
 export const CancelRun = (runId: string): Promise<void> => invoke('CancelRun', runId);
 export const WorkerAction = (runId: string, taskId: string, action: string): Promise<void> =>
   invoke('WorkerAction', runId, taskId, action);

@@ -181,3 +181,35 @@ export function describePermission(tool: string, input: unknown): { question?: s
   const text = JSON.stringify(value);
   return { detail: text && text !== '{}' ? `${tool} ${truncate(text, 160)}` : tool };
 }
+
+/** A limit's kind as the run view names it. */
+export function limitKind(kind?: string): string {
+  switch (kind) {
+    case 'usage_limit':
+      return 'usage limit';
+    case 'rate_limit':
+      return 'rate limit (429)';
+    case 'overloaded':
+      return 'API overloaded (529)';
+  }
+  return kind || 'limit';
+}
+
+/** The time of day (HH:MM) of an ISO time, with the date when it is not today. */
+export function clockTime(iso?: string, today = new Date()): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const hm = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
+  return d.toDateString() === today.toDateString() ? hm : `${d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' })} ${hm}`;
+}
+
+type CostOf = { costUsd: number; limits?: { costSimulated?: boolean; costEstimated?: boolean } };
+
+/** A run's cost with what it is: simulated on the simulator, estimated from the price table. */
+export function runCost(run: CostOf): string {
+  const c = cost(run.costUsd);
+  if (run.limits?.costSimulated) return `${c} (simulated)`;
+  if (run.limits?.costEstimated) return `≈${c} (price table)`;
+  return c;
+}

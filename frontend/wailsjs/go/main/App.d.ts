@@ -62,6 +62,8 @@ export function PauseRun(arg1:string):Promise<void>;
 
 export function PendingPermissions():Promise<Array<sessions.Permission>>;
 
+export function RaiseBudget(arg1:string,arg2:number,arg3:number):Promise<void>;
+
 export function ReadSessionTranscript(arg1:string):Promise<main.SessionTranscript>;
 
 export function Ready():Promise<desktop.Info>;
@@ -73,6 +75,8 @@ export function ResolveTemplate(arg1:string):Promise<template.Resolved>;
 export function ResolveTemplateDraft(arg1:string):Promise<template.Resolved>;
 
 export function RespondPermission(arg1:string,arg2:string):Promise<void>;
+
+export function ResumeAfterLimit(arg1:string):Promise<void>;
 
 export function ResumeRun(arg1:string):Promise<void>;
 

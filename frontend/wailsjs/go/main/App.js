@@ -102,6 +102,10 @@ export function PendingPermissions() {
   return window['go']['main']['App']['PendingPermissions']();
 }
 
+export function RaiseBudget(arg1, arg2, arg3) {
+  return window['go']['main']['App']['RaiseBudget'](arg1, arg2, arg3);
+}
+
 export function ReadSessionTranscript(arg1) {
   return window['go']['main']['App']['ReadSessionTranscript'](arg1);
 }
@@ -124,6 +128,10 @@ export function ResolveTemplateDraft(arg1) {
 
 export function RespondPermission(arg1, arg2) {
   return window['go']['main']['App']['RespondPermission'](arg1, arg2);
+}
+
+export function ResumeAfterLimit(arg1) {
+  return window['go']['main']['App']['ResumeAfterLimit'](arg1);
 }
 
 export function ResumeRun(arg1) {
