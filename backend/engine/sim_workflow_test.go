@@ -145,15 +145,24 @@ func TestSimulatorWorkflows(t *testing.T) {
 			}},
 		{name: "sparc template with a conflict", template: "sparc", rules: map[string]string{"_worker_": "conflict"},
 			check: func(t *testing.T, s engine.Snapshot, ev *events, tr transcripts) {
-				// A conflict_detected report completes its task, with the
-				// conflict recorded, and the run goes on to aggregation.
-				if s.Run.Status != "completed" || s.Run.TasksCompleted != s.Run.TasksTotal || s.Run.TasksTotal == 0 {
-					t.Fatalf("run %s: %d of %d: %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error)
+				// A conflict_detected report prevents its task's completion
+				// (seed 003): the task fails with the conflict recorded, its
+				// dependants are skipped, and the conflicts go to aggregation.
+				if s.Run.TasksCompleted != 0 || s.Run.TasksFailed == 0 || s.Run.TasksTotal == 0 ||
+					s.Run.TasksFailed+s.Run.TasksSkipped != s.Run.TasksTotal {
+					t.Fatalf("run %s: %d completed, %d failed, %d skipped of %d: %s", s.Run.Status, s.Run.TasksCompleted,
+						s.Run.TasksFailed, s.Run.TasksSkipped, s.Run.TasksTotal, s.Run.Error)
 				}
 				checkDelegation(t, s, tr, "conflict_detected")
 				prompts := tr.text(t, s.Run.MainSessionID, "user")
 				want := map[string]string{} // conflict → task
 				for _, w := range s.Workers {
+					if w.Skipped {
+						continue
+					}
+					if w.Status != "failed" || !strings.HasPrefix(w.Error, "conflict: ") {
+						t.Errorf("worker %s = %s %q, want failed by its conflict", w.TaskID, w.Status, w.Error)
+					}
 					if len(w.Conflicts) != 1 {
 						t.Errorf("worker %s: conflicts %q, want one", w.TaskID, w.Conflicts)
 						continue

@@ -75,6 +75,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	}
 	ws.early = nil
 	ws.w.SessionID = string(id)
+	ws.w.Model = r.modelFor(t)
 	ws.w.Error = ""
 	ws.book.reset(Cursor{})
 	if err := r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerSpawned, ws, "")); err != nil {
@@ -82,7 +83,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	}
 	r.e.track(id, r)
 	opts := StartOptions{Cwd: r.run.Cwd, Title: HiddenMarker + r.run.ID + " " + t.ID + ": " + t.Title,
-		ID: id, Model: r.tmpl.Config.Models.For(t.Complexity), PermissionMode: r.tmpl.Config.PermissionMode}
+		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode}
 	r.inflight++
 	attempt := ws.book.Attempt
 	r.e.wg.Add(1)
@@ -374,7 +375,14 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 			return r.askUser(ctx, ws, c.Questions)
 		}
 		return r.workerFailed(ctx, ws, "the worker needs input but asked no question", false)
-	case "success", "partial", "awaiting_review", "conflict":
+	case "conflict":
+		return r.conflictReport(ctx, ws, c)
+	case "success", "partial", "awaiting_review":
+		if c.Status == "partial" {
+			if again, err := r.partialReport(ctx, ws, c); again || err != nil {
+				return err
+			}
+		}
 		now := r.e.now()
 		ws.w.Progress = 100
 		ws.w.CompletedAt = &now
@@ -385,9 +393,6 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 		}
 		ws.w.Questions = nil
 		ws.w.Conflicts = nil
-		if c.Status == "conflict" {
-			ws.w.Conflicts = conflicts(c)
-		}
 		msg := ""
 		if unstructured {
 			msg = "completed without a structured report (guessed from its words)"
