@@ -535,6 +535,7 @@ func (r *runner) finalFail(ctx context.Context, ws *workerState, reason string) 
 	if err != nil {
 		return err
 	}
+	r.hooks.skipped(ids(skipped))
 	evs := []event{r.ev(EventWorkerFailed, ws, reason)}
 	all := []*workerState{ws}
 	for _, s := range skipped {
