@@ -150,6 +150,9 @@ func (r *runner) delegation() bool {
 // reprompt is the follow-up for a failed answer, in the shape the template
 // asked for.
 func (r *runner) reprompt(f protocol.Failure, phase protocol.Phase) string {
+	if r.tmpl.Config.Transport == TransportMailbox && phase == protocol.PhaseCompletion {
+		return mailReprompt(f.Message, delimiters(r.tmpl))
+	}
 	if r.delegation() {
 		return r.parser.BuildDelegationReprompt(f, phase)
 	}

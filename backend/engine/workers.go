@@ -361,6 +361,9 @@ func (r *runner) permission(ctx context.Context, ws *workerState, info SessionIn
 
 // workerReport takes a worker's completion report.
 func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.Completion, unstructured bool) error {
+	if refused, err := r.checkMailReport(ctx, ws, c); refused || err != nil {
+		return err
+	}
 	var art []string
 	for _, a := range c.Artifacts {
 		art = append(art, a.Path)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // mind is the scripted agent's decisions, shared by its two faces: the
@@ -26,6 +27,9 @@ type mind struct {
 	// delegation is set when the prompt asks for the seed 003 dialect:
 	// new_task objects for a plan, an attempt_completion report for a task.
 	delegation bool
+	// dialect is the dialect the phase is answered in (dialectDelegation,
+	// dialectReport, or "" for the orchestrator block).
+	dialect string
 
 	files []fileInfo
 	reads map[string]string
@@ -414,6 +418,43 @@ func (r report) completion() map[string]any {
 	return d
 }
 
+// completionReport is the report as a seed 001 completion_report message,
+// with the build result the simulated agent can honestly give: no build
+// was run (it changes no file), or the failed build of worker-fails.
+func (r report) completionReport(platform string, now time.Time) map[string]any {
+	d := map[string]any{"type": "completion_report", "taskId": r.id, "platform": platform, "status": "awaiting_review",
+		"summary": r.summary, "filesCreated": []string{}, "filesModified": append([]string{}, r.files...),
+		"buildResult": map[string]any{"status": "not_applicable", "command": "", "errors": 0,
+			"output": "simulated: the simulated agent changes no file, so there was nothing to build"},
+		"timestamp": now.UTC().Format("2006-01-02T15:04:05.000Z")}
+	switch r.kind {
+	case reportFailed:
+		d["buildResult"] = map[string]any{"status": "failed", "command": "go build ./...", "errors": 1, "output": r.err}
+	case reportQuestion:
+		d["summary"] = r.summary + " Open question: " + r.question
+	case reportConflict:
+		d["summary"] = r.summary + " Conflict: " + r.conflict + " (suggested: " + r.resolution + ")"
+	}
+	return d
+}
+
+var quotedPlatform = regexp.MustCompile(`"platform"\s*:\s*"(web|android|ios|custom)"`)
+
+// platform is the seed 001 platform the prompt names (custom when none).
+func (m *mind) platform() string {
+	if p := quotedPlatform.FindStringSubmatch(m.prompt); p != nil {
+		return p[1]
+	}
+	if _, after, ok := strings.Cut(m.prompt, "Platform: "); ok {
+		for _, p := range []string{"web", "android", "ios", "custom"} {
+			if strings.HasPrefix(after, p) {
+				return p
+			}
+		}
+	}
+	return "custom"
+}
+
 // attemptCompletion is the report as a seed 003 attempt_completion object.
 func (r report) attemptCompletion() map[string]any {
 	artifacts := []any{}
@@ -630,7 +671,7 @@ var (
 //  3. a quoted new_task example ("objective": "…" with the word new_task):
 //     a task list in the delegation dialect;
 //  4. a quoted completion_report ("type": "completion_report", seed 001):
-//     a completion, with the dialect left "" (the orchestrator block);
+//     a completion in the report dialect;
 //  5. keywords: the phase, with the dialect left "" (not said).
 //
 // A worker prompt of the delegation dialect also quotes its own new_task,
@@ -655,7 +696,7 @@ func detect(prompt string) (phase, dialect string) {
 	case strings.Contains(prompt, "new_task") && quotedObjective.MatchString(prompt):
 		return "task_list", dialectDelegation
 	case quotedReport.MatchString(prompt):
-		return "completion", ""
+		return "completion", dialectReport
 	}
 	l := strings.ToLower(prompt)
 	switch {
