@@ -143,6 +143,7 @@ func (s *Simulator) appendLocked(ss *session, entry map[string]any) {
 	}
 	ss.transcript = append(ss.transcript, b)
 	ss.lastActivity = time.Now()
+	s.appendEntryLocked(ss, b)
 	ev, _ := json.Marshal(map[string]any{"kind": "event", "event": map[string]any{"type": "message", "sessionId": ss.id, "message": json.RawMessage(b)}})
 	for ch := range s.subs {
 		select {
