@@ -82,7 +82,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		return err
 	}
 	r.e.track(id, r)
-	opts := StartOptions{Cwd: r.run.Cwd, Title: HiddenMarker + r.run.ID + " " + t.ID + ": " + t.Title,
+	opts := StartOptions{Cwd: r.run.Cwd, Title: hiddenPrefix(r.run.ID) + " " + t.ID + ": " + t.Title,
 		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode}
 	r.inflight++
 	attempt := ws.book.Attempt
