@@ -79,6 +79,30 @@ func TestSimulatorWorkflows(t *testing.T) {
 					t.Errorf("log.md = %s, %v", b, err)
 				}
 			}},
+		{name: "dependency deadlock", scenario: "deadlock",
+			tune: func(tp *template.Template) { tp.Config.MaxRetries = 0 },
+			// task_001 fails and task_002 is skipped while task_003 runs;
+			// the user retries task_002, which can never start.
+			drive: func(ctx context.Context, t *testing.T, eng *engine.Engine, snap engine.Snapshot) {
+				byID := map[string]store.Worker{}
+				for _, w := range snap.Workers {
+					byID[w.TaskID] = w
+				}
+				if byID["task_002"].Skipped && byID["task_003"].Status == "running" {
+					if err := eng.RetryWorker(ctx, snap.Run.ID, "task_002"); err != nil {
+						t.Errorf("RetryWorker task_002: %v", err)
+					}
+				}
+			},
+			check: func(t *testing.T, s engine.Snapshot, ev *events, _ transcripts) {
+				if s.Run.Status != "error" || !strings.Contains(s.Run.Error, "dependency deadlock") ||
+					!strings.Contains(s.Run.Error, "task_002 waits for task_001 (failed)") {
+					for _, w := range s.Workers {
+						t.Logf("%s %s skipped=%v %q", w.TaskID, w.Status, w.Skipped, w.Error)
+					}
+					t.Fatalf("run %s: %q, want the dependency deadlock of task_002", s.Run.Status, s.Run.Error)
+				}
+			}},
 		{name: "clarification is answered", rules: map[string]string{"_worker_": "clarification"},
 			drive: func(ctx context.Context, t *testing.T, eng *engine.Engine, snap engine.Snapshot) {
 				for _, w := range snap.Workers {

@@ -185,6 +185,13 @@ func (t *turn) worker() (report, error) {
 	t.s.mu.Lock()
 	first := t.ss.phaseCount["completion"] == 1
 	t.s.mu.Unlock()
+	if t.scenario == "deadlock" && !strings.HasSuffix(t.taskID(), "001") {
+		// The tasks beside the failing one take their time, so that the
+		// user can retry the skipped task while they run.
+		if err := t.sleep(20); err != nil {
+			return report{}, err
+		}
+	}
 	if t.scenario == "worker-fails" {
 		tid := t.toolUse("Bash", map[string]any{"command": "go build ./...", "description": "Build the project"})
 		t.toolResult(tid, "exit status 1: simulated build failure", true)
@@ -270,7 +277,7 @@ func (t *turn) flood() error {
 // sleep waits n steps, scaled by the speed (and ten times longer when slow).
 func (t *turn) sleep(n int) error {
 	d := time.Duration(float64(stepDelay) * float64(n) / t.s.opts.Speed)
-	if t.scenario == "slow" {
+	if t.scenario == "slow" || t.scenario == "deadlock" {
 		d *= 10
 	}
 	if d <= 0 {

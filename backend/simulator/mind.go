@@ -253,9 +253,12 @@ func (m *mind) taskList() (map[string]any, string) {
 	for i, p := range plan {
 		id := fmt.Sprintf("task_%03d", i+1)
 		deps := []string{}
+		for _, a := range p.after {
+			deps = append(deps, ids[a])
+		}
 		if p.final {
 			deps = slices.Clone(ids)
-		} else {
+		} else if len(deps) == 0 {
 			first = append(first, id)
 		}
 		ids = append(ids, id)
@@ -277,8 +280,14 @@ func (m *mind) taskList() (map[string]any, string) {
 		tasks = append(tasks, t)
 	}
 	groups := [][]string{first}
-	if len(first) < len(ids) {
-		groups = append(groups, ids[len(first):])
+	var later []string
+	for _, id := range ids {
+		if !slices.Contains(first, id) {
+			later = append(later, id)
+		}
+	}
+	if len(later) > 0 {
+		groups = append(groups, later)
 	}
 	data := map[string]any{"total_tasks": len(tasks), "tasks": tasks, "parallelizable_groups": groups}
 	return data, fmt.Sprintf("Here is the task list: %d tasks.", len(tasks))
@@ -303,6 +312,9 @@ func (m *mind) newTasks() ([]map[string]any, string) {
 		id := fmt.Sprintf("%s-%03d", prefix, i+1)
 		taskMode := mode
 		deps := []string{}
+		for _, a := range p.after {
+			deps = append(deps, ids[a])
+		}
 		if p.final {
 			id, taskMode, deps = "INT-001", "integration", slices.Clone(ids)
 		}
@@ -533,7 +545,7 @@ func (m *mind) workerReport(scope []string, first bool, buildErr string) report 
 		return report{id: id, kind: reportQuestion, before: "Before I write " + id + " I need an answer.",
 			summary:  "Read " + strings.Join(scope, ", ") + "; the output format needs a decision before " + id + " can be written.",
 			question: "Should the output of " + id + " be Markdown or plain text?"}
-	case m.scenario == "worker-fails" || buildErr != "":
+	case m.scenario == "worker-fails" || buildErr != "" || m.scenario == "deadlock" && strings.HasSuffix(id, "001"):
 		e := "simulated failure: the build of the project failed"
 		if buildErr != "" {
 			e = "the build or tests of the project failed: " + firstLine(buildErr, 300)

@@ -129,13 +129,27 @@ type plannedTask struct {
 	title, description string
 	scope, outputs     []string
 	criteria           []string
-	final              bool // depends on every other task
+	final              bool  // depends on every other task
+	after              []int // the tasks it depends on, by index
 }
 
 // plan is the demo's plan for the work the prompts ask for.
 func (m *mind) plan() []plannedTask {
 	comps := m.components()
 	var out []plannedTask
+	if m.scenario == "deadlock" && len(comps) > 0 {
+		// A chain beside an independent task: the first task fails (see
+		// workerReport), its dependant is skipped, and a retry of the
+		// dependant meets the engine's deadlock check.
+		first, other := componentName(comps[0].name, m.cwd), componentName(comps[len(comps)-1].name, m.cwd)
+		return []plannedTask{
+			{title: "Prepare " + first, description: "Prepare " + first + " for the next task.", scope: scopeList(comps[0])},
+			{title: "Build on " + first, description: "Build on what the first task prepared in " + first + ".",
+				scope: scopeList(comps[0]), after: []int{0}},
+			{title: m.verb() + " " + other, description: fmt.Sprintf("%s %s, independently of the other tasks.", m.verb(), other),
+				scope: scopeList(comps[len(comps)-1])},
+		}
+	}
 	switch m.work() {
 	case workDocs:
 		dir := m.outputDir()

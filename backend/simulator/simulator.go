@@ -109,6 +109,7 @@ var Scenarios = []string{
 	"clarification",    // as worker, first answers needs_input with a question, then completes once answered
 	"qa-fails",         // as verifier, fails the first verification with one issue per task id it names, then passes
 	"conflict",         // as worker, reports a conflict with another agent over a file of its scope, with a suggested resolution
+	"deadlock",         // at the slow pace, plans a chain (task 2 after task 1) beside an independent task 3; task 1 fails, so a retry of the skipped task 2 meets the dependency deadlock check
 }
 
 // ValidScenario reports whether name is a known scenario.
