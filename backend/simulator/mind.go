@@ -450,13 +450,13 @@ func (r report) completion() map[string]any {
 }
 
 // completionReport is the report as a seed 001 completion_report message,
-// with the build result the simulated agent can honestly give: no build
-// was run (it changes no file), or the failed build of worker-fails.
+// with the build result the simulated agent can honestly give: it runs no
+// build (not_applicable), or the failed build of worker-fails.
 func (r report) completionReport(platform string, now time.Time) map[string]any {
 	d := map[string]any{"type": "completion_report", "taskId": r.id, "platform": platform, "status": "awaiting_review",
 		"summary": r.summary, "filesCreated": []string{}, "filesModified": append([]string{}, r.files...),
 		"buildResult": map[string]any{"status": "not_applicable", "command": "", "errors": 0,
-			"output": "simulated: the simulated agent changes no file, so there was nothing to build"},
+			"output": "simulated: the simulated agent runs no build"},
 		"timestamp": now.UTC().Format("2006-01-02T15:04:05.000Z")}
 	switch r.kind {
 	case reportFailed:
