@@ -205,10 +205,8 @@ func parseReport(raw json.RawMessage) (CompletionReport, string, error) {
 		c.fail("buildResult", "must be an object, not %s", jsonkind.Of(b))
 	}
 	r.Timestamp = c.str(m, "", "timestamp")
-	if r.Timestamp != "" {
-		if _, err := time.Parse(time.RFC3339, r.Timestamp); err != nil {
-			c.fail("timestamp", "must be an ISO 8601 time such as 2024-01-01T00:00:00.000Z, not %q", r.Timestamp)
-		}
+	if r.Timestamp != "" && !isoTime(r.Timestamp) {
+		c.fail("timestamp", "must be an ISO 8601 time such as 2024-01-01T00:00:00.000Z, not %q", r.Timestamp)
 	}
 	id := r.TaskID
 	if id == "" {
@@ -242,4 +240,15 @@ func CheckReport(r CompletionReport) error {
 	}
 	_, _, err = parseReport(raw)
 	return err
+}
+
+// isoTime reports whether s is an ISO 8601 date and time: with a zone
+// (2024-01-01T00:00:00.000Z, +02:00) or without one (a local time).
+func isoTime(s string) bool {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05.999999999Z0700"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
 }
