@@ -17,8 +17,9 @@ import (
 
 // The journal of seed 004 (config.journal.enabled): <cwd>/.claude/journal
 // is created when the plan is confirmed (an older journal there is resumed
-// from its last checkpoint, or archived first with journal.fresh), each worker is told its task file and gets the computed context
-// of its dependencies, a completed task's handoff is recorded (its status
+// from its last checkpoint, or archived first with journal.fresh), each
+// worker is told its task file and gets the computed context of its
+// dependencies, a completed task's handoff is recorded (its status
 // when it wrote none), and with journal.archive the journal is archived
 // when the run completes. Journal problems are logged and never stop a run.
 

@@ -104,9 +104,13 @@ func (j *Journal) Resume(p Project, tasks []Task) (*Index, []string, error) {
 		old, ok := ix.Task(t.ID)
 		if ok && strings.TrimSpace(old.Objective) == strings.TrimSpace(t.Objective) {
 			resumed = append(resumed, t.ID)
-			if old.Status != StatusPending {
-				old.Status = StatusPending
-				if err := j.setFileStatus(old.File, StatusPending); err != nil {
+			want := t.Status // skipped in the new plan, else pending
+			if want == "" {
+				want = StatusPending
+			}
+			if old.Status != want {
+				old.Status = want
+				if err := j.setFileStatus(old.File, want); err != nil {
 					return nil, nil, fmt.Errorf("resume journal: %w", err)
 				}
 			}
