@@ -108,16 +108,22 @@ func TestSystemTemplateWorkersThroughTheCLI(t *testing.T) {
 				if !ok {
 					t.Fatalf("no valid completion: %+v, failure %+v", r.Responses, r.Failure)
 				}
-				wantDialect := protocol.DialectOrchestrator
-				if tmpl.Prompts.ResponseFormat.Dialect == "delegation" {
+				// A worker answers in the shape its prompt asks for: seed
+				// 003's attempt_completion, seed 001's completion_report
+				// (awaiting review) or the orchestrator block.
+				wantDialect, wantStatus := protocol.DialectOrchestrator, "success"
+				switch {
+				case tmpl.Prompts.ResponseFormat.Dialect == "delegation":
 					wantDialect = protocol.DialectAttemptCompletion
+				case tmpl.Config.Transport == "mailbox":
+					wantDialect, wantStatus = protocol.DialectCompletionReport, "awaiting_review"
 				}
 				if resp.Dialect != wantDialect {
 					t.Errorf("report in dialect %q, want %q", resp.Dialect, wantDialect)
 				}
 				c := resp.Data.(*protocol.Completion)
-				if c.TaskID != task.ID || c.Status != "success" {
-					t.Errorf("report of %q with status %q, want %s success", c.TaskID, c.Status, task.ID)
+				if c.TaskID != task.ID || c.Status != wantStatus {
+					t.Errorf("report of %q with status %q, want %s %s", c.TaskID, c.Status, task.ID, wantStatus)
 				}
 				files := slices.Clone(c.OutputFiles)
 				for _, a := range c.Artifacts {

@@ -132,7 +132,8 @@ func assertOneWorkerPerTask(t *testing.T, endpoint, runID string) {
 		t.Fatalf("list the simulator's sessions: %v", err)
 	}
 	perTask := map[string]int{}
-	prefix := "local_" + engine.HiddenMarker + runID + "_worker_"
+	one, _ := engine.WorkerSessionID(runID, "x")
+	prefix := strings.TrimSuffix(string(one), "x")
 	for _, s := range list {
 		// A retry's session is named task_001-r1: it counts for task_001.
 		if rest, ok := strings.CutPrefix(string(s.ID), prefix); ok {

@@ -143,6 +143,9 @@ func ShowCLI(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.ID, status, w.RetryCount, clip(t.Title, 50), clip(strings.Join(strings.Fields(note), " "), 70))
 		}
 		tw.Flush()
+		if l := modelsLine(tasks, byTask); l != "" {
+			fmt.Fprintln(stdout, l)
+		}
 	}
 	return ExitOK
 }

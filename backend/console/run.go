@@ -343,6 +343,9 @@ func confirm(ctx context.Context, svc *service.Services, runID string, e evt, ye
 		fmt.Fprintf(stderr, "Fix it in Baton's window (Runs → %s), or cancel the run there.\n", runID)
 		return ExitError, true
 	}
+	if m := strings.TrimSpace(snap.Run.Message); m != "" {
+		fmt.Fprintf(stdout, "\n%s\n", m) // the skills loaded and skipped (seed 004)
+	}
 	fmt.Fprintf(stdout, "\nProposed tasks (%d):\n", len(snap.Tasks))
 	for _, group := range snap.ParallelGroups {
 		for _, id := range group {

@@ -166,6 +166,7 @@ func (r *runner) cancelWorker(ctx context.Context, taskID string) error {
 	if err != nil {
 		return err
 	}
+	r.hooks.skipped(ids(skipped))
 	evs := []event{r.ev(EventWorkerCancelled, ws, "")}
 	if len(skipped) > 0 {
 		evs[0].p.Skipped = ids(skipped)

@@ -77,9 +77,12 @@ func TestClarificationWaitsForTheAnswer(t *testing.T) {
 	}
 }
 
+// A conflict_detected report "prevents task completion" (seed 003): the
+// task fails with its conflict, is not retried, its dependants are skipped,
+// and the conflict goes to the main session (the aggregation prompt).
 func TestConflictGoesToAggregation(t *testing.T) {
 	t.Parallel()
-	tasks := plan(planned{"task_001", 5, nil}, planned{"task_002", 4, nil})
+	tasks := plan(planned{"task_001", 5, nil}, planned{"task_002", 4, nil}, planned{"task_003", 3, []string{"task_002"}})
 	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
 		if task != "task_002" {
 			return false
@@ -96,13 +99,21 @@ func TestConflictGoesToAggregation(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := h.wait(id)
-	if run.Status != "completed" {
-		t.Fatalf("run = %s: %s", run.Status, run.Error)
+	if run.TasksCompleted != 1 || run.TasksFailed != 1 || run.TasksSkipped != 1 {
+		t.Fatalf("run = %s %d completed, %d failed, %d skipped: %s", run.Status, run.TasksCompleted, run.TasksFailed,
+			run.TasksSkipped, run.Error)
 	}
-	w := h.workers(id)["task_002"]
+	ws := h.workers(id)
+	w := ws["task_002"]
 	want := "api.go: task_001 renamed Serve (suggested: keep the new name)"
-	if w.Status != "completed" || len(w.Conflicts) != 1 || w.Conflicts[0] != want {
-		t.Errorf("task_002 = %s conflicts %q", w.Status, w.Conflicts)
+	if w.Status != "failed" || len(w.Conflicts) != 1 || w.Conflicts[0] != want || w.Error != "conflict: "+want {
+		t.Errorf("task_002 = %s conflicts %q error %q", w.Status, w.Conflicts, w.Error)
+	}
+	if n := len(workerPrompts(h.host, "task_002")); n != 1 {
+		t.Errorf("task_002 started %d sessions, want 1 (a conflict is not retried)", n)
+	}
+	if d := ws["task_003"]; !d.Skipped || len(workerPrompts(h.host, "task_003")) != 0 {
+		t.Errorf("the dependant task_003 = %s skipped %v: %s", d.Status, d.Skipped, d.Error)
 	}
 	h.host.mu.Lock()
 	defer h.host.mu.Unlock()

@@ -33,6 +33,9 @@ type hooks interface {
 	decided(taskID string, d *protocol.Review)
 	// finished: a task completed, or failed for good.
 	finished(taskID string, completed bool)
+	// skipped: tasks that will not run (a dependency failed, the user
+	// skipped them).
+	skipped(taskIDs []string)
 	// completed: the run completed; returns a sentence for its message.
 	completed() string
 	// restored: a restored run that is past confirmation is taken up.
@@ -101,6 +104,12 @@ func (h *seedHooks) decided(taskID string, d *protocol.Review) {
 func (h *seedHooks) finished(taskID string, completed bool) {
 	if h.journal.on() {
 		h.w.do(func() { h.journal.done(taskID, completed) })
+	}
+}
+
+func (h *seedHooks) skipped(ids []string) {
+	if h.journal.on() && len(ids) > 0 {
+		h.w.do(func() { h.journal.skipped(ids) })
 	}
 }
 

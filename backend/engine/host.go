@@ -67,15 +67,24 @@ var idPart = regexp.MustCompile(`^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$`)
 var ErrInvalidID = errors.New("invalid id")
 
 // WorkerSessionID returns the id a worker session is started with:
-// local___orch_{orchestratorID}_worker_{taskID}. Both parts may hold letters,
-// digits, '-' and single '_' between them.
+// local___orch_{orchestratorID}_worker_{taskID}, with one "orch_": a run id
+// orch_abc gives local___orch_abc_worker_{taskID}. Both parts may hold
+// letters, digits, '-' and single '_' between them.
 func WorkerSessionID(orchestratorID, taskID string) (SessionID, error) {
 	for _, p := range []string{orchestratorID, taskID} {
 		if len(p) > 100 || !idPart.MatchString(p) {
 			return "", fmt.Errorf("worker session id part %q: %w", p, ErrInvalidID)
 		}
 	}
-	return SessionID("local_" + HiddenMarker + orchestratorID + "_worker_" + taskID), nil
+	return SessionID("local_" + hiddenPrefix(orchestratorID) + "_worker_" + taskID), nil
+}
+
+// hiddenPrefix is the marker and the run id, with one "orch_".
+func hiddenPrefix(orchestratorID string) string {
+	if rest, ok := strings.CutPrefix(orchestratorID, "orch_"); ok && rest != "" {
+		return HiddenMarker + rest
+	}
+	return HiddenMarker + orchestratorID
 }
 
 // MainSessionID returns the id the main session of a run is started with:

@@ -14,6 +14,8 @@ func TestWorkerSessionID(t *testing.T) {
 	}{
 		{"abc123", "task_001", "local___orch_abc123_worker_task_001", false},
 		{"run-7", "t1", "local___orch_run-7_worker_t1", false},
+		// A run id has one "orch_" in the session id, not two.
+		{"orch_9f3a", "task_001", "local___orch_9f3a_worker_task_001", false},
 		{"", "task_001", "", true},
 		{"abc", "../x", "", true},
 		{"a b", "t", "", true},

@@ -10,14 +10,16 @@ import (
 
 	"github.com/baton-app/baton/backend/journal"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/skills"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
 
 // The journal of seed 004 (config.journal.enabled): <cwd>/.claude/journal
-// is created when the plan is confirmed (an older journal there is archived
-// first), each worker is told its task file and gets the computed context
-// of its dependencies, a completed task's handoff is recorded (its status
+// is created when the plan is confirmed (an older journal there is resumed
+// from its last checkpoint, or archived first with journal.fresh), each
+// worker is told its task file and gets the computed context of its
+// dependencies, a completed task's handoff is recorded (its status
 // when it wrote none), and with journal.archive the journal is archived
 // when the run completes. Journal problems are logged and never stop a run.
 
@@ -26,6 +28,7 @@ import (
 type journalHook struct {
 	enabled bool
 	keep    bool // journal.archive: archive it when the run completes
+	fresh   bool // journal.fresh: archive a journal found at the start instead of resuming it
 	cwd     string
 	request string
 	now     func() time.Time
@@ -33,36 +36,67 @@ type journalHook struct {
 }
 
 func newJournalHook(cfg template.Journal, cwd, request string, now func() time.Time, log *slog.Logger) *journalHook {
-	return &journalHook{enabled: cfg.Enabled, keep: cfg.Archive, cwd: cwd, request: request, now: now, log: log}
+	return &journalHook{enabled: cfg.Enabled, keep: cfg.Archive, fresh: cfg.Fresh, cwd: cwd, request: request, now: now, log: log}
 }
 
 func (h *journalHook) on() bool { return h.enabled }
 
 func (h *journalHook) journal() *journal.Journal { return journal.New(h.cwd, h.now) }
 
-// init writes the journal of the confirmed tasks.
+// init writes the journal of the confirmed tasks. A journal already in
+// the folder is resumed (seed 004 1.1), or archived first when the template
+// says journal.fresh. Skipped tasks are registered as skipped.
 func (h *journalHook) init(tasks []store.Task) {
 	j := h.journal()
-	if j.Exists() {
+	var list []journal.Task
+	for _, t := range tasks {
+		jt := journalTask(t)
+		if t.Skipped {
+			jt.Status = journal.StatusSkipped
+		}
+		list = append(list, jt)
+	}
+	p := journal.Project{Name: filepath.Base(h.cwd), Request: h.request, Domain: skills.DetectDomains(h.cwd)}
+	if j.Exists() && h.fresh {
 		dir, err := j.Archive(h.now())
 		if err != nil {
 			h.log.Warn("archive the previous journal", "err", err)
 			return
 		}
-		h.log.Info("previous journal archived", "dir", dir)
+		h.log.Info("previous journal archived (journal.fresh)", "dir", dir)
 	}
-	var list []journal.Task
-	for _, t := range tasks {
-		if t.Skipped {
-			continue
+	if j.Exists() {
+		_, resumed, err := j.Resume(p, list)
+		if err != nil {
+			h.log.Warn("resume the journal", "err", err)
+			return
 		}
-		var def protocol.Task
-		_ = json.Unmarshal(t.Definition, &def)
-		list = append(list, journal.Task{ID: t.ID, Name: t.Title, Type: taskInfo(t).Type, Complexity: t.Complexity,
-			Dependencies: t.Dependencies, Objective: t.Description, AcceptanceCriteria: def.AcceptanceCriteria})
+		h.log.Info("journal resumed from its last checkpoint", "tasks resumed", resumed)
+		return
 	}
-	if _, err := j.Init(journal.Project{Name: filepath.Base(h.cwd), Request: h.request}, list); err != nil {
+	if _, err := j.Init(p, list); err != nil {
 		h.log.Warn("init the journal", "err", err)
+	}
+}
+
+// journalTask is a task's registry entry.
+func journalTask(t store.Task) journal.Task {
+	var def protocol.Task
+	_ = json.Unmarshal(t.Definition, &def)
+	return journal.Task{ID: t.ID, Name: t.Title, Type: taskInfo(t).Type, Complexity: t.Complexity,
+		Dependencies: t.Dependencies, Objective: t.Description, AcceptanceCriteria: def.AcceptanceCriteria}
+}
+
+// skipped marks tasks that will not run as skipped.
+func (h *journalHook) skipped(ids []string) {
+	j := h.journal()
+	if !j.Exists() {
+		return
+	}
+	for _, id := range ids {
+		if err := j.SetStatus(id, journal.StatusSkipped); err != nil && !errors.Is(err, journal.ErrUnknownTask) {
+			h.log.Warn("journal status", "task", id, "err", err)
+		}
 	}
 }
 
@@ -77,7 +111,19 @@ func (h *journalHook) section(t *store.Task) string {
 	}
 	jt, ok := ix.Task(t.ID)
 	if !ok {
-		return "" // added after planning (remediation): no task file
+		// Added after planning (remediation, a task the user added): it
+		// gets its task file now.
+		if _, err := j.AddTasks([]journal.Task{journalTask(*t)}); err != nil {
+			h.log.Warn("add the task to the journal", "task", t.ID, "err", err)
+			return ""
+		}
+		if ix, err = j.Load(); err != nil {
+			h.log.Warn("load the journal", "err", err)
+			return ""
+		}
+		if jt, ok = ix.Task(t.ID); !ok {
+			return ""
+		}
 	}
 	if err := j.SetStatus(t.ID, journal.StatusInProgress); err != nil {
 		h.log.Warn("journal status", "task", t.ID, "err", err)

@@ -345,7 +345,7 @@ func TestLimitLowersAndRaisesWorkers(t *testing.T) {
 		t.Fatalf("a resumed with no free place (%d)", n)
 	}
 	finish := func(task string) {
-		id := SessionID(fmt.Sprintf("local_%s%s_worker_%s", HiddenMarker, id, task))
+		id, _ := WorkerSessionID(id, task)
 		h.host.finishTurn(id, block("completion", map[string]any{"task_id": task, "status": "success", "summary": "Did " + task}))
 	}
 	finish("b") // cap 3, busy a(waiting)+c+d: a goes on; e and f wait for a place
@@ -491,7 +491,7 @@ func TestBudgetPausesAndResumes(t *testing.T) {
 	if m := h.message(id, EventBudgetWarning); !strings.Contains(m, "of $0.03") && !strings.Contains(m, "of $0.02") {
 		t.Errorf("warning %q", m)
 	}
-	bsess := SessionID(fmt.Sprintf("local_%s%s_worker_b", HiddenMarker, id))
+	bsess, _ := WorkerSessionID(id, "b")
 	h.until("b runs", func() bool { return h.workers(id)["b"].Status == "running" })
 	h.host.mu.Lock()
 	sent := len(h.host.sends)

@@ -35,11 +35,13 @@ type mailHook struct {
 	cwd, run   string
 	maxRetries int
 	platform   string
-	log        *slog.Logger
-	mb         *mailbox.Mailbox
-	out        chan mailbox.Report
-	stop       chan struct{}
-	forwarding sync.WaitGroup
+	// architecture is the ARCHITECTURE value, when the template has one.
+	architecture string
+	log          *slog.Logger
+	mb           *mailbox.Mailbox
+	out          chan mailbox.Report
+	stop         chan struct{}
+	forwarding   sync.WaitGroup
 }
 
 func newMailHook(cfg template.Config, cwd, run string, values map[string]any, log *slog.Logger) *mailHook {
@@ -48,11 +50,18 @@ func newMailHook(cfg template.Config, cwd, run string, values map[string]any, lo
 	if h.enabled {
 		h.out = make(chan mailbox.Report)
 	}
-	// PLATFORM names the platform when it is a mailbox platform.
-	if p, ok := values["PLATFORM"].(string); ok && slices.Contains(mailbox.Platforms, p) {
-		h.platform = p
-	}
+	h.platform = mailPlatform(values)
+	h.architecture, _ = values["ARCHITECTURE"].(string)
 	return h
+}
+
+// mailPlatform is the run's platform: PLATFORM when it names a mailbox
+// platform, else custom.
+func mailPlatform(values map[string]any) string {
+	if p, ok := values["PLATFORM"].(string); ok && slices.Contains(mailbox.Platforms, p) {
+		return p
+	}
+	return "custom"
 }
 
 func (h *mailHook) on() bool { return h.enabled }
@@ -103,8 +112,7 @@ func (h *mailHook) assign(ctx context.Context, t *store.Task) error {
 	if err := h.open(); err != nil {
 		return err
 	}
-	a := mailbox.TaskAssignment{TaskID: t.ID, Platform: h.platform, Title: t.Title, Instructions: t.Description,
-		FilesToCreate: t.Scope}
+	a := assignment(t, h.platform, h.architecture, h.cwd)
 	if err := h.mb.Assign(ctx, a); err != nil {
 		return fmt.Errorf("write the task assignment: %w", err)
 	}
@@ -118,23 +126,7 @@ func (h *mailHook) reported(taskID string, c *protocol.Completion) {
 	if h.mb == nil {
 		return
 	}
-	rep := mailbox.CompletionReport{TaskID: taskID, Platform: c.Platform, Status: "awaiting_review", Summary: c.Summary,
-		FilesCreated: c.FilesCreated, FilesModified: c.FilesModified, Timestamp: c.Timestamp}
-	if rep.Platform == "" {
-		rep.Platform = h.platform
-	}
-	if rep.FilesCreated == nil {
-		rep.FilesCreated = append([]string{}, c.OutputFiles...)
-	}
-	if rep.FilesModified == nil {
-		rep.FilesModified = []string{}
-	}
-	if b := c.Build; b != nil {
-		rep.BuildResult = mailbox.BuildResult{Status: b.Status, Command: b.Command, Output: b.Output}
-		if b.Errors != nil {
-			rep.BuildResult.Errors = *b.Errors
-		}
-	}
+	rep := mailReport(taskID, h.platform, c)
 	if err := h.mb.Reported(rep); err != nil {
 		h.log.Warn("record the report in the mailbox", "task", taskID, "err", err)
 	}

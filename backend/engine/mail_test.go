@@ -131,7 +131,12 @@ func TestMailboxReportBeforeTheStartReturns(t *testing.T) {
 func TestMailboxFollowsReportsInTheTranscript(t *testing.T) {
 	t.Parallel()
 	tasks := plan(planned{"task_001", 5, nil})
-	agent := reviewing(scripted(tasks, nil), func(task string, n int, prompt string) (string, string) {
+	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		s.say(reportBlock(task, map[string]any{"status": "success", "command": "make", "errors": 0}, "2026-11-24T17:00:00Z"))
+		s.endTurn(h)
+		return true
+	}
+	agent := reviewing(scripted(tasks, worker), func(task string, n int, prompt string) (string, string) {
 		return "approved", "fine"
 	})
 	h := newHarness(t, testTemplate(func(tp *template.Template) {

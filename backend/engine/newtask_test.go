@@ -18,7 +18,7 @@ func TestNewTaskJSON(t *testing.T) {
 	}
 	planned := `{"taskId": "CODE-002", "parentTaskId": "FEAT-1", "delegatedToMode": "code",
   "objective": "Add the reset endpoint.", "context": "Go service in internal/auth.",
-  "inputs": [{"type": "code", "path": "internal/auth", "description": "login code"}],
+  "inputs": [{"type": "code", "path": "internal/auth", "version": "a1b2c3", "description": "login code"}],
   "expectedOutputs": [{"type": "code", "path": "internal/auth/reset.go", "description": "the endpoint"}],
   "constraintsAndRules": ["No new dependencies"], "acceptanceCriteria": ["go test ./internal/auth passes"],
   "priority": "high", "dependencies": ["SPEC-001"], "deadlineHint": "20 minutes"}`
@@ -58,6 +58,16 @@ func TestNewTaskJSON(t *testing.T) {
 		if w.got != w.want {
 			t.Errorf("%s = %q, want %q", w.name, w.got, w.want)
 		}
+	}
+	// Seed 003: an input keeps its type, version and description, an
+	// expected output its description; an input the user added is a path.
+	if len(got.Inputs) != 2 || got.Inputs[0] != (protocol.Artifact{Type: "code", Path: "internal/auth", Version: "a1b2c3",
+		Description: "login code"}) || got.Inputs[1] != (protocol.Artifact{Path: "internal/mail"}) {
+		t.Errorf("inputs = %+v, want the planner's whole input and the user's path", got.Inputs)
+	}
+	if len(got.OutputArtifacts) != 1 || got.OutputArtifacts[0].Description != "the endpoint" ||
+		got.OutputArtifacts[0].Type != "code" {
+		t.Errorf("expected outputs = %+v, want the planner's description", got.OutputArtifacts)
 	}
 	if got.Priority == nil || *got.Priority != 2 {
 		t.Errorf("priority = %v, want low (2)", got.Priority)

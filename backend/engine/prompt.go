@@ -150,6 +150,9 @@ func (r *runner) delegation() bool {
 // reprompt is the follow-up for a failed answer, in the shape the template
 // asked for.
 func (r *runner) reprompt(f protocol.Failure, phase protocol.Phase) string {
+	if r.tmpl.Config.Transport == TransportMailbox && phase == protocol.PhaseCompletion {
+		return mailReprompt(f.Message, delimiters(r.tmpl))
+	}
 	if r.delegation() {
 		return r.parser.BuildDelegationReprompt(f, phase)
 	}
@@ -188,10 +191,19 @@ type newTask struct {
 func newTaskJSON(t *store.Task) string {
 	var def protocol.Task
 	_ = json.Unmarshal(t.Definition, &def)
-	paths := func(ps []string) []protocol.Artifact {
+	// A path the planner described keeps its type, version and
+	// description; a path the user added is a bare path.
+	paths := func(ps []string, known []protocol.Artifact) []protocol.Artifact {
 		out := []protocol.Artifact{}
 		for _, p := range ps {
-			out = append(out, protocol.Artifact{Path: p})
+			a := protocol.Artifact{Path: p}
+			for _, k := range known {
+				if k.Path == p {
+					a = k
+					break
+				}
+			}
+			out = append(out, a)
 		}
 		return out
 	}
@@ -209,7 +221,7 @@ func newTaskJSON(t *store.Task) string {
 	}
 	b, _ := json.Marshal(newTask{
 		TaskID: t.ID, ParentTaskID: def.ParentID, DelegatedToMode: def.Mode, Objective: objective, Context: def.Context,
-		Inputs: paths(t.Scope), ExpectedOutputs: paths(def.ExpectedOutputs),
+		Inputs: paths(t.Scope, def.Inputs), ExpectedOutputs: paths(def.ExpectedOutputs, def.OutputArtifacts),
 		ConstraintsAndRules: nonNil(def.Constraints), AcceptanceCriteria: nonNil(def.AcceptanceCriteria),
 		Priority: priority, Dependencies: nonNil(t.Dependencies), DeadlineHint: def.Deadline,
 	})

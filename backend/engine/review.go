@@ -49,7 +49,7 @@ func (r *runner) userReview(ctx context.Context, taskID string, approve bool, re
 }
 
 // awaitReview holds a completed task for the reviewer; with
-// requireBuildSuccess a failed build is rejected at once.
+// requireBuildSuccess a failed build, or one not run, is rejected at once.
 func (r *runner) awaitReview(ctx context.Context, ws *workerState, c *protocol.Completion, msg string) error {
 	if err := ws.move(WorkerAwaitingReview); err != nil {
 		return err
@@ -62,14 +62,7 @@ func (r *runner) awaitReview(ctx context.Context, ws *workerState, c *protocol.C
 	if err := r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerAwaitingReview, ws, msg)); err != nil {
 		return err
 	}
-	if r.tmpl.Phases.Review.RequireBuildSuccess && c.Build != nil && c.Build.Status == "failed" {
-		reason := "the build failed"
-		if c.Build.Command != "" {
-			reason += " (" + c.Build.Command + ")"
-		}
-		if out := strings.TrimSpace(c.Build.Output); out != "" {
-			reason += ": " + lastRunes(out, 500)
-		}
+	if reason := unverifiedBuild(c.Build); r.tmpl.Phases.Review.RequireBuildSuccess && reason != "" {
 		return r.decide(ctx, store.Change{}, ws, &protocol.Review{TaskID: ws.w.TaskID, Decision: protocol.ReviewRejected,
 			Reason: reason, RequiredChanges: []string{"make the build succeed"}}, "the build check")
 	}

@@ -79,6 +79,30 @@ func TestSimulatorWorkflows(t *testing.T) {
 					t.Errorf("log.md = %s, %v", b, err)
 				}
 			}},
+		{name: "dependency deadlock", scenario: "deadlock",
+			tune: func(tp *template.Template) { tp.Config.MaxRetries = 0 },
+			// task_001 fails and task_002 is skipped while task_003 runs;
+			// the user retries task_002, which can never start.
+			drive: func(ctx context.Context, t *testing.T, eng *engine.Engine, snap engine.Snapshot) {
+				byID := map[string]store.Worker{}
+				for _, w := range snap.Workers {
+					byID[w.TaskID] = w
+				}
+				if byID["task_002"].Skipped && byID["task_003"].Status == "running" {
+					if err := eng.RetryWorker(ctx, snap.Run.ID, "task_002"); err != nil {
+						t.Errorf("RetryWorker task_002: %v", err)
+					}
+				}
+			},
+			check: func(t *testing.T, s engine.Snapshot, ev *events, _ transcripts) {
+				if s.Run.Status != "error" || !strings.Contains(s.Run.Error, "dependency deadlock") ||
+					!strings.Contains(s.Run.Error, "task_002 waits for task_001 (failed)") {
+					for _, w := range s.Workers {
+						t.Logf("%s %s skipped=%v %q", w.TaskID, w.Status, w.Skipped, w.Error)
+					}
+					t.Fatalf("run %s: %q, want the dependency deadlock of task_002", s.Run.Status, s.Run.Error)
+				}
+			}},
 		{name: "clarification is answered", rules: map[string]string{"_worker_": "clarification"},
 			drive: func(ctx context.Context, t *testing.T, eng *engine.Engine, snap engine.Snapshot) {
 				for _, w := range snap.Workers {
@@ -145,15 +169,24 @@ func TestSimulatorWorkflows(t *testing.T) {
 			}},
 		{name: "sparc template with a conflict", template: "sparc", rules: map[string]string{"_worker_": "conflict"},
 			check: func(t *testing.T, s engine.Snapshot, ev *events, tr transcripts) {
-				// A conflict_detected report completes its task, with the
-				// conflict recorded, and the run goes on to aggregation.
-				if s.Run.Status != "completed" || s.Run.TasksCompleted != s.Run.TasksTotal || s.Run.TasksTotal == 0 {
-					t.Fatalf("run %s: %d of %d: %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error)
+				// A conflict_detected report prevents its task's completion
+				// (seed 003): the task fails with the conflict recorded, its
+				// dependants are skipped, and the conflicts go to aggregation.
+				if s.Run.TasksCompleted != 0 || s.Run.TasksFailed == 0 || s.Run.TasksTotal == 0 ||
+					s.Run.TasksFailed+s.Run.TasksSkipped != s.Run.TasksTotal {
+					t.Fatalf("run %s: %d completed, %d failed, %d skipped of %d: %s", s.Run.Status, s.Run.TasksCompleted,
+						s.Run.TasksFailed, s.Run.TasksSkipped, s.Run.TasksTotal, s.Run.Error)
 				}
 				checkDelegation(t, s, tr, "conflict_detected")
 				prompts := tr.text(t, s.Run.MainSessionID, "user")
 				want := map[string]string{} // conflict → task
 				for _, w := range s.Workers {
+					if w.Skipped {
+						continue
+					}
+					if w.Status != "failed" || !strings.HasPrefix(w.Error, "conflict: ") {
+						t.Errorf("worker %s = %s %q, want failed by its conflict", w.TaskID, w.Status, w.Error)
+					}
 					if len(w.Conflicts) != 1 {
 						t.Errorf("worker %s: conflicts %q, want one", w.TaskID, w.Conflicts)
 						continue

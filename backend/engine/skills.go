@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +27,7 @@ type skillsHook struct {
 	home    string
 	once    sync.Once
 	lib     *skills.Library
+	domains []string // the project's, detected from its files
 }
 
 func newSkillsHook(cfg template.Skills, cwd, home string) *skillsHook {
@@ -50,28 +50,35 @@ func (h *skillsHook) library() *skills.Library {
 			home, _ = os.UserHomeDir()
 		}
 		h.lib = skills.Load(skills.LoadOptions{UserDir: h.dir, Cwd: h.cwd, Home: home})
+		h.domains = skills.DetectDomains(h.cwd)
 	})
 	return h.lib
 }
 
-// match sets the matched skill ids of every task and returns a line
-// about the library's warnings ("" without any).
+// match sets the matched skill ids of every task and returns seed 004's
+// report to the user: "Loaded N skills from …" by category, the skill
+// files skipped and why, and the project domain used in matching ("" when
+// skills are off).
 func (h *skillsHook) match(tasks []store.Task) string {
 	lib := h.library()
 	if lib == nil {
 		return ""
 	}
 	for i := range tasks {
-		tasks[i].Skills = skills.IDs(lib.Match(taskInfo(tasks[i])))
+		tasks[i].Skills = skills.IDs(lib.Match(h.info(tasks[i])))
 	}
-	if len(lib.Warnings) == 0 {
-		return ""
+	note := strings.TrimSpace(lib.Summary())
+	if len(h.domains) > 0 {
+		note += "\nProject domain: " + strings.Join(h.domains, ", ")
 	}
-	var ws []string
-	for _, w := range lib.Warnings {
-		ws = append(ws, w.String())
-	}
-	return fmt.Sprintf("Skipped %d skill file(s): %s", len(lib.Warnings), strings.Join(ws, "; "))
+	return note
+}
+
+// info describes a task for matching, with the project's domain.
+func (h *skillsHook) info(t store.Task) skills.TaskInfo {
+	ti := taskInfo(t)
+	ti.ProjectDomains = h.domains
+	return ti
 }
 
 // section is the "Your Skills" part of a task's worker prompt.
@@ -80,7 +87,7 @@ func (h *skillsHook) section(t *store.Task) string {
 	if lib == nil {
 		return ""
 	}
-	return skills.PromptSection(lib.Match(taskInfo(*t)))
+	return skills.PromptSection(lib.Match(h.info(*t)))
 }
 
 // taskInfo describes a task for matching. The plan names no task type, so

@@ -45,6 +45,10 @@ func TestSkillsMatchedStoredAndPrompted(t *testing.T) {
 				tp.Config.Skills = template.Skills{Enabled: enabled}
 			}), scripted(tasks, nil), true)
 			copySkills(t, h.dir)
+			pkg := `{"name": "gauge", "dependencies": {"svelte": "^5.0.0"}}`
+			if err := os.WriteFile(filepath.Join(h.dir, "package.json"), []byte(pkg), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			id := h.create()
 			ctx := context.Background()
 			if err := h.eng.Start(ctx, id); err != nil {
@@ -62,7 +66,12 @@ func TestSkillsMatchedStoredAndPrompted(t *testing.T) {
 			if slices.Contains(snap.Tasks[1].Skills, "widget-craft") {
 				t.Errorf("task_002 got the widget skill: %v", snap.Tasks[1].Skills)
 			}
-			warned := strings.Contains(snap.Run.Message, "Skipped 1 skill file(s)") && strings.Contains(snap.Run.Message, "broken.md")
+			// Seed 004's report: "Loaded N skills from …" by category, the
+			// skipped file and why, and the project domain (package.json).
+			warned := strings.Contains(snap.Run.Message, "Loaded 9 skills from ") &&
+				strings.Contains(snap.Run.Message, " - widgets: widget-craft\n") &&
+				strings.Contains(snap.Run.Message, "Skipped ") && strings.Contains(snap.Run.Message, "broken.md: invalid YAML") &&
+				strings.Contains(snap.Run.Message, "Project domain: frontend, javascript, svelte, web")
 			if warned != enabled {
 				t.Errorf("run message = %q (skills enabled: %v)", snap.Run.Message, enabled)
 			}

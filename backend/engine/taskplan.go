@@ -29,12 +29,14 @@ type workerState struct {
 type workerBook struct {
 	transcriptCursor
 	// Reprompts counts the re-prompts for the completion report.
-	Reprompts   int      `json:"reprompts"`
-	Attempt     int      `json:"attempt,omitempty"`
-	AutoRetries int      `json:"autoRetries,omitempty"`
-	SkippedBy   string   `json:"skippedBy,omitempty"`
-	Resume      string   `json:"resume,omitempty"`
-	ToolFiles   []string `json:"toolFiles,omitempty"`
+	Reprompts   int `json:"reprompts"`
+	Attempt     int `json:"attempt,omitempty"`
+	AutoRetries int `json:"autoRetries,omitempty"`
+	// Partials counts the partial reports that re-queued the task.
+	Partials  int      `json:"partials,omitempty"`
+	SkippedBy string   `json:"skippedBy,omitempty"`
+	Resume    string   `json:"resume,omitempty"`
+	ToolFiles []string `json:"toolFiles,omitempty"`
 	reviewGate
 	limitBook
 }

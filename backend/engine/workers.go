@@ -74,14 +74,15 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	}
 	ws.early = nil
 	ws.w.SessionID = string(id)
+	ws.w.Model = r.modelFor(t)
 	ws.w.Error = ""
 	ws.book.reset(Cursor{})
 	if err := r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerSpawned, ws, "")); err != nil {
 		return err
 	}
 	r.e.track(id, r)
-	opts := StartOptions{Cwd: r.run.Cwd, Title: HiddenMarker + r.run.ID + " " + t.ID + ": " + t.Title,
-		ID: id, Model: r.tmpl.Config.Models.For(t.Complexity), PermissionMode: r.tmpl.Config.PermissionMode}
+	opts := StartOptions{Cwd: r.run.Cwd, Title: hiddenPrefix(r.run.ID) + " " + t.ID + ": " + t.Title,
+		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode}
 	r.inflight++
 	attempt := ws.book.Attempt
 	r.e.wg.Add(1)
@@ -370,6 +371,9 @@ func (r *runner) permission(ctx context.Context, ws *workerState, info SessionIn
 
 // workerReport takes a worker's completion report.
 func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.Completion, unstructured bool) error {
+	if refused, err := r.checkMailReport(ctx, ws, c); refused || err != nil {
+		return err
+	}
 	var art []string
 	for _, a := range c.Artifacts {
 		art = append(art, a.Path)
@@ -384,8 +388,16 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 			return r.askUser(ctx, ws, c.Questions)
 		}
 		return r.workerFailed(ctx, ws, "the worker needs input but asked no question", false)
-	case "success", "partial", "awaiting_review", "conflict":
+	case "conflict":
 		r.limitSuccess()
+		return r.conflictReport(ctx, ws, c)
+	case "success", "partial", "awaiting_review":
+		r.limitSuccess()
+		if c.Status == "partial" {
+			if again, err := r.partialReport(ctx, ws, c); again || err != nil {
+				return err
+			}
+		}
 		now := r.e.now()
 		ws.w.Progress = 100
 		ws.w.CompletedAt = &now
@@ -396,9 +408,6 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 		}
 		ws.w.Questions = nil
 		ws.w.Conflicts = nil
-		if c.Status == "conflict" {
-			ws.w.Conflicts = conflicts(c)
-		}
 		msg := ""
 		if unstructured {
 			msg = "completed without a structured report (guessed from its words)"
@@ -546,6 +555,7 @@ func (r *runner) finalFail(ctx context.Context, ws *workerState, reason string) 
 	if err != nil {
 		return err
 	}
+	r.hooks.skipped(ids(skipped))
 	evs := []event{r.ev(EventWorkerFailed, ws, reason)}
 	all := []*workerState{ws}
 	for _, s := range skipped {

@@ -87,6 +87,9 @@ type Options struct {
 	ClaudeCodeStateDir string
 	// ClaudeCodeEnv is added to the environment of every Claude Code CLI.
 	ClaudeCodeEnv []string
+	// SimulatorStateDir is where the in-process simulator keeps its
+	// sessions, so that a run survives Baton's exit; none kept when empty.
+	SimulatorStateDir string
 }
 
 // session is what the Manager needs of a connected host.
@@ -264,7 +267,8 @@ func (m *Manager) dial(ctx context.Context, cfg settings.Settings) (*claude.Host
 	}
 	if cfg.Host == settings.HostSimulator {
 		host, sim, err := claude.StartSimulator(ctx, simulator.InstanceOptions{
-			Simulator:  simulator.Options{Speed: m.opts.SimulatorSpeed, Scenario: m.opts.SimulatorScenario, Logger: m.opts.Logger},
+			Simulator: simulator.Options{Speed: m.opts.SimulatorSpeed, Scenario: m.opts.SimulatorScenario, Logger: m.opts.Logger,
+				StateDir: m.opts.SimulatorStateDir},
 			ChromePath: cfg.ChromePath,
 			Headed:     !cfg.Headless,
 		}, opts)

@@ -1,7 +1,7 @@
 // Package inbox collects, across all active runs, everything that waits for
 // the user: task lists to review, permission prompts and questions of
-// workers and of the main sessions, tasks the user reviews and failed
-// verifications. The GUI shows it as the attention inbox and the tray
+// workers and of the main sessions, tasks the user reviews, tasks stopped
+// on a conflict and failed verifications. The GUI shows it as the attention inbox and the tray
 // counts it.
 package inbox
 
@@ -37,6 +37,9 @@ const (
 	// KindBudget: the run used up its budget and paused; raise it in the
 	// run view.
 	KindBudget Kind = "budget"
+	// KindConflict: a worker stopped on a conflict (conflict_detected, seed
+	// 003); its task failed and the tasks after it were skipped.
+	KindConflict Kind = "conflict"
 )
 
 // Item is one thing that waits for the user.
@@ -172,6 +175,11 @@ func fromSnapshot(s engine.Snapshot) []Item {
 		if len(w.Questions) > 0 {
 			out = append(out, Item{Kind: KindQuestion, RunID: s.Run.ID, RunName: name, TaskID: w.TaskID,
 				Title: who + " asks you", Detail: strings.Join(w.Questions, "\n"), Since: w.UpdatedAt})
+		}
+		if len(w.Conflicts) > 0 && w.Status == "failed" {
+			out = append(out, Item{Kind: KindConflict, RunID: s.Run.ID, RunName: name, TaskID: w.TaskID,
+				Title: who + " stopped on a conflict", Detail: inFolder(strings.Join(w.Conflicts, "\n"), s.Run.Cwd),
+				Since: w.UpdatedAt})
 		}
 		if userReviews && w.Status == "awaiting_review" {
 			out = append(out, Item{Kind: KindTaskReview, RunID: s.Run.ID, RunName: name, TaskID: w.TaskID,

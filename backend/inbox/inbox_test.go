@@ -143,6 +143,28 @@ func TestCollectQuestionsAndUserReviews(t *testing.T) {
 	}
 }
 
+// A worker that stopped on a conflict (seed 003) waits for the user in the
+// inbox while its run goes on.
+func TestCollectConflicts(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	runs := fakeRuns{"c": {Run: store.Run{ID: "c", Status: "running", Cwd: "/p"}, Tasks: []store.Task{{ID: "task_002", Title: "Edit the API"}},
+		Workers: []store.Worker{
+			{TaskID: "task_001", Status: "completed", UpdatedAt: t0},
+			{TaskID: "task_002", Status: "failed", Conflicts: []string{"/p/api.go: task_001 renamed Serve (suggested: keep the new name)"},
+				UpdatedAt: t0},
+		}}}
+	items, err := Collect(context.Background(), runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].Kind != KindConflict || items[0].TaskID != "task_002" ||
+		items[0].Detail != "api.go: task_001 renamed Serve (suggested: keep the new name)" ||
+		items[0].Title != "task_002 “Edit the API” stopped on a conflict" {
+		t.Fatalf("items = %+v, want task_002's conflict", items)
+	}
+}
+
 func verification(t *testing.T, id int64, status string, v map[string]any, at time.Time) store.PhaseAnswer {
 	t.Helper()
 	data, err := json.Marshal(v)

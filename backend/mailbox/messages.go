@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/baton-app/baton/backend/jsonkind"
 )
@@ -204,6 +205,9 @@ func parseReport(raw json.RawMessage) (CompletionReport, string, error) {
 		c.fail("buildResult", "must be an object, not %s", jsonkind.Of(b))
 	}
 	r.Timestamp = c.str(m, "", "timestamp")
+	if r.Timestamp != "" && !isoTime(r.Timestamp) {
+		c.fail("timestamp", "must be an ISO 8601 time such as 2024-01-01T00:00:00.000Z, not %q", r.Timestamp)
+	}
 	id := r.TaskID
 	if id == "" {
 		id = taskIDOf(m)
@@ -212,4 +216,39 @@ func parseReport(raw json.RawMessage) (CompletionReport, string, error) {
 		return r, id, errors.New(strings.Join(c.errs, "; "))
 	}
 	return r, id, nil
+}
+
+// CheckReport checks a completion report that reached the team lead another
+// way (the developer's session) by the rules of to-team-lead.json: one
+// validation for both paths. It returns why the report cannot be used.
+// A zero BuildResult counts as a missing one.
+func CheckReport(r CompletionReport) error {
+	r.Type = TypeCompletionReport
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if r.BuildResult == (BuildResult{}) {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return err
+		}
+		delete(m, "buildResult")
+		if raw, err = json.Marshal(m); err != nil {
+			return err
+		}
+	}
+	_, _, err = parseReport(raw)
+	return err
+}
+
+// isoTime reports whether s is an ISO 8601 date and time: with a zone
+// (2024-01-01T00:00:00.000Z, +02:00) or without one (a local time).
+func isoTime(s string) bool {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05.999999999Z0700"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -162,3 +162,28 @@ func TestReviewRetryCapAndReason(t *testing.T) {
 		t.Fatal("Final is wrong")
 	}
 }
+
+func TestCheckReportTimestampAndBuild(t *testing.T) {
+	t.Parallel()
+	ok := CompletionReport{TaskID: "task_001", Platform: "web", Status: "awaiting_review", Summary: "Done",
+		FilesCreated: []string{}, FilesModified: []string{}, BuildResult: BuildResult{Status: "success", Command: "make"}}
+	for _, ts := range []string{"2024-01-01T00:00:00.000Z", "2024-01-01T00:00:00Z", "2024-01-01T02:00:00+02:00", "2024-01-01T00:00:00"} {
+		r := ok
+		r.Timestamp = ts
+		if err := CheckReport(r); err != nil {
+			t.Errorf("timestamp %q: %v", ts, err)
+		}
+	}
+	for _, ts := range []string{"", "yesterday", "2024-01-01"} {
+		r := ok
+		r.Timestamp = ts
+		if err := CheckReport(r); err == nil || !strings.Contains(err.Error(), "timestamp") {
+			t.Errorf("timestamp %q: %v, want it refused", ts, err)
+		}
+	}
+	r := ok
+	r.Timestamp, r.BuildResult = "2024-01-01T00:00:00Z", BuildResult{}
+	if err := CheckReport(r); err == nil || !strings.Contains(err.Error(), "buildResult: required field is missing") {
+		t.Errorf("no build result: %v", err)
+	}
+}

@@ -242,6 +242,7 @@ func (c *checker) newTask(f *fields) Task {
 		g.done()
 		if a.Path != "" {
 			t.Scope = append(t.Scope, a.Path)
+			t.Inputs = append(t.Inputs, a)
 		}
 	})
 	f.objects("expectedOutputs", false, func(m map[string]any, path string) {
@@ -250,6 +251,7 @@ func (c *checker) newTask(f *fields) Task {
 		g.done()
 		if a.Path != "" {
 			t.ExpectedOutputs = append(t.ExpectedOutputs, a.Path)
+			t.OutputArtifacts = append(t.OutputArtifacts, a)
 		}
 	})
 	switch f.enum("priority", false, "high", "medium", "low") {

@@ -96,6 +96,12 @@ type Task struct {
 	Constraints        []string `json:"constraints,omitempty"`
 	AcceptanceCriteria []string `json:"acceptance_criteria,omitempty"`
 	Deadline           string   `json:"deadline,omitempty"`
+	// Inputs and OutputArtifacts are a new_task's inputs and
+	// expectedOutputs whole (type, version, description), so that the
+	// worker's new_task carries them as the planner wrote them; Scope and
+	// ExpectedOutputs hold their paths.
+	Inputs          []Artifact `json:"inputs,omitempty"`
+	OutputArtifacts []Artifact `json:"output_artifacts,omitempty"`
 }
 
 // Progress is a worker's progress report.
@@ -357,7 +363,18 @@ func (c *checker) taskList(f *fields) *TaskList {
 
 func (c *checker) task(g *fields) Task {
 	defer g.done()
+	artifacts := func(name string) []Artifact {
+		var out []Artifact
+		g.objects(name, false, func(m map[string]any, path string) {
+			h := c.object(m, path)
+			out = append(out, c.artifact(h))
+			h.done()
+		})
+		return out
+	}
 	return Task{
+		Inputs:             artifacts("inputs"),
+		OutputArtifacts:    artifacts("output_artifacts"),
 		ID:                 g.str("id", true),
 		Title:              g.str("title", true),
 		Description:        g.str("description", true),

@@ -144,7 +144,8 @@ func Open(o Options) (*Services, error) {
 		return fail(&OpenError{StageHost, err})
 	}
 	s.Hosts = hosts.New(cfg, hosts.Options{Emit: s.Events.Emit, Logger: log, SimulatorSpeed: o.Host.Speed, SimulatorScenario: o.Host.Scenario,
-		ClaudeCodeStateDir: filepath.Join(filepath.Dir(path), "claude-code")})
+		ClaudeCodeStateDir: filepath.Join(filepath.Dir(path), "claude-code"),
+		SimulatorStateDir:  filepath.Join(filepath.Dir(path), "simulator")})
 	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),

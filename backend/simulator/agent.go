@@ -49,6 +49,7 @@ func (t *turn) run() {
 	}
 	t.s.mu.Unlock()
 	t.delegation = dialect == dialectDelegation
+	t.dialect = dialect
 
 	final, failed, err := t.play(phase, attempt)
 	if err != nil {
@@ -103,43 +104,11 @@ func (t *turn) play(phase string, attempt int) (string, bool, error) {
 		return "", false, t.ctx.Err()
 	}
 
-	var data map[string]any
-	var objs []map[string]any // delegation dialect: one object per block
-	var before string
-	failed := false
-	switch phase {
-	case "analysis":
-		data, before = t.analysis()
-	case "task_list":
-		if t.delegation {
-			objs, before = t.newTasks()
-		} else {
-			data, before = t.taskList()
-		}
-	case "completion":
-		rep, err := t.worker()
-		if err != nil {
-			return "", false, err
-		}
-		failed = rep.kind == reportFailed
-		before = rep.before
-		if t.delegation {
-			objs = []map[string]any{rep.attemptCompletion()}
-		} else {
-			data = rep.completion()
-		}
-	case "aggregation":
-		data, before = t.aggregation()
-	case "verification":
-		data, before = t.verification(attempt)
-	case "review":
-		id := t.taskID()
-		t.s.mu.Lock()
-		t.ss.phaseCount["review:"+id]++
-		n := t.ss.phaseCount["review:"+id]
-		t.s.mu.Unlock()
-		data, before = t.review(id, n)
-	default:
+	text, failed, known, err := t.answer(t, phase, attempt)
+	if err != nil {
+		return "", false, err
+	}
+	if !known {
 		text := fmt.Sprintf("I looked at %d files in %s. Tell me which phase you need (analysis, task_list, completion, aggregation or verification) and I will answer with a %s block.", len(t.files), path.Base(t.ss.cwd), startDelim)
 		t.text(text)
 		return text, false, nil
@@ -147,14 +116,22 @@ func (t *turn) play(phase string, attempt int) (string, bool, error) {
 	if err := t.sleep(2); err != nil {
 		return "", false, err
 	}
-	var text string
-	if objs != nil {
-		text = t.objectBlocks(objs, before, attempt)
-	} else {
-		text = t.block(phase, data, before, attempt)
-	}
 	t.text(text)
 	return text, failed, nil
+}
+
+// verify is the verification answer: the page's agent runs no tool for it.
+func (t *turn) verify(attempt int) (map[string]any, string, error) {
+	data, before := t.verification(attempt)
+	return data, before, nil
+}
+
+// reviews counts the reviews of task id in this session.
+func (t *turn) reviews(id string) int {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	t.ss.phaseCount["review:"+id]++
+	return t.ss.phaseCount["review:"+id]
 }
 
 // explore lists the folder and reads a key file, as an agent starts.
@@ -208,6 +185,13 @@ func (t *turn) worker() (report, error) {
 	t.s.mu.Lock()
 	first := t.ss.phaseCount["completion"] == 1
 	t.s.mu.Unlock()
+	if t.scenario == "deadlock" && !strings.HasSuffix(t.taskID(), "001") {
+		// The tasks beside the failing one take their time, so that the
+		// user can retry the skipped task while they run.
+		if err := t.sleep(20); err != nil {
+			return report{}, err
+		}
+	}
 	if t.scenario == "worker-fails" {
 		tid := t.toolUse("Bash", map[string]any{"command": "go build ./...", "description": "Build the project"})
 		t.toolResult(tid, "exit status 1: simulated build failure", true)
@@ -293,7 +277,7 @@ func (t *turn) flood() error {
 // sleep waits n steps, scaled by the speed (and ten times longer when slow).
 func (t *turn) sleep(n int) error {
 	d := time.Duration(float64(stepDelay) * float64(n) / t.s.opts.Speed)
-	if t.scenario == "slow" {
+	if t.scenario == "slow" || t.scenario == "deadlock" {
 		d *= 10
 	}
 	if d <= 0 {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // mind is the scripted agent's decisions, shared by its two faces: the
@@ -26,6 +27,9 @@ type mind struct {
 	// delegation is set when the prompt asks for the seed 003 dialect:
 	// new_task objects for a plan, an attempt_completion report for a task.
 	delegation bool
+	// dialect is the dialect the phase is answered in (dialectDelegation,
+	// dialectReport, or "" for the orchestrator block).
+	dialect string
 
 	files []fileInfo
 	reads map[string]string
@@ -243,80 +247,109 @@ func (m *mind) verb() string {
 }
 
 func (m *mind) taskList() (map[string]any, string) {
-	comps := m.components()
+	plan := m.plan()
 	var tasks []map[string]any
-	var ids []string
-	for i, c := range comps {
+	var ids, first []string
+	for i, p := range plan {
 		id := fmt.Sprintf("task_%03d", i+1)
+		deps := []string{}
+		for _, a := range p.after {
+			deps = append(deps, ids[a])
+		}
+		if p.final {
+			deps = slices.Clone(ids)
+		} else if len(deps) == 0 {
+			first = append(first, id)
+		}
 		ids = append(ids, id)
-		tasks = append(tasks, map[string]any{
-			"id": id, "title": m.verb() + " " + componentName(c.name, m.cwd),
-			"description":      fmt.Sprintf("%s %s (%s).", m.verb(), componentName(c.name, m.cwd), count(len(c.files), "file")),
-			"scope":            scopeList(c),
-			"priority":         max(1, 10-i),
-			"dependencies":     []string{},
-			"estimated_tokens": 2000 + 500*len(c.files),
-		})
+		t := map[string]any{
+			"id": id, "title": p.title, "description": p.description,
+			"scope": nonNilStrings(p.scope), "priority": max(1, 10-i), "dependencies": deps,
+			"estimated_tokens": 2000 + 500*len(m.inScope(p.scope)),
+			"complexity":       complexity(len(m.inScope(p.scope))),
+		}
+		if p.final {
+			t["priority"] = 1
+		}
+		if len(p.outputs) > 0 {
+			t["expected_outputs"] = p.outputs
+		}
+		if len(p.criteria) > 0 {
+			t["acceptance_criteria"] = p.criteria
+		}
+		tasks = append(tasks, t)
 	}
-	groups := [][]string{ids}
-	if len(comps) > 1 {
-		id := fmt.Sprintf("task_%03d", len(comps)+1)
-		tasks = append(tasks, map[string]any{
-			"id": id, "title": "Integrate the results", "description": "Bring the parts together and check they agree.",
-			"scope": []string{}, "priority": 1, "dependencies": slices.Clone(ids), "estimated_tokens": 3000,
-		})
-		groups = append(groups, []string{id})
+	groups := [][]string{first}
+	var later []string
+	for _, id := range ids {
+		if !slices.Contains(first, id) {
+			later = append(later, id)
+		}
+	}
+	if len(later) > 0 {
+		groups = append(groups, later)
 	}
 	data := map[string]any{"total_tasks": len(tasks), "tasks": tasks, "parallelizable_groups": groups}
 	return data, fmt.Sprintf("Here is the task list: %d tasks.", len(tasks))
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // newTasks plans the same split as taskList in the delegation dialect of
 // seed 003: one new_task object per component, delegated to the specialist
 // the request calls for, and an integration task after them.
 func (m *mind) newTasks() ([]map[string]any, string) {
-	comps := m.components()
+	plan := m.plan()
 	prefix, mode := m.specialist()
 	var objs []map[string]any
 	var ids []string
-	for i, c := range comps {
+	for i, p := range plan {
 		id := fmt.Sprintf("%s-%03d", prefix, i+1)
+		taskMode := mode
+		deps := []string{}
+		for _, a := range p.after {
+			deps = append(deps, ids[a])
+		}
+		if p.final {
+			id, taskMode, deps = "INT-001", "integration", slices.Clone(ids)
+		}
 		ids = append(ids, id)
-		name := componentName(c.name, m.cwd)
-		var inputs []map[string]any
-		for _, p := range scopeList(c) {
-			inputs = append(inputs, map[string]any{"type": "code", "path": p, "description": "Part of " + name})
+		inputs := []map[string]any{}
+		for _, s := range p.scope {
+			inputs = append(inputs, map[string]any{"type": "code", "path": s, "description": p.title + ": input"})
+		}
+		outputs := []map[string]any{}
+		for _, o := range p.outputs {
+			outputs = append(outputs, map[string]any{"type": "document", "path": o, "description": "Written by " + id})
 		}
 		priority := "medium"
-		if i == 0 {
+		switch {
+		case i == 0:
 			priority = "high"
+		case p.final:
+			priority = "low"
+		}
+		criteria := p.criteria
+		if len(criteria) == 0 {
+			criteria = []string{"Every input of " + id + " was read", "The report says what was found"}
 		}
 		objs = append(objs, map[string]any{
-			"taskId": id, "delegatedToMode": mode,
-			"objective": fmt.Sprintf("%s %s.", m.verb(), name),
-			"context": fmt.Sprintf("%s holds %d files (%s); this task covers %s (%d files). Simulated delegation built from the folder listing.",
-				path.Base(m.cwd), len(m.files), m.languages(), name, len(c.files)),
+			"taskId": id, "delegatedToMode": taskMode,
+			"objective": p.description,
+			"context": fmt.Sprintf("%s holds %d files (%s). Simulated delegation built from the folder listing.",
+				path.Base(m.cwd), len(m.files), m.languages()),
 			"inputs":              inputs,
-			"expectedOutputs":     []any{},
+			"expectedOutputs":     outputs,
 			"constraintsAndRules": []string{"Stay inside the inputs of this task", "Do not change files other agents work on"},
-			"acceptanceCriteria":  []string{"Every input of " + id + " was read", "The report says what was found"},
+			"acceptanceCriteria":  criteria,
 			"priority":            priority,
-			"dependencies":        []string{},
+			"dependencies":        deps,
 			"deadlineHint":        "15 minutes",
-		})
-	}
-	if len(comps) > 1 {
-		objs = append(objs, map[string]any{
-			"taskId": "INT-001", "delegatedToMode": "integration",
-			"objective":           "Bring the parts together and check they agree.",
-			"context":             "The other tasks each covered one part of " + path.Base(m.cwd) + ": " + strings.Join(ids, ", ") + ".",
-			"inputs":              []any{},
-			"expectedOutputs":     []any{},
-			"constraintsAndRules": []string{"Change nothing the other tasks produced"},
-			"acceptanceCriteria":  []string{"The parts agree with each other"},
-			"priority":            "low",
-			"dependencies":        slices.Clone(ids),
-			"deadlineHint":        "10 minutes",
 		})
 	}
 	return objs, fmt.Sprintf("I delegate %d tasks, one new_task each.", len(objs))
@@ -324,12 +357,14 @@ func (m *mind) newTasks() ([]map[string]any, string) {
 
 // specialist is the task id prefix and the SPARC mode for the request.
 func (m *mind) specialist() (string, string) {
-	switch m.verb() {
-	case "Add tests for":
+	switch m.work() {
+	case workTests:
 		return "TEST", "tdd"
-	case "Review":
+	case workReview:
 		return "REVIEW", "security-review"
-	case "Document":
+	case workBugs:
+		return "DEBUG", "debug"
+	case workDocs:
 		return "DOCS", "docs-writer"
 	default:
 		return "CODE", "code"
@@ -414,6 +449,43 @@ func (r report) completion() map[string]any {
 	return d
 }
 
+// completionReport is the report as a seed 001 completion_report message,
+// with the build result the simulated agent can honestly give: it runs no
+// build (not_applicable), or the failed build of worker-fails.
+func (r report) completionReport(platform string, now time.Time) map[string]any {
+	d := map[string]any{"type": "completion_report", "taskId": r.id, "platform": platform, "status": "awaiting_review",
+		"summary": r.summary, "filesCreated": []string{}, "filesModified": append([]string{}, r.files...),
+		"buildResult": map[string]any{"status": "not_applicable", "command": "", "errors": 0,
+			"output": "simulated: the simulated agent runs no build"},
+		"timestamp": now.UTC().Format("2006-01-02T15:04:05.000Z")}
+	switch r.kind {
+	case reportFailed:
+		d["buildResult"] = map[string]any{"status": "failed", "command": "go build ./...", "errors": 1, "output": r.err}
+	case reportQuestion:
+		d["summary"] = r.summary + " Open question: " + r.question
+	case reportConflict:
+		d["summary"] = r.summary + " Conflict: " + r.conflict + " (suggested: " + r.resolution + ")"
+	}
+	return d
+}
+
+var quotedPlatform = regexp.MustCompile(`"platform"\s*:\s*"(web|android|ios|custom)"`)
+
+// platform is the seed 001 platform the prompt names (custom when none).
+func (m *mind) platform() string {
+	if p := quotedPlatform.FindStringSubmatch(m.prompt); p != nil {
+		return p[1]
+	}
+	if _, after, ok := strings.Cut(m.prompt, "Platform: "); ok {
+		for _, p := range []string{"web", "android", "ios", "custom"} {
+			if strings.HasPrefix(after, p) {
+				return p
+			}
+		}
+	}
+	return "custom"
+}
+
 // attemptCompletion is the report as a seed 003 attempt_completion object.
 func (r report) attemptCompletion() map[string]any {
 	artifacts := []any{}
@@ -446,6 +518,9 @@ func (r report) attemptCompletion() map[string]any {
 // the prompt names (by path, or by their folder with a slash), else the
 // key files; three at most.
 func (m *mind) workerScope() []string {
+	if scope := m.inScope(m.taskScope()); len(scope) > 0 {
+		return scope[:min(5, len(scope))]
+	}
 	var scope []string
 	for _, f := range m.files {
 		dir := path.Dir(f.Path)
@@ -470,7 +545,7 @@ func (m *mind) workerReport(scope []string, first bool, buildErr string) report 
 		return report{id: id, kind: reportQuestion, before: "Before I write " + id + " I need an answer.",
 			summary:  "Read " + strings.Join(scope, ", ") + "; the output format needs a decision before " + id + " can be written.",
 			question: "Should the output of " + id + " be Markdown or plain text?"}
-	case m.scenario == "worker-fails" || buildErr != "":
+	case m.scenario == "worker-fails" || buildErr != "" || m.scenario == "deadlock" && strings.HasSuffix(id, "001"):
 		e := "simulated failure: the build of the project failed"
 		if buildErr != "" {
 			e = "the build or tests of the project failed: " + firstLine(buildErr, 300)
@@ -499,9 +574,23 @@ func (m *mind) workerReport(scope []string, first bool, buildErr string) report 
 		lines += strings.Count(text, "\n")
 		outline = append(outline, fmt.Sprintf("- %s: %s", f, firstLine(text, 80)))
 	}
+	output := "## " + id + "\n\n" + strings.Join(outline, "\n")
+	summary := fmt.Sprintf("Read %s (%s) for %s.", count(len(scope), "file"), count(lines, "line"), id)
+	if m.work() == workBugs {
+		found := m.findings(scope)
+		summary = fmt.Sprintf("Hunted bugs in %s (%s) for %s: %s.", count(len(scope), "file"), count(lines, "line"), id,
+			count(len(found), "finding"))
+		output += "\n\n### Findings\n"
+		if len(found) == 0 {
+			output += "None: no ignored error, panic or TODO/FIXME marker in these files.\n"
+		}
+		for _, f := range found {
+			output += "- " + f + "\n"
+		}
+	}
 	return report{id: id, kind: reportSuccess, before: "Task " + id + " is done.",
-		summary: fmt.Sprintf("Read %s (%s) for %s.", count(len(scope), "file"), count(lines, "line"), id),
-		output:  "## " + id + "\n\n" + strings.Join(outline, "\n"),
+		summary: summary,
+		output:  output,
 		metrics: map[string]any{"files_read": len(scope), "lines_read": lines}}
 }
 
@@ -630,7 +719,7 @@ var (
 //  3. a quoted new_task example ("objective": "…" with the word new_task):
 //     a task list in the delegation dialect;
 //  4. a quoted completion_report ("type": "completion_report", seed 001):
-//     a completion, with the dialect left "" (the orchestrator block);
+//     a completion in the report dialect;
 //  5. keywords: the phase, with the dialect left "" (not said).
 //
 // A worker prompt of the delegation dialect also quotes its own new_task,
@@ -655,7 +744,7 @@ func detect(prompt string) (phase, dialect string) {
 	case strings.Contains(prompt, "new_task") && quotedObjective.MatchString(prompt):
 		return "task_list", dialectDelegation
 	case quotedReport.MatchString(prompt):
-		return "completion", ""
+		return "completion", dialectReport
 	}
 	l := strings.ToLower(prompt)
 	switch {

@@ -243,6 +243,7 @@ func Answer(req ModelRequest) ModelReply {
 		dialect = lastDialect(t.prior, phase)
 	}
 	t.delegation = dialect == dialectDelegation
+	t.dialect = dialect
 
 	final, err := t.play()
 	switch {
@@ -361,47 +362,19 @@ func (t *modelTurn) play() (string, error) {
 		return "", errHang
 	}
 
-	var data map[string]any
-	var objs []map[string]any
-	var before string
-	switch t.phase {
-	case "analysis":
-		data, before = t.analysis()
-	case "task_list":
-		if t.delegation {
-			objs, before = t.newTasks()
-		} else {
-			data, before = t.taskList()
-		}
-	case "completion":
-		rep, err := t.worker()
-		if err != nil {
-			return "", err
-		}
-		before = rep.before
-		if t.delegation {
-			objs = []map[string]any{rep.attemptCompletion()}
-		} else {
-			data = rep.completion()
-		}
-	case "aggregation":
-		data, before = t.aggregation()
-	case "verification":
-		var err error
-		data, before, err = t.verify()
-		if err != nil {
-			return "", err
-		}
-	case "review":
-		data, before = t.review(t.taskID(), t.attempt)
-	default:
+	text, _, known, err := t.answer(t, t.phase, t.attempt)
+	if err != nil {
+		return "", err
+	}
+	if !known {
 		return fmt.Sprintf("I looked at %d files in %s. Tell me which phase you need (analysis, task_list, completion, aggregation or verification) and I will answer with a %s block.", len(t.files), path.Base(t.cwd), startDelim), nil
 	}
-	if objs != nil {
-		return t.objectBlocks(objs, before, t.attempt), nil
-	}
-	return t.block(t.phase, data, before, t.attempt), nil
+	return text, nil
 }
+
+// reviews is the attempt of the review: the prompts of the session that
+// asked for a review of the same task.
+func (t *modelTurn) reviews(string) int { return t.attempt }
 
 // listCommand lists the folder's files with their sizes, leaving out the
 // folders the simulator page leaves out (skipDir).
@@ -691,7 +664,7 @@ func (t *modelTurn) outsideScope(scope []string) string {
 
 // verify runs the tests before the verification answer: a failing run
 // fails the verification.
-func (t *modelTurn) verify() (map[string]any, string, error) {
+func (t *modelTurn) verify(int) (map[string]any, string, error) {
 	ran, failure, err := t.runTests()
 	if err != nil {
 		return nil, "", err

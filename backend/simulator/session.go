@@ -162,6 +162,7 @@ func (s *Simulator) appendLocked(ss *session, entry map[string]any) {
 	}
 	ss.transcript = append(ss.transcript, b)
 	ss.lastActivity = time.Now()
+	s.appendEntryLocked(ss, b)
 	ev, _ := json.Marshal(map[string]any{"kind": "event", "event": ss.eventFor(b)})
 	for ch := range s.subs {
 		select {

@@ -109,6 +109,7 @@ var Scenarios = []string{
 	"clarification",    // as worker, first answers needs_input with a question, then completes once answered
 	"qa-fails",         // as verifier, fails the first verification with one issue per task id it names, then passes
 	"conflict",         // as worker, reports a conflict with another agent over a file of its scope, with a suggested resolution
+	"deadlock",         // at the slow pace, plans a chain (task 2 after task 1) beside an independent task 3; task 1 fails, so a retry of the skipped task 2 meets the dependency deadlock check
 }
 
 // ValidScenario reports whether name is a known scenario.
@@ -124,6 +125,10 @@ type Options struct {
 	// Speed divides every delay of the scripted agent: 1 is lifelike (a
 	// turn takes a few seconds), 100 makes tests fast. 1 when zero.
 	Speed float64
+	// StateDir, when set, is where the simulator keeps its sessions and
+	// their transcripts (see persist.go): a simulator started again on it
+	// has them back, as Claude Desktop keeps its sessions across restarts.
+	StateDir string
 	// Logger receives logs; slog.Default when nil.
 	Logger *slog.Logger
 	// OnEntry, if set, is called with the time each transcript entry is
@@ -218,6 +223,14 @@ func (s *Simulator) Start() error {
 	s.ln = ln
 	s.base = "http://" + ln.Addr().String()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if s.persistent() {
+		resume, err := s.load()
+		if err != nil {
+			s.cancel()
+			return errors.Join(fmt.Errorf("load the simulator's sessions: %w", err), ln.Close())
+		}
+		defer s.resumeTurns(resume)
+	}
 	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Go(func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -551,6 +564,7 @@ func (s *Simulator) apiAction(w http.ResponseWriter, r *http.Request) {
 		ss.archived = false
 	case "delete":
 		ss.interruptLocked()
+		s.removeLocked(ss.id)
 		delete(s.sessions, ss.id)
 		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == ss.id })
 	case "model":
@@ -662,6 +676,7 @@ func (s *Simulator) broadcast(v any) {
 func (s *Simulator) publishUpdate(ss *session) {
 	s.mu.Lock()
 	obj := ss.object()
+	s.saveLocked(ss)
 	s.mu.Unlock()
 	s.broadcast(map[string]any{"kind": "event", "event": map[string]any{"type": "session_updated", "sessionId": ss.id, "session": obj}})
 }

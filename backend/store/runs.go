@@ -345,8 +345,8 @@ func upsertWorker(ctx context.Context, tx *sql.Tx, runID string, w Worker, now t
 	_, err = tx.ExecContext(ctx, `INSERT INTO workers (run_id, task_id, session_id, status, retry_count, progress,
 		current_action, tools, summary, output, output_files, error, unstructured, skipped, waiting,
 		input_tokens, output_tokens, cost_usd, state, started_at, completed_at, last_activity_at, updated_at,
-		questions, conflicts)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		questions, conflicts, model)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (run_id, task_id) DO UPDATE SET session_id = excluded.session_id, status = excluded.status,
 		retry_count = excluded.retry_count, progress = excluded.progress, current_action = excluded.current_action,
 		tools = excluded.tools, summary = excluded.summary, output = excluded.output,
@@ -355,11 +355,11 @@ func upsertWorker(ctx context.Context, tx *sql.Tx, runID string, w Worker, now t
 		output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd, state = excluded.state,
 		started_at = excluded.started_at, completed_at = excluded.completed_at,
 		last_activity_at = excluded.last_activity_at, updated_at = excluded.updated_at,
-		questions = excluded.questions, conflicts = excluded.conflicts`,
+		questions = excluded.questions, conflicts = excluded.conflicts, model = excluded.model`,
 		runID, w.TaskID, w.SessionID, w.Status, w.RetryCount, w.Progress, w.CurrentAction, tools, w.Summary,
 		w.Output, files, w.Error, w.Unstructured, w.Skipped, waiting, w.InputTokens, w.OutputTokens, w.CostUSD,
 		rawText(w.State, "{}"), msPtr(w.StartedAt), msPtr(w.CompletedAt), msPtr(w.LastActivityAt), ms(now),
-		questions, conflicts)
+		questions, conflicts, w.Model)
 	if isConstraint(err) {
 		return fmt.Errorf("worker %s: no such task: %w", w.TaskID, ErrNotFound)
 	}
@@ -568,7 +568,7 @@ func (s *Store) Workers(ctx context.Context, runID string) ([]Worker, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT w.run_id, w.task_id, w.session_id, w.status, w.retry_count,
 		w.progress, w.current_action, w.tools, w.summary, w.output, w.output_files, w.error, w.unstructured,
 		w.skipped, w.waiting, w.input_tokens, w.output_tokens, w.cost_usd, w.state, w.started_at,
-		w.completed_at, w.last_activity_at, w.updated_at, w.questions, w.conflicts
+		w.completed_at, w.last_activity_at, w.updated_at, w.questions, w.conflicts, w.model
 		FROM workers w JOIN tasks t ON t.run_id = w.run_id AND t.id = w.task_id
 		WHERE w.run_id = ? ORDER BY t.position, t.id`, runID)
 	if err != nil {
@@ -584,7 +584,7 @@ func (s *Store) Workers(ctx context.Context, runID string) ([]Worker, error) {
 		if err := rows.Scan(&w.RunID, &w.TaskID, &w.SessionID, &w.Status, &w.RetryCount, &w.Progress,
 			&w.CurrentAction, &tools, &w.Summary, &w.Output, &files, &w.Error, &w.Unstructured, &w.Skipped,
 			&waiting, &w.InputTokens, &w.OutputTokens, &w.CostUSD, &state, &started, &completed, &activity,
-			&updated, &questions, &conflicts); err != nil {
+			&updated, &questions, &conflicts, &w.Model); err != nil {
 			return nil, err
 		}
 		if err := errors.Join(json.Unmarshal([]byte(tools), &w.Tools), json.Unmarshal([]byte(files), &w.OutputFiles),

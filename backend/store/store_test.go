@@ -41,9 +41,14 @@ func TestOpenCreatesPrivateFileWithSchema(t *testing.T) {
 		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
 	}
 	ctx := context.Background()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := ms[len(ms)-1].version
 	v, err := s.SchemaVersion(ctx)
-	if err != nil || v != 4 {
-		t.Errorf("SchemaVersion = %d, %v; want 4", v, err)
+	if err != nil || v != latest || latest < 4 {
+		t.Errorf("SchemaVersion = %d, %v; want the latest migration %d (at least 4)", v, err, latest)
 	}
 	var mode string
 	if err := s.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
@@ -58,8 +63,8 @@ func TestOpenCreatesPrivateFileWithSchema(t *testing.T) {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer s2.Close()
-	if v, _ := s2.SchemaVersion(ctx); v != 4 {
-		t.Errorf("after reopen version = %d", v)
+	if v, _ := s2.SchemaVersion(ctx); v != latest {
+		t.Errorf("after reopen version = %d, want %d", v, latest)
 	}
 }
 
@@ -126,12 +131,13 @@ func TestCommitWritesEverythingOrNothing(t *testing.T) {
 	now := time.Now()
 	if err := s.Commit(ctx, r.ID, Change{Workers: []Worker{{TaskID: "task_002", Status: "running", StartedAt: &now,
 		Tools: ToolStats{Total: 2, Reads: 2}, Waiting: &Permission{RequestID: "p1", ToolName: "Bash"},
-		Questions: []string{"Which port?"}, Conflicts: []string{"api.go: both edit Serve"}}}}); err != nil {
+		Questions: []string{"Which port?"}, Conflicts: []string{"api.go: both edit Serve"}, Model: "claude-opus-4-1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	ws, _ := s.Workers(ctx, r.ID)
 	if len(ws) != 1 || ws[0].Tools.Reads != 2 || ws[0].Waiting == nil || ws[0].Waiting.ToolName != "Bash" ||
-		len(ws[0].Questions) != 1 || ws[0].Questions[0] != "Which port?" || len(ws[0].Conflicts) != 1 {
+		len(ws[0].Questions) != 1 || ws[0].Questions[0] != "Which port?" || len(ws[0].Conflicts) != 1 ||
+		ws[0].Model != "claude-opus-4-1" {
 		t.Errorf("Workers = %+v", ws)
 	}
 	// Skills matched to a task are kept; a task without any reads back empty, not null.

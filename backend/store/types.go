@@ -161,7 +161,10 @@ type Worker struct {
 	// worker waits until they are answered.
 	Questions []string `json:"questions"`
 	// Conflicts the worker reported (conflict_detected, seed 003).
-	Conflicts      []string   `json:"conflicts"`
+	Conflicts []string `json:"conflicts"`
+	// Model is the model the worker's session was started with, chosen by
+	// the task's complexity (seed 004); "" leaves the host's default.
+	Model          string     `json:"model,omitempty"`
 	InputTokens    int64      `json:"inputTokens"`
 	OutputTokens   int64      `json:"outputTokens"`
 	CostUSD        float64    `json:"costUsd"`

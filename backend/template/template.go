@@ -142,6 +142,9 @@ type Skills struct {
 type Journal struct {
 	Enabled bool `json:"enabled"`
 	Archive bool `json:"archive"`
+	// Fresh archives a journal already in the folder and starts a new one;
+	// without it the journal is resumed from its last checkpoint (seed 004).
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // Seconds turns a number of seconds from a template into a duration.

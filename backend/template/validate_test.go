@@ -53,6 +53,7 @@ func TestValidateAcceptsChildThatOmitsWhatItInherits(t *testing.T) {
 	}{
 		{"minimal child", `{"id": "mini", "name": "Mini", "extends": "_default"}`},
 		{"child of a child", `{"id": "mini", "name": "Mini", "extends": "my-docs-fr", "config": {"maxWorkers": 20}}`},
+		{"child that starts its journal afresh", `{"id": "mini", "name": "Mini", "extends": "_default", "config": {"journal": {"enabled": true, "fresh": true}}}`},
 		{"child overriding one prompt half", `{"id": "mini", "name": "Mini", "extends": "documentation", "prompts": {"workerExecution": {"system": "Be brief."}}}`},
 		{"child overriding one field of a variable", `{"id": "mini", "name": "Mini", "extends": "documentation", "variables": {"AUDIENCE": {"default": "users"}, "DOC_STYLE": {"options": ["reference", "guide"]}}}`},
 		{"child with typed variables", `{"id": "mini", "name": "Mini", "extends": "_default", "variables": {

@@ -103,6 +103,7 @@ type Worker struct {
 	Waiting        *Permission `json:"waiting,omitempty"`
 	Questions      []string    `json:"questions"`
 	Conflicts      []string    `json:"conflicts"`
+	Model          string      `json:"model,omitempty"`
 	InputTokens    int64       `json:"inputTokens"`
 	OutputTokens   int64       `json:"outputTokens"`
 	CostUSD        float64     `json:"costUsd"`
@@ -179,7 +180,7 @@ func WorkerOf(w store.Worker) Worker {
 		RunID: w.RunID, TaskID: w.TaskID, SessionID: w.SessionID, Status: w.Status, RetryCount: w.RetryCount,
 		Progress: w.Progress, CurrentAction: w.CurrentAction, Tools: ToolStats(w.Tools), Summary: w.Summary,
 		Output: w.Output, OutputFiles: w.OutputFiles, Error: w.Error, Unstructured: w.Unstructured, Skipped: w.Skipped,
-		Questions: w.Questions, Conflicts: w.Conflicts, InputTokens: w.InputTokens, OutputTokens: w.OutputTokens,
+		Questions: w.Questions, Conflicts: w.Conflicts, Model: w.Model, InputTokens: w.InputTokens, OutputTokens: w.OutputTokens,
 		CostUSD: w.CostUSD, StartedAt: w.StartedAt, CompletedAt: w.CompletedAt, LastActivityAt: w.LastActivityAt,
 		UpdatedAt: w.UpdatedAt,
 	}

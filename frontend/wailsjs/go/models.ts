@@ -1745,6 +1745,7 @@ export namespace view {
 	    waiting?: Permission;
 	    questions: string[];
 	    conflicts: string[];
+	    model?: string;
 	    inputTokens: number;
 	    outputTokens: number;
 	    costUsd: number;
@@ -1780,6 +1781,7 @@ export namespace view {
 	        this.waiting = this.convertValues(source["waiting"], Permission);
 	        this.questions = source["questions"];
 	        this.conflicts = source["conflicts"];
+	        this.model = source["model"];
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
 	        this.costUsd = source["costUsd"];

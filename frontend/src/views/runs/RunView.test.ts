@@ -30,6 +30,14 @@ describe('RunView worker grid', () => {
     expect(within(card('t1')).queryByText('Somewhere else')).toBeNull();
   });
 
+  it('shows the model each worker ran with (seed 004: chosen by complexity)', async () => {
+    answer('RunSnapshot', () => Promise.resolve(snapshot({ workers: [worker('t1', { model: 'claude-opus-4-1' }), worker('t2')] })));
+    render(RunView, { runId: 'r1' });
+    const c = await waitFor(() => card('t1'));
+    expect(within(c).getByText('claude-opus-4-1')).toBeTruthy();
+    expect(within(card('t2')).queryByText(/claude-/)).toBeNull();
+  });
+
   it('shows a permission prompt inline and answers it', async () => {
     const waiting = worker('t1', { waiting: { requestId: 'p1', toolName: 'Write', input: { file_path: 'docs/api.md', content: '…' } } });
     answer('RunSnapshot', () => Promise.resolve(snapshot({ workers: [waiting] })));
