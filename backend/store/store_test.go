@@ -42,8 +42,8 @@ func TestOpenCreatesPrivateFileWithSchema(t *testing.T) {
 	}
 	ctx := context.Background()
 	v, err := s.SchemaVersion(ctx)
-	if err != nil || v != 3 {
-		t.Errorf("SchemaVersion = %d, %v; want 3", v, err)
+	if err != nil || v != 4 {
+		t.Errorf("SchemaVersion = %d, %v; want 4", v, err)
 	}
 	var mode string
 	if err := s.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
@@ -58,7 +58,7 @@ func TestOpenCreatesPrivateFileWithSchema(t *testing.T) {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer s2.Close()
-	if v, _ := s2.SchemaVersion(ctx); v != 3 {
+	if v, _ := s2.SchemaVersion(ctx); v != 4 {
 		t.Errorf("after reopen version = %d", v)
 	}
 }
