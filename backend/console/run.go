@@ -21,23 +21,27 @@ import (
 	"github.com/baton-app/baton/backend/store"
 )
 
-const runUsage = `usage: baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes]
-                 [--permission-mode MODE] [--host sim|desktop|claude-code] [--cdp URL]
-                 [--claude PATH] [--scenario NAME]
-       baton run --resume RUN_ID [--yes] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]
-
-Runs a whole orchestration without a window and shows its progress. What the
+// runDetails is the help of "baton run" after its summary.
+const runDetails = `Runs a whole orchestration without a window and shows its progress. What the
 run waits for is asked on the terminal: the task list (unless --yes),
-workers' questions, permission prompts, and reviews the template leaves to
-you. --permission-mode sets the workers' mode for this run (default,
-acceptEdits, plan or bypassPermissions). With --host claude-code every session
-is a Claude Code CLI process (claude on PATH, or --claude PATH) that inherits
-this environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
-Exit codes: 0 every task completed, 2 finished with failed or skipped tasks
-(or the settings file cannot be used and no --host was given), 1 error or an
-interrupted run (continue it with --resume), 130 Ctrl-C and 143 SIGTERM (also
-while a question waits: the run is paused; continue it with --resume).
-`
+workers' questions (AskUserQuestion options are listed: type a number or your
+own words), permission prompts, and reviews the template leaves to you. A
+question left open is asked again on --resume. A task list that fails its
+checks is printed with its problems: fix it with --plan FILE (a JSON file
+with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
+--permission-mode sets the workers' mode for this run (default, acceptEdits,
+plan or bypassPermissions). With --host claude-code every session is a Claude
+Code CLI process (claude on PATH, or --claude PATH) that inherits this
+environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
+
+Exit codes: 0 completed (every task, the aggregation and the verification),
+1 error, 2 usage error (or the settings file cannot be used and no --host was
+given), 3 completed with issues, 4 failed (no task completed), 5 cancelled,
+6 interrupted (continue it with --resume), 7 the run waits for you (a plan to
+fix, a question with no input to read it from), 130 Ctrl-C and 143 SIGTERM
+(the run is paused; continue it with --resume).`
+
+const runHint = "Run \"baton help run\" for its flags.\n"
 
 // signalContext returns a context that ends on Ctrl-C or SIGTERM, its stop
 // function, and the exit code for the signal that ended it (130 for
@@ -113,32 +117,19 @@ func (v varFlags) Set(s string) error {
 // the run waits for (attention).
 func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stdout, stderr = safe(stdout), safe(stderr)
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	tmpl := fs.String("template", "", "template id")
-	cwd := fs.String("cwd", ".", "project folder")
-	message := fs.String("message", "", "the request")
-	yes := fs.Bool("yes", false, "confirm the task list without asking")
-	host := fs.String("host", "", "sim, desktop or claude-code (default: the host in Settings)")
-	cdp := fs.String("cdp", "", "Claude Desktop's DevTools endpoint (implies --host desktop)")
-	claudePath := fs.String("claude", "", "the Claude Code CLI to run (implies --host claude-code)")
-	scenario := fs.String("scenario", "", "simulator scenario")
-	speed := fs.Float64("sim-speed", 1, "simulator speed factor")
-	resume := fs.String("resume", "", "continue a paused or interrupted run")
-	permission := fs.String("permission-mode", "", "the workers' permission mode for this run")
-	vars := varFlags{}
-	fs.Var(vars, "var", "template variable NAME=VALUE (repeatable)")
+	fs, o := runFlagSet()
+	tmpl, cwd, message, yes, host, cdp, claudePath, scenario, speed, resume, permission, vars := o.tmpl, o.cwd, o.message, o.yes, o.host, o.cdp, o.claudePath, o.scenario, o.speed, o.resume, o.permission, o.vars
 	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "baton run: %v\n\n%s", err, runUsage)
-		return ExitError
+		fmt.Fprintf(stderr, "baton run: %v\n%s", err, runHint)
+		return ExitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "baton run: unexpected argument %q\n\n%s", fs.Arg(0), runUsage)
-		return ExitError
+		fmt.Fprintf(stderr, "baton run: unexpected argument %q\n%s", fs.Arg(0), runHint)
+		return ExitUsage
 	}
 	if *resume == "" && (*tmpl == "" || strings.TrimSpace(*message) == "") {
-		fmt.Fprintf(stderr, "baton run needs --template and --message (or --resume RUN_ID).\n\n%s", runUsage)
-		return ExitError
+		fmt.Fprintf(stderr, "baton run needs --template and --message (or --resume RUN_ID).\n%s", runHint)
+		return ExitUsage
 	}
 	dir, err := projectFolder(*cwd)
 	if err != nil && *resume == "" {
@@ -200,7 +191,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return ExitError
 			}
 		}
-		fmt.Fprintf(stdout, "Resuming %s\n", runID)
+		fmt.Fprintf(stdout, "Resuming %s (host: %s)\n", runID, hostName(svc.Hosts.Status()))
 	} else {
 		// A host that cannot be used refuses the start before anything
 		// is stored: no run is left in the history for it.
@@ -215,10 +206,14 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		run, err := svc.Engine.Create(ctx, req)
 		if err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
+			if hint := varHint(err); hint != "" {
+				fmt.Fprintln(stderr, hint)
+				return ExitUsage
+			}
 			return ExitError
 		}
 		runID = run.ID
-		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.Hosts.Status().Label)
+		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, hostName(svc.Hosts.Status()))
 		if err := svc.Engine.Start(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
 			return ExitError
@@ -335,7 +330,7 @@ func confirm(ctx context.Context, svc *service.Services, runID string, e evt, ye
 				}
 			}
 			fmt.Fprintf(stdout, "Cancelled %s; nothing was started, and it is not kept in the history.\n", runID)
-			return ExitError, true
+			return ExitCancelled, true
 		}
 	}
 	if err := svc.Engine.Confirm(ctx, runID, engine.Modifications{}); err != nil {
@@ -345,14 +340,15 @@ func confirm(ctx context.Context, svc *service.Services, runID string, e evt, ye
 	return 0, false
 }
 
-// summary prints how the run ended and returns the exit code.
+// summary prints how the run ended, its issues and what to do next, and
+// returns the exit code of its outcome.
 func summary(ctx context.Context, svc *service.Services, run store.Run, stdout io.Writer) int {
-	snap, err := svc.Engine.Snapshot(ctx, run.ID)
+	snap, err := engine.LoadReport(ctx, svc.Store, run.ID)
 	if err != nil {
 		snap = engine.Snapshot{Run: run}
 	}
 	r := snap.Run
-	fmt.Fprintf(stdout, "\nRun %s %s: %d of %d tasks completed", r.ID, r.Status, r.TasksCompleted, r.TasksTotal)
+	fmt.Fprintf(stdout, "\nRun %s %s: %d of %d tasks completed", r.ID, statusLabel(r.Status), r.TasksCompleted, r.TasksTotal)
 	if r.TasksFailed > 0 {
 		fmt.Fprintf(stdout, ", %d failed", r.TasksFailed)
 	}
@@ -360,11 +356,10 @@ func summary(ctx context.Context, svc *service.Services, run store.Run, stdout i
 		fmt.Fprintf(stdout, ", %d skipped", r.TasksSkipped)
 	}
 	fmt.Fprintf(stdout, ". Tokens %d in / %d out, cost $%.2f.\n", r.InputTokens, r.OutputTokens, r.CostUSD)
-	var bad, files []string
+	var bad []string
 	for _, w := range snap.Workers {
 		switch {
-		case w.Status == "completed" && !w.Skipped:
-			files = append(files, w.OutputFiles...)
+		case w.Status == engine.WorkerCompleted.String() && !w.Skipped:
 		case w.Skipped:
 			bad = append(bad, fmt.Sprintf("%s skipped: %s", w.TaskID, w.Error))
 		default:
@@ -375,21 +370,60 @@ func summary(ctx context.Context, svc *service.Services, run store.Run, stdout i
 	for _, b := range bad {
 		fmt.Fprintf(stdout, "  - %s\n", b)
 	}
-	if len(files) > 0 {
-		slices.Sort(files)
-		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(slices.Compact(files), ", "))
+	printIssues(stdout, r)
+	if rep := snap.FinalReport; rep != nil && len(rep.Files) > 0 {
+		var files []string
+		for _, f := range rep.Files {
+			files = append(files, f.Path)
+		}
+		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(files, ", "))
 	}
-	switch {
-	case r.Status == engine.RunInterrupted.String():
+	switch r.Status {
+	case engine.RunInterrupted.String():
 		fmt.Fprintf(stdout, "Interrupted: %s\nEverything done is kept. Continue it with: baton run --resume %s\n", r.Message, r.ID)
-		return ExitError
-	case r.Status == engine.RunError.String():
+	case engine.RunError.String():
 		fmt.Fprintf(stdout, "Error: %s\n", r.Error)
-		return ExitError
-	case r.Status == engine.RunCancelled.String():
-		return ExitError
-	case r.TasksFailed > 0 || r.TasksSkipped > 0 || len(bad) > 0:
-		return ExitFailures
 	}
-	return ExitOK
+	if r.Status != engine.RunCompleted.String() {
+		fmt.Fprintf(stdout, "The whole report: baton show %s\n", r.ID)
+	}
+	return exitCode(r.Status)
+}
+
+type runOptions struct {
+	tmpl       *string
+	cwd        *string
+	message    *string
+	yes        *bool
+	host       *string
+	cdp        *string
+	claudePath *string
+	scenario   *string
+	speed      *float64
+	resume     *string
+	permission *string
+	plan       *string
+	vars       varFlags
+}
+
+// runFlagSet defines the flags of "baton run": its help lists them all.
+func runFlagSet() (*flag.FlagSet, *runOptions) {
+	o := &runOptions{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.tmpl = fs.String("template", "", "template id")
+	o.cwd = fs.String("cwd", ".", "project folder")
+	o.message = fs.String("message", "", "the request")
+	o.yes = fs.Bool("yes", false, "confirm the task list without asking")
+	o.host = fs.String("host", "", "sim, desktop or claude-code (default: the host in Settings)")
+	o.cdp = fs.String("cdp", "", "Claude Desktop's DevTools endpoint (implies --host desktop)")
+	o.claudePath = fs.String("claude", "", "the Claude Code CLI to run (implies --host claude-code)")
+	o.scenario = fs.String("scenario", "", "simulator scenario")
+	o.speed = fs.Float64("sim-speed", 1, "simulator speed factor")
+	o.resume = fs.String("resume", "", "continue a paused or interrupted run")
+	o.permission = fs.String("permission-mode", "", "the workers' permission mode for this run")
+	o.plan = fs.String("plan", "", "a JSON file with the task list to use instead of a proposed one that fails its checks")
+	o.vars = varFlags{}
+	fs.Var(o.vars, "var", "template variable NAME=VALUE (repeatable)")
+	return fs, o
 }

@@ -3,10 +3,12 @@ package console
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -125,6 +127,14 @@ func templatesShow(m *template.Manager, id string, resolved bool, stdout, stderr
 			return templatesError(stderr, err)
 		}
 		_, _ = stdout.Write(raw)
+		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+			fmt.Fprintln(stdout)
+		}
+		// The variables come from the resolved template (a parent may
+		// declare them); a broken one is reported by --resolved.
+		if r, err := m.Resolve(id); err == nil {
+			printVariables(stderr, r.Template)
+		}
 		return 0
 	}
 	r, err := m.Resolve(id)
@@ -137,7 +147,81 @@ func templatesShow(m *template.Manager, id string, resolved bool, stdout, stderr
 		return 1
 	}
 	fmt.Fprintf(stdout, "%s\n", b)
+	printVariables(stderr, r.Template)
 	return 0
+}
+
+// printVariables lists a template's variables, the required ones marked,
+// with how "baton run" takes them. "templates show" writes them to stderr,
+// so that its stdout stays the template's JSON for a pipe.
+func printVariables(w io.Writer, t template.Template) {
+	if len(t.Variables) == 0 {
+		fmt.Fprintf(w, "\nVariables: none.\n")
+		return
+	}
+	names := make([]string, 0, len(t.Variables))
+	for n := range t.Variables {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		va, vb := t.Variables[a], t.Variables[b]
+		if va.Required != vb.Required {
+			if va.Required {
+				return -1
+			}
+			return 1
+		}
+		if va.Order != vb.Order {
+			return va.Order - vb.Order
+		}
+		return strings.Compare(a, b)
+	})
+	fmt.Fprintf(w, "\nVariables (give them to baton run as --var NAME=VALUE):\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, n := range names {
+		v := t.Variables[n]
+		req := "optional"
+		if v.Required {
+			req = "REQUIRED"
+		}
+		about := v.Label
+		if v.Description != "" {
+			about += ": " + v.Description
+		}
+		var extra []string
+		if v.Type != "" {
+			extra = append(extra, v.Type)
+		}
+		if len(v.Options) > 0 {
+			extra = append(extra, "one of "+strings.Join(v.Options, ", "))
+		}
+		if v.Default != nil && fmt.Sprint(v.Default) != "" {
+			extra = append(extra, fmt.Sprintf("default %v", v.Default))
+		}
+		if len(extra) > 0 {
+			about += " (" + strings.Join(extra, "; ") + ")"
+		}
+		fmt.Fprintf(tw, "  --var %s=…\t%s\t%s\n", n, req, line(about))
+	}
+	tw.Flush()
+}
+
+// varHint names the --var flags that fix the variable problems of err
+// ("" when err has none).
+func varHint(err error) string {
+	var names []string
+	for _, p := range template.Problems(err) {
+		if name, ok := strings.CutPrefix(p.Pointer, "/variables/"); ok && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	for i, n := range names {
+		names[i] = "--var " + n + "=…"
+	}
+	return "Give the template's variables with " + strings.Join(names, " ") + "; \"baton templates show ID\" lists them, the required ones marked."
 }
 
 func templatesValidate(m *template.Manager, file string, stdout, stderr io.Writer) int {
@@ -194,4 +278,13 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// templatesFlagSet lists the flags of "baton templates" for its help
+// ("show" reads --resolved itself).
+func templatesFlagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("templates", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Bool("resolved", false, "templates show: print the template with inheritance applied")
+	return fs
 }
