@@ -12,12 +12,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"golang.org/x/term"
+
 	"github.com/baton-app/baton/backend/template"
 )
 
 const templatesUsage = `usage:
   baton templates list                  list the system and custom templates
-  baton templates show ID [--resolved]  print a template as stored, or with inheritance applied
+  baton templates show ID [--resolved]  print a template as stored, or with inheritance applied,
+                                        and (on a terminal) its variables, the required ones marked
+  baton templates show ID --vars        list only the template's variables
   baton templates validate FILE         check a template file against the schema and its parents
 
 Custom templates live in %s.
@@ -60,13 +64,15 @@ func templatesCLI(dir string, args []string, stdout, stderr io.Writer) int {
 		return templatesList(m, stdout, stderr)
 	case "show":
 		var id string
-		resolved := false
+		resolved, varsOnly := false, false
 		for _, a := range args[1:] {
 			switch {
 			case a == "--resolved" || a == "-resolved":
 				resolved = true
+			case a == "--vars" || a == "-vars":
+				varsOnly = true
 			case strings.HasPrefix(a, "-"):
-				fmt.Fprintf(stderr, "baton templates show: unknown flag %s. Usage: baton templates show ID [--resolved]\n", a)
+				fmt.Fprintf(stderr, "baton templates show: unknown flag %s. Usage: baton templates show ID [--resolved | --vars]\n", a)
 				return 2
 			case id == "":
 				id = a
@@ -79,7 +85,17 @@ func templatesCLI(dir string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "baton templates show needs a template id. Run \"baton templates list\" to see them.")
 			return 2
 		}
-		return templatesShow(m, id, resolved, stdout, stderr)
+		if varsOnly {
+			r, err := m.Resolve(id)
+			if err != nil {
+				return templatesError(stderr, err)
+			}
+			printVariables(stdout, r.Template)
+			return 0
+		}
+		// On a terminal the variables follow the JSON; in a pipe stdout
+		// stays the template's JSON alone.
+		return templatesShow(m, id, resolved, isTerminal(stdout), stdout, stderr)
 	case "validate":
 		if len(args) != 2 {
 			fmt.Fprintln(stderr, "baton templates validate needs exactly one file. Usage: baton templates validate FILE")
@@ -120,7 +136,7 @@ func templatesList(m *template.Manager, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func templatesShow(m *template.Manager, id string, resolved bool, stdout, stderr io.Writer) int {
+func templatesShow(m *template.Manager, id string, resolved, vars bool, stdout, stderr io.Writer) int {
 	if !resolved {
 		raw, err := m.Raw(id)
 		if err != nil {
@@ -132,8 +148,8 @@ func templatesShow(m *template.Manager, id string, resolved bool, stdout, stderr
 		}
 		// The variables come from the resolved template (a parent may
 		// declare them); a broken one is reported by --resolved.
-		if r, err := m.Resolve(id); err == nil {
-			printVariables(stderr, r.Template)
+		if r, err := m.Resolve(id); err == nil && vars {
+			printVariables(stdout, r.Template)
 		}
 		return 0
 	}
@@ -147,13 +163,14 @@ func templatesShow(m *template.Manager, id string, resolved bool, stdout, stderr
 		return 1
 	}
 	fmt.Fprintf(stdout, "%s\n", b)
-	printVariables(stderr, r.Template)
+	if vars {
+		printVariables(stdout, r.Template)
+	}
 	return 0
 }
 
 // printVariables lists a template's variables, the required ones marked,
-// with how "baton run" takes them. "templates show" writes them to stderr,
-// so that its stdout stays the template's JSON for a pipe.
+// with how "baton run" takes them.
 func printVariables(w io.Writer, t template.Template) {
 	if len(t.Variables) == 0 {
 		fmt.Fprintf(w, "\nVariables: none.\n")
@@ -286,5 +303,12 @@ func templatesFlagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("templates", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Bool("resolved", false, "templates show: print the template with inheritance applied")
+	fs.Bool("vars", false, "templates show: list only the template's variables, the required ones marked")
 	return fs
+}
+
+// isTerminal reports whether w (under its safeWriter) is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := unwrap(w).(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
