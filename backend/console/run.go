@@ -118,7 +118,7 @@ func (v varFlags) Set(s string) error {
 func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stdout, stderr = safe(stdout), safe(stderr)
 	fs, o := runFlagSet()
-	tmpl, cwd, message, yes, host, cdp, claudePath, scenario, speed, resume, permission, vars := o.tmpl, o.cwd, o.message, o.yes, o.host, o.cdp, o.claudePath, o.scenario, o.speed, o.resume, o.permission, o.vars
+	tmpl, cwd, message, yes, host, cdp, claudePath, scenario, speed, resume, permission, vars, plan := o.tmpl, o.cwd, o.message, o.yes, o.host, o.cdp, o.claudePath, o.scenario, o.speed, o.resume, o.permission, o.vars, o.plan
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n%s", err, runHint)
 		return ExitUsage
@@ -222,6 +222,14 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	answers := newLineReader(stdin)
 	attend := newAttention(svc.Engine, svc.Hosts, runID, stdin, answers, stdout)
+	conf := &confirmer{svc: svc, runID: runID, yes: *yes, plan: *plan, answers: answers, stdout: stdout, stderr: stderr}
+	if *resume != "" {
+		// A resumed run may wait for its task list (or its fix): ask now,
+		// no event will.
+		if code, done := conf.confirm(ctx); done {
+			return code
+		}
+	}
 	// Events may be dropped when the display is behind: look again now and then.
 	recheck := time.NewTicker(time.Second)
 	defer recheck.Stop()
@@ -252,7 +260,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			view.event(e)
 			switch e.name {
 			case engine.EventTasksReady, engine.EventTasksInvalid:
-				if code, done := confirm(ctx, svc, runID, e, *yes, answers, stdout, stderr); done {
+				if code, done := conf.confirm(ctx); done {
 					return code
 				}
 			case engine.EventWorkerQuestion, engine.EventWorkerAwaitingReview, engine.EventWorkerWaiting:
@@ -287,57 +295,154 @@ func drain(view *progress, events chan evt) {
 }
 
 // confirm shows the proposed tasks and asks for confirmation when the run
-// waits for it. It reports done with an exit code when the command ends.
-func confirm(ctx context.Context, svc *service.Services, runID string, e evt, yes bool, answers *lineReader, stdout, stderr io.Writer) (int, bool) {
-	snap, err := svc.Engine.Snapshot(ctx, runID)
+// waits for it. A task list that fails its checks is printed with its
+// problems and replaced by a plan file (--plan, or one named at the prompt),
+// or the run is cancelled; without input the command ends and the run waits
+// (exit ExitWaiting), never silently. It reports done with an exit code when
+// the command ends.
+func (c *confirmer) confirm(ctx context.Context) (int, bool) {
+	snap, err := c.svc.Engine.Snapshot(ctx, c.runID)
 	if err != nil || snap.Run.Status != engine.RunConfirming.String() {
 		return 0, false
 	}
-	if e.name == engine.EventTasksInvalid {
-		fmt.Fprintf(stderr, "The proposed task list cannot be used: %s\n", strings.Join(e.p.Problems, "; "))
-		fmt.Fprintf(stderr, "Fix it in Baton's window (Runs → %s), or cancel the run there.\n", runID)
-		return ExitError, true
+	if c.plan != "" {
+		path := c.plan
+		c.plan = "" // used once
+		if err := c.usePlan(ctx, snap, path); err != nil {
+			fmt.Fprintf(c.stderr, "baton run: %v\n", err)
+			return c.waits(), true
+		}
+		fmt.Fprintf(c.stdout, "Using the plan in %s.\n", path)
+		return 0, false
 	}
-	fmt.Fprintf(stdout, "\nProposed tasks (%d):\n", len(snap.Tasks))
-	for _, group := range snap.ParallelGroups {
-		for _, id := range group {
-			for _, t := range snap.Tasks {
-				if t.ID == id {
-					deps := ""
-					if len(t.Dependencies) > 0 {
-						deps = " after " + strings.Join(t.Dependencies, ", ")
-					}
-					fmt.Fprintf(stdout, "  %-10s p%-2d %s%s\n", t.ID, t.Priority, t.Title, deps)
-				}
+	if problems := planProblems(snap); len(problems) > 0 {
+		if c.shown == fmt.Sprint(problems) {
+			return 0, false // asked already
+		}
+		c.shown = fmt.Sprint(problems)
+		c.printTasks(snap)
+		fmt.Fprintf(c.stdout, "The proposed task list cannot be used:\n")
+		for _, p := range problems {
+			fmt.Fprintf(c.stdout, "  - %s\n", line(p))
+		}
+		for {
+			fmt.Fprint(c.stdout, "Give a JSON plan file to use instead ({\"tasks\": [...]}), or press Enter to cancel the run: ")
+			text, err := c.answers.ReadLine(ctx)
+			if ctx.Err() != nil {
+				return 0, false // the command pauses the run
 			}
+			text = strings.TrimSpace(text)
+			if err != nil && text == "" {
+				fmt.Fprintln(c.stdout)
+				return c.waits(), true
+			}
+			if text == "" {
+				if err := c.svc.Engine.Cancel(ctx, c.runID); err != nil {
+					fmt.Fprintf(c.stderr, "baton run: cancel %s: %v\n", c.runID, err)
+					return ExitError, true
+				}
+				fmt.Fprintf(c.stdout, "Cancelled %s; nothing was started. \"baton delete %s\" removes it from the history.\n", c.runID, c.runID)
+				return ExitCancelled, true
+			}
+			if err := c.usePlan(ctx, snap, text); err != nil {
+				fmt.Fprintf(c.stdout, "%v\n", err)
+				continue
+			}
+			fmt.Fprintf(c.stdout, "Using the plan in %s.\n", text)
+			return 0, false
 		}
 	}
-	if !yes {
-		fmt.Fprint(stdout, "Start these tasks? [y/N] ")
-		line, _ := answers.ReadLine(ctx)
+	c.printTasks(snap)
+	if !c.yes {
+		fmt.Fprint(c.stdout, "Start these tasks? [y/N] ")
+		text, _ := c.answers.ReadLine(ctx)
 		if ctx.Err() != nil {
 			return 0, false // the command pauses the run
 		}
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			if err := svc.Engine.Cancel(ctx, runID); err != nil {
-				fmt.Fprintf(stderr, "baton run: cancel %s: %v\n", runID, err)
+		if a := strings.ToLower(strings.TrimSpace(text)); a != "y" && a != "yes" {
+			if err := c.svc.Engine.Cancel(ctx, c.runID); err != nil {
+				fmt.Fprintf(c.stderr, "baton run: cancel %s: %v\n", c.runID, err)
 			}
 			// A refused plan started nothing: the run leaves no entry in
 			// the history.
-			if _, err := svc.Engine.Wait(ctx, runID); err == nil {
-				if err := svc.Store.DeleteRun(ctx, runID); err != nil {
-					fmt.Fprintf(stderr, "baton run: remove %s from the history: %v\n", runID, err)
+			if _, err := c.svc.Engine.Wait(ctx, c.runID); err == nil {
+				if err := c.svc.Store.DeleteRun(ctx, c.runID); err != nil {
+					fmt.Fprintf(c.stderr, "baton run: remove %s from the history: %v\n", c.runID, err)
 				}
 			}
-			fmt.Fprintf(stdout, "Cancelled %s; nothing was started, and it is not kept in the history.\n", runID)
+			fmt.Fprintf(c.stdout, "Cancelled %s; nothing was started, and it is not kept in the history.\n", c.runID)
 			return ExitCancelled, true
 		}
 	}
-	if err := svc.Engine.Confirm(ctx, runID, engine.Modifications{}); err != nil {
-		fmt.Fprintf(stderr, "baton run: %v\n", err)
+	if err := c.svc.Engine.Confirm(ctx, c.runID, engine.Modifications{}); err != nil {
+		fmt.Fprintf(c.stderr, "baton run: %v\n", err)
 		return ExitError, true
 	}
 	return 0, false
+}
+
+// confirmer is the confirmation step of "baton run".
+type confirmer struct {
+	svc     *service.Services
+	runID   string
+	yes     bool
+	plan    string // --plan FILE, until used
+	answers *lineReader
+	stdout  io.Writer
+	stderr  io.Writer
+	// shown: the problems of the task list last shown (each list once).
+	shown string
+}
+
+func (c *confirmer) printTasks(snap engine.Snapshot) {
+	fmt.Fprintf(c.stdout, "\nProposed tasks (%d):\n", len(snap.Tasks))
+	listed := map[string]bool{}
+	show := func(t store.Task) {
+		deps := ""
+		if len(t.Dependencies) > 0 {
+			deps = " after " + strings.Join(t.Dependencies, ", ")
+		}
+		fmt.Fprintf(c.stdout, "  %-10s p%-2d %s%s\n", t.ID, t.Priority, line(t.Title), deps)
+		listed[t.ID] = true
+	}
+	for _, group := range snap.ParallelGroups {
+		for _, id := range group {
+			for _, t := range snap.Tasks {
+				if t.ID == id && !listed[id] {
+					show(t)
+				}
+			}
+		}
+	}
+	for _, t := range snap.Tasks { // those no group holds (a cycle, a bad dependency)
+		if !listed[t.ID] {
+			show(t)
+		}
+	}
+}
+
+// usePlan confirms the run with the tasks of a plan file in place of the
+// proposed ones.
+func (c *confirmer) usePlan(ctx context.Context, snap engine.Snapshot, path string) error {
+	tasks, err := readPlanFile(path)
+	if err != nil {
+		return err
+	}
+	if err := c.svc.Engine.Confirm(ctx, c.runID, planModifications(snap.Tasks, tasks)); err != nil {
+		var tle *engine.TaskListError
+		if errors.As(err, &tle) {
+			return fmt.Errorf("the plan in %s cannot be used either: %s", path, strings.Join(tle.Problems, "; "))
+		}
+		return fmt.Errorf("the plan in %s cannot be used: %v", path, err)
+	}
+	return nil
+}
+
+// waits tells how to go on with a run whose task list waits for a fix, and
+// returns ExitWaiting.
+func (c *confirmer) waits() int {
+	fmt.Fprintf(c.stdout, "The run %s waits for a task list it can use. Give one with: baton run --resume %s --plan FILE\nor cancel it with: baton cancel %s\n", c.runID, c.runID, c.runID)
+	return ExitWaiting
 }
 
 // summary prints how the run ended, its issues and what to do next, and

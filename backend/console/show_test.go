@@ -160,3 +160,60 @@ func TestExitCodesPerOutcome(t *testing.T) {
 		}
 	}
 }
+
+// tinyTemplate writes a custom template whose task limit the simulator's
+// plan exceeds, so its task list fails its checks.
+func tinyTemplate(t *testing.T, config string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(config, "templates"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	custom := `{"id": "tiny", "name": "Tiny", "extends": "documentation", "config": {"maxTasks": 1}}`
+	if err := os.WriteFile(filepath.Join(config, "templates", "tiny.json"), []byte(custom), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A task list that fails its checks is printed with its problems and fixed
+// with a plan file named at the prompt; without input the command ends with
+// the run waiting and says how to go on, and "baton cancel" ends it.
+func TestRunInvalidPlanIsFixedOrCancelled(t *testing.T) {
+	needChromium(t)
+	config := t.TempDir()
+	t.Setenv("BATON_CONFIG_DIR", config)
+	tinyTemplate(t, config)
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(plan, []byte(`{"tasks": [{"id": "task_001", "title": "Document the store", "description": "Write docs/store.md", "scope": ["store"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, plan+"\n", "--template", "tiny", "--cwd", sample(t), "--message", "Document everything",
+		"--yes", "--host", "sim", "--sim-speed", "50")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	for _, want := range []string{"The proposed task list cannot be used:\n  - there are ", "more than the template's limit of 1",
+		"Give a JSON plan file to use instead", "Using the plan in " + plan, "task_001 completed", "completed: 1 of 1 tasks completed"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	code, stdout, stderr = run(t, "", "--template", "tiny", "--cwd", sample(t), "--message", "Document everything",
+		"--yes", "--host", "sim", "--sim-speed", "50")
+	m := runIDPattern.FindStringSubmatch(stdout)
+	if code != ExitWaiting || m == nil || !strings.Contains(stdout, "waits for a task list it can use. Give one with: baton run --resume "+m[1]+" --plan FILE") {
+		t.Fatalf("without input: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitWaiting, stdout, stderr)
+	}
+	var out, errOut bytes.Buffer
+	if code := CancelCLI([]string{m[1], "--host", "sim"}, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "Cancelled run "+m[1]+" (it was confirming)") {
+		t.Fatalf("cancel: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	errOut.Reset()
+	if code := CancelCLI([]string{m[1]}, &out, &errOut); code != ExitError || !strings.Contains(errOut.String(), "is already cancelled") {
+		t.Errorf("cancel twice: exit %d, %q", code, errOut.String())
+	}
+	out.Reset()
+	if code := DeleteCLI([]string{m[1]}, &out, &errOut); code != ExitOK {
+		t.Errorf("delete after cancel: exit %d, %q", code, errOut.String())
+	}
+}
