@@ -392,6 +392,7 @@ export namespace engine {
 	    decisions: Decision[];
 	    files: ReportFile[];
 	    limitations: Limitation[];
+	    issues: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new FinalReport(source);
@@ -413,6 +414,7 @@ export namespace engine {
 	        this.decisions = this.convertValues(source["decisions"], Decision);
 	        this.files = this.convertValues(source["files"], ReportFile);
 	        this.limitations = this.convertValues(source["limitations"], Limitation);
+	        this.issues = source["issues"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1412,6 +1414,7 @@ export namespace view {
 	    mainSessionId?: string;
 	    message?: string;
 	    error?: string;
+	    issues: string[];
 	    tasksTotal: number;
 	    tasksCompleted: number;
 	    tasksFailed: number;
@@ -1446,6 +1449,7 @@ export namespace view {
 	        this.mainSessionId = source["mainSessionId"];
 	        this.message = source["message"];
 	        this.error = source["error"];
+	        this.issues = source["issues"];
 	        this.tasksTotal = source["tasksTotal"];
 	        this.tasksCompleted = source["tasksCompleted"];
 	        this.tasksFailed = source["tasksFailed"];
