@@ -217,3 +217,27 @@ func TestRunInvalidPlanIsFixedOrCancelled(t *testing.T) {
 		t.Errorf("delete after cancel: exit %d, %q", code, errOut.String())
 	}
 }
+
+// A required variable left out is named with the flag that gives it, and
+// "templates show --vars" marks it required.
+func TestRunNamesTheMissingVariable(t *testing.T) {
+	config := t.TempDir()
+	t.Setenv("BATON_CONFIG_DIR", config)
+	if err := os.MkdirAll(filepath.Join(config, "templates"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	custom := `{"id": "needs-area", "name": "Needs an area", "extends": "documentation",
+		"variables": {"AREA": {"type": "string", "label": "Area", "required": true}}}`
+	if err := os.WriteFile(filepath.Join(config, "templates", "needs-area.json"), []byte(custom), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "", "--template", "needs-area", "--message", "Document it", "--cwd", sample(t), "--host", "sim")
+	if code != ExitUsage || !strings.Contains(stderr, "Area (AREA) is required") || !strings.Contains(stderr, "--var AREA=…") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	var out, errOut bytes.Buffer
+	if code := TemplatesCLI([]string{"show", "needs-area", "--vars"}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "--var AREA=…") || !strings.Contains(out.String(), "REQUIRED") {
+		t.Errorf("templates show --vars: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}

@@ -228,7 +228,11 @@ func printVariables(w io.Writer, t template.Template) {
 func varHint(err error) string {
 	var names []string
 	for _, p := range template.Problems(err) {
-		if name, ok := strings.CutPrefix(p.Pointer, "/variables/"); ok && !slices.Contains(names, name) {
+		name, ok := strings.CutPrefix(p.Pointer, "/variables/")
+		if strings.HasPrefix(p.Message, "the template has no variable") {
+			continue // a name the template does not know: the error says so
+		}
+		if ok && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
