@@ -183,7 +183,7 @@ func TestRunAsksWhatTheRunWaitsFor(t *testing.T) {
 		{"AskUserQuestion", answers("2"),
 			[]string{"--template", "documentation", "--message", "Document the store", "--scenario", "asks-question"},
 			[]string{"The main session asks: Which part should I start with?", "  1. Backend — Go code\n  2. Frontend — Svelte code",
-				"Pick a number, or type your answer; Enter leaves the question open: ", "task_001 asks: Which part should I start with?"}},
+				"Your answer: a number or your own words (Enter leaves the question open): ", "task_001 asks: Which part should I start with?"}},
 		{"review", "The summary is too short\n" + answers("y"),
 			[]string{"--template", "my-review", "--message", "Build the health endpoint"},
 			[]string{"waits for your review: ", "rejected: rejected by the user: The summary is too short"}},

@@ -101,9 +101,9 @@ func (a *attention) askUser(who string, qs []askQuestion) (map[string]string, bo
 		prompt := "Your answer (Enter leaves the question open): "
 		switch {
 		case len(q.Options) > 0 && q.MultiSelect:
-			prompt = "Pick numbers (1,3), or type your answer; Enter leaves the question open: "
+			prompt = "Your answer: numbers (1,3) or your own words (Enter leaves the question open): "
 		case len(q.Options) > 0:
-			prompt = "Pick a number, or type your answer; Enter leaves the question open: "
+			prompt = "Your answer: a number or your own words (Enter leaves the question open): "
 		}
 		typed, ok := a.read(prompt)
 		if !ok {

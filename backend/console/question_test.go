@@ -30,7 +30,7 @@ func TestAskUserQuestionInTheTerminal(t *testing.T) {
 			t.Errorf("answer to %q = %q, want %q", q, answers[q], v)
 		}
 	}
-	for _, s := range []string{"task_002 asks: Which part first?\n  1. Backend — Go code\n  2. Frontend\n", "Pick numbers (1,3)"} {
+	for _, s := range []string{"task_002 asks: Which part first?\n  1. Backend — Go code\n  2. Frontend\n", "Your answer: numbers (1,3) or your own words"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}
