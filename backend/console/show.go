@@ -242,9 +242,12 @@ func printConflicts(w io.Writer, snap engine.Snapshot) {
 			if len(c.Tasks) > 0 {
 				s += " (" + strings.Join(c.Tasks, ", ") + ")"
 			}
-			if strings.TrimSpace(c.Resolution) != "" {
+			switch {
+			case !engine.ConflictOpen(c.Resolution):
 				s += "; resolved: " + line(c.Resolution)
-			} else {
+			case strings.TrimSpace(c.Resolution) != "":
+				s += "; OPEN (" + line(c.Resolution) + ")"
+			default:
 				s += "; OPEN"
 			}
 			out = append(out, s)

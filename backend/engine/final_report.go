@@ -298,7 +298,7 @@ func (rep *FinalReport) answersInto(s Snapshot) {
 			}
 			rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionConflict, By: "the aggregation", Text: text,
 				Resolution: strings.TrimSpace(c.Resolution), Tasks: c.Tasks})
-			if strings.TrimSpace(c.Resolution) == "" {
+			if ConflictOpen(c.Resolution) {
 				rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitConflict, Text: text,
 					Files: c.Files})
 			}

@@ -35,7 +35,7 @@ func Outcome(rep FinalReport, answers []store.PhaseAnswer) (RunStatus, []string)
 	}
 	if len(rep.Skipped) > 0 {
 		issues = append(issues, fmt.Sprintf("%d of %d %s skipped: %s.", len(rep.Skipped), total,
-			plural(len(rep.Skipped), "task was", "tasks were"), refList(rep.Skipped)))
+			plural(total, "task", "tasks"), refList(rep.Skipped)))
 	}
 	byKind := map[string][]Limitation{}
 	for _, l := range rep.Limitations {
@@ -141,4 +141,23 @@ func issueItems(items []string) string {
 		return strings.Join(items[:maxIssueItems], sep) + fmt.Sprintf(" and %d more", len(items)-maxIssueItems)
 	}
 	return strings.Join(items, sep)
+}
+
+// openResolutions start a conflict's "resolution" that resolves nothing.
+var openResolutions = []string{"left to the user", "left for the user", "unresolved", "not resolved", "none", "n/a",
+	"tbd", "to be decided", "pending", "needs a decision", "needs the user"}
+
+// ConflictOpen reports whether a conflict with this resolution is still
+// open: no resolution, or one that only says it is left to someone.
+func ConflictOpen(resolution string) bool {
+	r := strings.ToLower(strings.TrimSpace(resolution))
+	if r == "" {
+		return true
+	}
+	for _, p := range openResolutions {
+		if strings.HasPrefix(r, p) {
+			return true
+		}
+	}
+	return false
 }
