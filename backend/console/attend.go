@@ -19,7 +19,9 @@ import (
 )
 
 // attention asks, in the terminal, about what a run waits for from the
-// user: a worker's questions (the answer goes to its session), a task that
+// user: a worker's questions (the answer goes to its session), an
+// AskUserQuestion call of a worker or of the main session (its options
+// listed, picked by number or answered in the user's words), a task that
 // waits for the user's review, a worker's permission prompt. Each is asked
 // once; an empty line leaves it open, and without input (stdin at its end)
 // nothing more is asked.
@@ -138,14 +140,13 @@ func (a *attention) check(ctx context.Context) {
 			}
 		case w.Waiting != nil:
 			p := sessions.Permissions([]engine.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: w.Waiting.Input}})[0]
-			if p.Question != "" {
-				// An AskUserQuestion call: the answer goes into the call.
+			if qs := parseAsk(w.Waiting.Input); w.Waiting.ToolName == "AskUserQuestion" && len(qs) > 0 {
+				// An AskUserQuestion call: the answers go into the call.
 				if a.once("permission", w.TaskID, p.RequestID) {
 					continue
 				}
-				fmt.Fprintf(a.out, "\n%s asks: %s\n", w.TaskID, p.Question)
-				if line, ok := a.read("Your answer (Enter leaves the question open): "); ok {
-					a.report(a.engine.AnswerQuestion(ctx, a.runID, w.TaskID, map[string]string{p.Question: line}), "send the answer")
+				if answers, ok := a.askUser(w.TaskID, qs); ok {
+					a.report(a.engine.AnswerQuestion(ctx, a.runID, w.TaskID, answers), "send the answer")
 				}
 				continue
 			}
@@ -167,7 +168,23 @@ func (a *attention) check(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	for _, p := range sessions.Permissions(info.Pending) {
+	for i, p := range sessions.Permissions(info.Pending) {
+		req := info.Pending[i]
+		if qs := parseAsk(req.Input); req.ToolName == "AskUserQuestion" && len(qs) > 0 {
+			if a.eof || a.once("permission", "The main session", p.RequestID) {
+				continue
+			}
+			answers, ok := a.askUser("The main session", qs)
+			if !ok {
+				continue
+			}
+			input, err := answeredInput(req.Input, answers)
+			if err == nil {
+				err = a.host.RespondPermission(ctx, p.RequestID, engine.AllowOnce, input)
+			}
+			a.report(err, "send the answer")
+			continue
+		}
 		a.permission("The main session", p, func(d engine.PermissionDecision) error {
 			rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
@@ -179,10 +196,6 @@ func (a *attention) check(ctx context.Context) {
 // permission asks about one permission prompt of who, once.
 func (a *attention) permission(who string, p sessions.Permission, respond func(engine.PermissionDecision) error) {
 	if a.eof || a.once("permission", who, p.RequestID) {
-		return
-	}
-	if p.Question != "" {
-		fmt.Fprintf(a.out, "\n%s asks: %s (answer it in Baton's window or in the session itself)\n", who, p.Question)
 		return
 	}
 	fmt.Fprintf(a.out, "\n%s asks permission: %s\n", who, p.Summary)

@@ -105,7 +105,7 @@ func TestRunOnClaudeCode(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "host: Claude Code (CLI)") || !strings.Contains(stdout, "completed:") {
+	if !strings.Contains(stdout, "host: Claude Code CLI 2.") || !strings.Contains(stdout, "completed:") {
 		t.Errorf("output:\n%s", stdout)
 	}
 	m := filesLine.FindStringSubmatch(stdout)

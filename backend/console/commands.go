@@ -1,8 +1,10 @@
 package console
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -20,6 +22,15 @@ type command struct {
 	usage   string
 	summary string
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// flags returns the command's flag set, the one its run function
+	// parses with (nil: no flags): "baton help COMMAND" lists every one.
+	flags func() *flag.FlagSet
+	// details is more help text after the summary ("" none).
+	details string
+}
+
+func fsOnly[T any](f func() (*flag.FlagSet, T)) func() *flag.FlagSet {
+	return func() *flag.FlagSet { fs, _ := f(); return fs }
 }
 
 // plain adapts a subcommand that reads no input.
@@ -33,15 +44,22 @@ func commands(b Build) []command {
 		{name: "version", usage: "baton version", summary: "print the version of Baton", run: plain(func(args []string, stdout, stderr io.Writer) int {
 			return versionCLI(b, args, stdout, stderr)
 		})},
-		{name: "templates", usage: "baton templates list | show ID [--resolved] | validate FILE", summary: "list, show and check orchestration templates", run: plain(TemplatesCLI)},
-		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN] | baton doctor --host claude-code [--claude PATH]", summary: "check that Baton can reach Claude Desktop (or the simulator) and its session API, or the Claude Code CLI", run: plain(DoctorCLI)},
-		{name: "sim", usage: "baton sim [--port N] [--scenario NAME] [--scenario-for MATCH=NAME] [--speed X] [--headed] [--shapes real|LIST] [--replay FILE]", summary: "run the simulator (no AI) as a stand-in for Claude Desktop", run: plain(SimCLI)},
+		{name: "templates", usage: "baton templates list | show ID [--resolved] | validate FILE", summary: "list, show and check orchestration templates", run: plain(TemplatesCLI),
+			flags: templatesFlagSet, details: "\"baton templates show ID\" lists the template's variables, the required ones marked; give them to \"baton run\" as --var NAME=VALUE."},
+		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN] [--allow-remote] | baton doctor --host claude-code [--claude PATH]", summary: "check that Baton can reach Claude Desktop (or the simulator) and its session API, or the Claude Code CLI", run: plain(DoctorCLI), flags: fsOnly(doctorFlagSet)},
+		{name: "sim", usage: "baton sim [--port N] [--scenario NAME] [--scenario-for MATCH=NAME] [--speed X] [--chrome PATH] [--headed] [--shapes real|LIST] [--replay FILE]", summary: "run the simulator (no AI) as a stand-in for Claude Desktop", run: plain(SimCLI), flags: fsOnly(simFlagSet)},
 		{name: "probe", usage: ProbeUsage, summary: "record, with your consent, what Claude Desktop's session API really returns, for a bug report or \"baton sim --replay\"", run: ProbeCLI},
-		{name: "model-sim", usage: ModelSimUsage, summary: "run a stand-in for the Anthropic Messages API (no AI) for the real Claude Code CLI", run: plain(RunModelSim)},
-		{name: "run", usage: "baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--scenario NAME] | --resume RUN_ID", summary: "run a whole orchestration in the terminal", run: RunCLI},
-		{name: "history", usage: "baton history [--status S] [--template ID] [--search TEXT] [--limit N]", summary: "list past runs", run: plain(HistoryCLI)},
-		{name: "show", usage: "baton show RUN_ID", summary: "show one run with its tasks", run: plain(ShowCLI)},
-		{name: "parse", usage: "baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]", summary: "read an agent transcript or reply and show the answers Baton finds in it", run: plain(ParseCLI)},
+		{name: "model-sim", usage: ModelSimUsage, summary: "run a stand-in for the Anthropic Messages API (no AI) for the real Claude Code CLI", run: plain(RunModelSim), flags: fsOnly(modelSimFlagSet)},
+		{name: "run", usage: "baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes] [--plan FILE] [--permission-mode MODE] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--scenario NAME] [--sim-speed X] [--budget USD] [--budget-tokens N] | --resume RUN_ID [--plan FILE] [--budget USD]", summary: "run a whole orchestration in the terminal", run: RunCLI,
+			flags: fsOnly(runFlagSet), details: runDetails},
+		{name: "history", usage: "baton history [--status S[,S]] [--template ID] [--search TEXT] [--limit N]", summary: "list past runs", run: plain(HistoryCLI), flags: fsOnly(historyFlagSet)},
+		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, tasks, result, conflicts, verification, files, open questions and final report", run: plain(ShowCLI)},
+		{name: "export", usage: exportUsage, summary: "write a run's report as Markdown, or the whole run as JSON", run: plain(ExportCLI),
+			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},
+		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI),
+			flags: func() *flag.FlagSet { fs, _, _, _ := cancelFlagSet(); return fs }},
+		{name: "delete", usage: deleteUsage, summary: "delete a finished run from the history (the files it wrote stay)", run: plain(DeleteCLI)},
+		{name: "parse", usage: "baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]", summary: "read an agent transcript or reply and show the answers Baton finds in it", run: plain(ParseCLI), flags: fsOnly(parseFlagSet)},
 		{name: "help", usage: "baton help [COMMAND]", summary: "show this help, or the help of one command", run: plain(func(args []string, stdout, stderr io.Writer) int {
 			return helpCLI(b, args, stdout, stderr)
 		})},
@@ -65,6 +83,17 @@ func Main(args []string, b Build, stdin io.Reader, stdout, stderr io.Writer) int
 	if !ok {
 		fmt.Fprintf(stderr, "baton: unknown command %q. Run \"baton help\" to see the commands.\n", args[0])
 		return 2
+	}
+	// --help (or -h) anywhere asks for the command's help, which is not an
+	// error.
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			commandHelp(c, safe(stdout))
+			return 0
+		}
 	}
 	// Text from agents and files is printed; nothing in it may control the
 	// terminal.
@@ -91,7 +120,7 @@ func helpCLI(b Build, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "baton: unknown command %q. Run \"baton help\" to see the commands.\n", args[0])
 			return 2
 		}
-		fmt.Fprintf(stdout, "usage: %s\n\n%s.\n", c.usage, capitalize(c.summary))
+		commandHelp(c, stdout)
 		return 0
 	}
 	fmt.Fprint(stdout, "Baton runs one large request as many Claude Code sessions in parallel.\n\n")
@@ -110,4 +139,35 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// commandHelp writes the usage, the summary, the details and every flag of
+// command c.
+func commandHelp(c command, w io.Writer) {
+	fmt.Fprintf(w, "usage: %s\n\n%s.\n", c.usage, capitalize(c.summary))
+	if c.details != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.details))
+	}
+	if c.flags == nil {
+		return
+	}
+	fs := c.flags()
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nflags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		head := "--" + f.Name
+		if name != "" {
+			head += " " + name
+		}
+		fmt.Fprintf(w, "  %-24s %s", head, usage)
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"flag"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,42 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		}
 		if !strings.HasPrefix(c.usage, "baton "+c.name) {
 			t.Errorf("usage of %q = %q, want it to start with %q", c.name, c.usage, "baton "+c.name)
+		}
+	}
+}
+
+// Every command answers --help with its help and exit 0, and "baton help
+// COMMAND" lists every flag the command parses.
+func TestEveryCommandHelpListsItsFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range commands(testBuild) {
+		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {"help", c.name}} {
+			var stdout, stderr bytes.Buffer
+			if code := Main(args, testBuild, strings.NewReader(""), &stdout, &stderr); code != 0 {
+				t.Errorf("baton %s: exit %d, want 0 (stderr %q)", strings.Join(args, " "), code, stderr.String())
+				continue
+			}
+			out := stdout.String()
+			if !strings.Contains(out, "usage: "+c.usage) {
+				t.Errorf("baton %s does not print the usage:\n%s", strings.Join(args, " "), out)
+			}
+			if c.flags == nil {
+				continue
+			}
+			c.flags().VisitAll(func(f *flag.Flag) {
+				if !strings.Contains(out, "--"+f.Name+" ") && !strings.HasSuffix(strings.TrimSpace(out), "--"+f.Name) {
+					t.Errorf("baton %s does not list --%s:\n%s", strings.Join(args, " "), f.Name, out)
+				}
+			})
+		}
+	}
+	// The flags "baton run" parses are the ones its help lists: the ones
+	// the old usage text left out among them.
+	var stdout bytes.Buffer
+	Main([]string{"help", "run"}, testBuild, nil, &stdout, &bytes.Buffer{})
+	for _, want := range []string{"--sim-speed", "--resume", "--permission-mode", "--plan", "--var", "3 completed with issues", "4 failed"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("baton help run lacks %q:\n%s", want, stdout.String())
 		}
 	}
 }

@@ -50,21 +50,22 @@ func TestRunBadInput(t *testing.T) {
 		name string
 		args []string
 		want string
+		code int
 	}{
-		{"no arguments", nil, "needs --template and --message"},
-		{"no message", []string{"--template", "documentation"}, "needs --template and --message"},
-		{"bad var", []string{"--template", "documentation", "--message", "x", "--var", "novalue"}, "--var takes NAME=VALUE"},
-		{"unknown host", []string{"--template", "documentation", "--message", "x", "--host", "cloud"}, "--host must be sim, desktop or claude-code"},
-		{"missing folder", []string{"--template", "documentation", "--message", "x", "--cwd", "/nonexistent/baton"}, "does not exist"},
-		{"unknown template", []string{"--template", "nope", "--message", "x", "--cwd", "."}, "nope"},
-		{"resume unknown run", []string{"--resume", "orch_000000000000"}, "cannot resume orch_000000000000"},
-		{"stray argument", []string{"--template", "documentation", "--message", "x", "extra"}, "unexpected argument"},
+		{"no arguments", nil, "needs --template and --message", ExitUsage},
+		{"no message", []string{"--template", "documentation"}, "needs --template and --message", ExitUsage},
+		{"bad var", []string{"--template", "documentation", "--message", "x", "--var", "novalue"}, "--var takes NAME=VALUE", ExitUsage},
+		{"unknown host", []string{"--template", "documentation", "--message", "x", "--host", "cloud"}, "--host must be sim, desktop or claude-code", ExitError},
+		{"missing folder", []string{"--template", "documentation", "--message", "x", "--cwd", "/nonexistent/baton"}, "does not exist", ExitError},
+		{"unknown template", []string{"--template", "nope", "--message", "x", "--cwd", "."}, "nope", ExitError},
+		{"resume unknown run", []string{"--resume", "orch_000000000000"}, "cannot resume orch_000000000000", ExitError},
+		{"stray argument", []string{"--template", "documentation", "--message", "x", "extra"}, "unexpected argument", ExitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := run(t, "", tt.args...)
-			if code != ExitError || !strings.Contains(stderr, tt.want) {
-				t.Fatalf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, ExitError, tt.want)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, tt.code, tt.want)
 			}
 		})
 	}
@@ -117,7 +118,7 @@ func TestRunAsksBeforeStartingTasks(t *testing.T) {
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	code, stdout, stderr := run(t, "n\n", "--template", "documentation", "--cwd", sample(t),
 		"--message", "Document the store", "--host", "sim", "--sim-speed", "50")
-	if code != ExitError || !strings.Contains(stdout, "Start these tasks? [y/N]") || !strings.Contains(stdout, "Cancelled") {
+	if code != ExitCancelled || !strings.Contains(stdout, "Start these tasks? [y/N]") || !strings.Contains(stdout, "Cancelled") {
 		t.Fatalf("answering n: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	// A refused plan leaves nothing in the history.
@@ -146,8 +147,12 @@ func TestRunWithAFailingWorkerNamesIt(t *testing.T) {
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
 		"--message", "Document everything", "--yes", "--host", "sim", "--sim-speed", "50", "--scenario", "worker-fails")
-	if code != ExitFailures {
-		t.Fatalf("exit %d, want %d (finished with failures)\nstdout:\n%s\nstderr:\n%s", code, ExitFailures, stdout, stderr)
+	// Every task fails: the run did nothing useful.
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d (failed)\nstdout:\n%s\nstderr:\n%s", code, ExitFailed, stdout, stderr)
+	}
+	if !strings.Contains(stdout, " failed: 0 of ") || !strings.Contains(stdout, "Issues:\n  - None of the ") {
+		t.Fatalf("the outcome and its issues are not printed:\n%s", stdout)
 	}
 	if !regexp.MustCompile(`- task_\d+ failed: \S`).MatchString(stdout) {
 		t.Fatalf("the failed task is not named with its reason:\n%s", stdout)
@@ -173,6 +178,12 @@ func TestRunAsksWhatTheRunWaitsFor(t *testing.T) {
 		{"permission", answers("o"),
 			[]string{"--template", "test-coverage", "--message", "Cover the store", "--scenario", "needs-permission", "--permission-mode", "default"},
 			[]string{"asks permission: Write", "Allow it? o once, a always, d deny"}},
+		// AskUserQuestion, of the main session and of the workers: the
+		// options are listed and picked by number in the terminal.
+		{"AskUserQuestion", answers("2"),
+			[]string{"--template", "documentation", "--message", "Document the store", "--scenario", "asks-question"},
+			[]string{"The main session asks: Which part should I start with?", "  1. Backend — Go code\n  2. Frontend — Svelte code",
+				"Your answer: a number or your own words (Enter leaves the question open): ", "task_001 asks: Which part should I start with?"}},
 		{"review", "The summary is too short\n" + answers("y"),
 			[]string{"--template", "my-review", "--message", "Build the health endpoint"},
 			[]string{"waits for your review: ", "rejected: rejected by the user: The summary is too short"}},

@@ -35,9 +35,9 @@ func buildBaton(t *testing.T) string {
 
 // startSim runs "baton sim" as its own process, as Claude Desktop would be,
 // and returns its CDP endpoint.
-func startSim(t *testing.T, bin string) string {
+func startSim(t *testing.T, bin string, flags ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "sim", "--port", "0", "--speed", "3")
+	cmd := exec.Command(bin, append([]string{"sim", "--port", "0", "--speed", "3"}, flags...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -44,14 +44,9 @@ func printReport(w io.Writer, r claude.Report) {
 
 // DoctorCLI is "baton doctor [--cdp URL]".
 func DoctorCLI(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs, o := doctorFlagSet()
 	fs.SetOutput(stderr)
-	cdpURL := fs.String("cdp", chrome.DefaultEndpoint, "DevTools endpoint of Claude Desktop (or of \"baton sim\")")
-	chromePath := fs.String("chrome", "", "path of Chrome or Chromium to check")
-	pattern := fs.String("page", "", "page URL pattern (default: "+strings.Join(claude.PagePatterns, ", ")+")")
-	allowRemote := fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
-	host := fs.String("host", "desktop", "the host to check: desktop (Claude Desktop or \"baton sim\") or claude-code")
-	claudePath := fs.String("claude", "", "the Claude Code CLI to check (implies --host claude-code; default: claude on PATH)")
+	cdpURL, chromePath, pattern, allowRemote, host, claudePath := o.cdpURL, o.chromePath, o.pattern, o.allowRemote, o.host, o.claudePath
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -117,4 +112,27 @@ func doctorClaudeCode(path string, stdout io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Baton can run its sessions with Claude Code %s at %s.\n", r.Version, r.Path)
 	return 0
+}
+
+type doctorOptions struct {
+	cdpURL      *string
+	chromePath  *string
+	pattern     *string
+	allowRemote *bool
+	host        *string
+	claudePath  *string
+}
+
+// doctorFlagSet defines the flags of "baton doctor": its help lists them all.
+func doctorFlagSet() (*flag.FlagSet, *doctorOptions) {
+	o := &doctorOptions{}
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.cdpURL = fs.String("cdp", chrome.DefaultEndpoint, "DevTools endpoint of Claude Desktop (or of \"baton sim\")")
+	o.chromePath = fs.String("chrome", "", "path of Chrome or Chromium to check")
+	o.pattern = fs.String("page", "", "page URL pattern (default: "+strings.Join(claude.PagePatterns, ", ")+")")
+	o.allowRemote = fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
+	o.host = fs.String("host", "desktop", "the host to check: desktop (Claude Desktop or \"baton sim\") or claude-code")
+	o.claudePath = fs.String("claude", "", "the Claude Code CLI to check (implies --host claude-code; default: claude on PATH)")
+	return fs, o
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/baton-app/baton/backend/service"
 )
 
-// ExitBudget: the run used up its budget and paused; raise it with
-// baton run --resume RUN --budget USD.
-const ExitBudget = 3
+// ExitBudget: the run used up its budget and paused; it waits for the
+// user to raise it with baton run --resume RUN --budget USD.
+const ExitBudget = ExitWaiting
 
 // limitLine is the terminal's line for a limit or budget event ("" for
 // other events).

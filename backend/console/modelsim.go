@@ -72,13 +72,8 @@ Scenarios:
 }
 
 func runModelSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("model-sim", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	listen := fs.String("listen", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
-	scenario := fs.String("scenario", "happy", "default scenario")
-	logPath := fs.String("log", "", "append every request and its answer to FILE as JSON lines")
-	var rules modelSimRules
-	fs.Var(&rules, "scenario-for", "MATCH=SCENARIO: sessions that MATCH use SCENARIO (repeatable)")
+	fs, o := modelSimFlagSet()
+	listen, scenario, logPath := o.listen, o.scenario, o.logPath
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			modelSimHelp(fs, stdout)
@@ -113,7 +108,7 @@ func runModelSim(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "baton model-sim: %v.\n", err)
 		return 2
 	}
-	for _, r := range rules {
+	for _, r := range *o.rules {
 		match, name, _ := strings.Cut(r, "=")
 		if err := srv.SetScenario(match, name); err != nil {
 			fmt.Fprintf(stderr, "baton model-sim: %v.\n", err)
@@ -152,4 +147,24 @@ func wrap(text string, width int, indent string) string {
 		n += len(word)
 	}
 	return b.String()
+}
+
+type modelSimOptions struct {
+	listen   *string
+	scenario *string
+	logPath  *string
+	rules    *modelSimRules
+}
+
+// modelSimFlagSet defines the flags of "baton model-sim": its help lists them all.
+func modelSimFlagSet() (*flag.FlagSet, *modelSimOptions) {
+	o := &modelSimOptions{}
+	fs := flag.NewFlagSet("model-sim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.listen = fs.String("listen", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
+	o.scenario = fs.String("scenario", "happy", "default scenario")
+	o.logPath = fs.String("log", "", "append every request and its answer to FILE as JSON lines")
+	o.rules = new(modelSimRules)
+	fs.Var(o.rules, "scenario-for", "MATCH=SCENARIO: sessions that MATCH use SCENARIO (repeatable)")
+	return fs, o
 }

@@ -22,12 +22,8 @@ const maxInputFile = 256 << 20
 // re-prompt Baton would send. Exit code 0 means a valid answer was found, 1
 // means none was, 2 means bad usage or an unreadable file.
 func ParseCLI(args []string, stdout, stderr io.Writer) int {
-	fset := flag.NewFlagSet("parse", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
-	phaseFlag := fset.String("phase", "", "the phase the agent was asked for")
-	jsonOut := fset.Bool("json", false, "print the result as JSON")
-	start := fset.String("start", protocol.DefaultStart, "start delimiter")
-	end := fset.String("end", protocol.DefaultEnd, "end delimiter")
+	fset, o := parseFlagSet()
+	phaseFlag, jsonOut, start, end := o.phase, o.json, o.start, o.end
 	var files []string
 	rest := args
 	for {
@@ -221,4 +217,21 @@ func phaseNames() string {
 		names = append(names, string(p))
 	}
 	return strings.Join(names, ", ")
+}
+
+type parseOptions struct {
+	phase, start, end *string
+	json              *bool
+}
+
+// parseFlagSet defines the flags of "baton parse": its help lists them all.
+func parseFlagSet() (*flag.FlagSet, *parseOptions) {
+	o := &parseOptions{}
+	fset := flag.NewFlagSet("parse", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	o.phase = fset.String("phase", "", "the phase the agent was asked for")
+	o.json = fset.Bool("json", false, "print the result as JSON")
+	o.start = fset.String("start", protocol.DefaultStart, "start delimiter")
+	o.end = fset.String("end", protocol.DefaultEnd, "end delimiter")
+	return fset, o
 }

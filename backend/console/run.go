@@ -22,31 +22,33 @@ import (
 	"github.com/baton-app/baton/backend/template"
 )
 
-const runUsage = `usage: baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes]
-                 [--permission-mode MODE] [--budget USD] [--budget-tokens N]
-                 [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--scenario NAME]
-       baton run --resume RUN_ID [--budget USD] [--budget-tokens N] [--yes]
-                 [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]
-
-Runs a whole orchestration without a window and shows its progress. What the
+// runDetails is the help of "baton run" after its summary.
+const runDetails = `Runs a whole orchestration without a window and shows its progress. What the
 run waits for is asked on the terminal: the task list (unless --yes),
-workers' questions, permission prompts, and reviews the template leaves to
-you. --permission-mode sets the workers' mode for this run (default,
-acceptEdits, plan or bypassPermissions). With --host claude-code every session
-is a Claude Code CLI process (claude on PATH, or --claude PATH) that inherits
-this environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
+workers' questions (AskUserQuestion options are listed: type a number or your
+own words), permission prompts, and reviews the template leaves to you. A
+question left open is asked again on --resume. A task list that fails its
+checks is printed with its problems: fix it with --plan FILE (a JSON file
+with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
+--permission-mode sets the workers' mode for this run (default, acceptEdits,
+plan or bypassPermissions). With --host claude-code every session is a Claude
+Code CLI process (claude on PATH, or --claude PATH) that inherits this
+environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
 --budget and --budget-tokens cap the run's cost (US dollars) and tokens: at 80 %
 a warning, at the cap the run pauses once its running workers end their turn;
 with --resume they raise the budget and the run goes on. A rate, overload or
 usage limit is waited for ("waiting for the limit, resumes at HH:MM").
-Exit codes: 0 every task completed, 2 finished with failed or skipped tasks
-(or the settings file cannot be used and no --host was given), 1 error or an
-interrupted run (the host stayed away longer than reconnectForSeconds in the
+
+Exit codes: 0 completed (every task, the aggregation and the verification),
+1 error, 2 usage error (or the settings file cannot be used and no --host was
+given), 3 completed with issues, 4 failed (no task completed), 5 cancelled,
+6 interrupted (the host stayed away longer than reconnectForSeconds in the
 settings, default 120, or the database stayed unwritable; everything done is
-kept: continue it with --resume), 130 Ctrl-C and 143 SIGTERM (also
-while a question waits: the run is paused; continue it with --resume), 3 the
-run used up its budget and is paused (continue it with --resume --budget).
-`
+kept: continue it with --resume), 7 the run waits for you (a plan to fix, a
+question with no input to read it from, a budget used up: --resume --budget), 130 Ctrl-C and 143 SIGTERM
+(the run is paused; continue it with --resume).`
+
+const runHint = "Run \"baton help run\" for its flags.\n"
 
 // signalContext returns a context that ends on Ctrl-C or SIGTERM, its stop
 // function, and the exit code for the signal that ended it (130 for
@@ -122,34 +124,19 @@ func (v varFlags) Set(s string) error {
 // the run waits for (attention).
 func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stdout, stderr = safe(stdout), safe(stderr)
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	tmpl := fs.String("template", "", "template id")
-	cwd := fs.String("cwd", ".", "project folder")
-	message := fs.String("message", "", "the request")
-	yes := fs.Bool("yes", false, "confirm the task list without asking")
-	host := fs.String("host", "", "sim, desktop or claude-code (default: the host in Settings)")
-	cdp := fs.String("cdp", "", "Claude Desktop's DevTools endpoint (implies --host desktop)")
-	claudePath := fs.String("claude", "", "the Claude Code CLI to run (implies --host claude-code)")
-	scenario := fs.String("scenario", "", "simulator scenario")
-	speed := fs.Float64("sim-speed", 1, "simulator speed factor")
-	resume := fs.String("resume", "", "continue a paused or interrupted run")
-	permission := fs.String("permission-mode", "", "the workers' permission mode for this run")
-	budget := fs.Float64("budget", 0, "the most the run may cost in US dollars (with --resume: the raised budget)")
-	budgetTokens := fs.Int64("budget-tokens", 0, "the most tokens the run may use (with --resume: the raised budget)")
-	vars := varFlags{}
-	fs.Var(vars, "var", "template variable NAME=VALUE (repeatable)")
+	fs, o := runFlagSet()
+	tmpl, cwd, message, yes, host, cdp, claudePath, scenario, speed, resume, permission, vars, plan, budget, budgetTokens := o.tmpl, o.cwd, o.message, o.yes, o.host, o.cdp, o.claudePath, o.scenario, o.speed, o.resume, o.permission, o.vars, o.plan, o.budget, o.budgetTokens
 	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "baton run: %v\n\n%s", err, runUsage)
-		return ExitError
+		fmt.Fprintf(stderr, "baton run: %v\n%s", err, runHint)
+		return ExitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "baton run: unexpected argument %q\n\n%s", fs.Arg(0), runUsage)
-		return ExitError
+		fmt.Fprintf(stderr, "baton run: unexpected argument %q\n%s", fs.Arg(0), runHint)
+		return ExitUsage
 	}
 	if *resume == "" && (*tmpl == "" || strings.TrimSpace(*message) == "") {
-		fmt.Fprintf(stderr, "baton run needs --template and --message (or --resume RUN_ID).\n\n%s", runUsage)
-		return ExitError
+		fmt.Fprintf(stderr, "baton run needs --template and --message (or --resume RUN_ID).\n%s", runHint)
+		return ExitUsage
 	}
 	dir, err := projectFolder(*cwd)
 	if err != nil && *resume == "" {
@@ -223,7 +210,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return ExitError
 			}
 		}
-		fmt.Fprintf(stdout, "Resuming %s\n", runID)
+		fmt.Fprintf(stdout, "Resuming %s (host: %s)\n", runID, hostName(svc.Hosts.Status()))
 	} else {
 		// A host that cannot be used refuses the start before anything
 		// is stored: no run is left in the history for it.
@@ -248,10 +235,14 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		run, err := svc.Engine.Create(ctx, req)
 		if err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
+			if hint := varHint(err); hint != "" {
+				fmt.Fprintln(stderr, hint)
+				return ExitUsage
+			}
 			return ExitError
 		}
 		runID = run.ID
-		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.Hosts.Status().Label)
+		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, hostName(svc.Hosts.Status()))
 		if err := svc.Engine.Start(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
 			return ExitError
@@ -260,6 +251,14 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	answers := newLineReader(stdin)
 	attend := newAttention(svc.Engine, svc.Hosts, runID, stdin, answers, stdout)
+	conf := &confirmer{svc: svc, runID: runID, yes: *yes, plan: *plan, answers: answers, stdout: stdout, stderr: stderr}
+	if *resume != "" {
+		// A resumed run may wait for its task list (or its fix): ask now,
+		// no event will.
+		if code, done := conf.confirm(ctx); done {
+			return code
+		}
+	}
 	// Events may be dropped when the display is behind: look again now and then.
 	recheck := time.NewTicker(time.Second)
 	defer recheck.Stop()
@@ -290,7 +289,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			view.event(e)
 			switch e.name {
 			case engine.EventTasksReady, engine.EventTasksInvalid:
-				if code, done := confirm(ctx, svc, runID, e, *yes, answers, stdout, stderr); done {
+				if code, done := conf.confirm(ctx); done {
 					return code
 				}
 			case engine.EventWorkerQuestion, engine.EventWorkerAwaitingReview, engine.EventWorkerWaiting:
@@ -332,70 +331,168 @@ func drain(view *progress, events chan evt) {
 }
 
 // confirm shows the proposed tasks and asks for confirmation when the run
-// waits for it. It reports done with an exit code when the command ends.
-func confirm(ctx context.Context, svc *service.Services, runID string, e evt, yes bool, answers *lineReader, stdout, stderr io.Writer) (int, bool) {
-	snap, err := svc.Engine.Snapshot(ctx, runID)
+// waits for it. A task list that fails its checks is printed with its
+// problems and replaced by a plan file (--plan, or one named at the prompt),
+// or the run is cancelled; without input the command ends and the run waits
+// (exit ExitWaiting), never silently. It reports done with an exit code when
+// the command ends.
+func (c *confirmer) confirm(ctx context.Context) (int, bool) {
+	snap, err := c.svc.Engine.Snapshot(ctx, c.runID)
 	if err != nil || snap.Run.Status != engine.RunConfirming.String() {
 		return 0, false
 	}
-	if e.name == engine.EventTasksInvalid {
-		fmt.Fprintf(stderr, "The proposed task list cannot be used: %s\n", strings.Join(e.p.Problems, "; "))
-		fmt.Fprintf(stderr, "Fix it in Baton's window (Runs → %s), or cancel the run there.\n", runID)
-		return ExitError, true
+	if c.plan != "" {
+		path := c.plan
+		c.plan = "" // used once
+		if err := c.usePlan(ctx, snap, path); err != nil {
+			fmt.Fprintf(c.stderr, "baton run: %v\n", err)
+			return c.waits(), true
+		}
+		fmt.Fprintf(c.stdout, "Using the plan in %s.\n", path)
+		return 0, false
 	}
-	if m := strings.TrimSpace(snap.Run.Message); m != "" {
-		fmt.Fprintf(stdout, "\n%s\n", m) // the skills loaded and skipped (seed 004)
-	}
-	fmt.Fprintf(stdout, "\nProposed tasks (%d):\n", len(snap.Tasks))
-	for _, group := range snap.ParallelGroups {
-		for _, id := range group {
-			for _, t := range snap.Tasks {
-				if t.ID == id {
-					deps := ""
-					if len(t.Dependencies) > 0 {
-						deps = " after " + strings.Join(t.Dependencies, ", ")
-					}
-					fmt.Fprintf(stdout, "  %-10s p%-2d %s%s\n", t.ID, t.Priority, t.Title, deps)
-				}
+	if problems := planProblems(snap); len(problems) > 0 {
+		if c.shown == fmt.Sprint(problems) {
+			return 0, false // asked already
+		}
+		c.shown = fmt.Sprint(problems)
+		c.printTasks(snap)
+		fmt.Fprintf(c.stdout, "The proposed task list cannot be used:\n")
+		for _, p := range problems {
+			fmt.Fprintf(c.stdout, "  - %s\n", line(p))
+		}
+		for {
+			fmt.Fprint(c.stdout, "Give a JSON plan file to use instead ({\"tasks\": [...]}), or press Enter to cancel the run: ")
+			text, err := c.answers.ReadLine(ctx)
+			if ctx.Err() != nil {
+				return 0, false // the command pauses the run
 			}
+			text = strings.TrimSpace(text)
+			if err != nil && text == "" {
+				fmt.Fprintln(c.stdout)
+				return c.waits(), true
+			}
+			if text == "" {
+				if err := c.svc.Engine.Cancel(ctx, c.runID); err != nil {
+					fmt.Fprintf(c.stderr, "baton run: cancel %s: %v\n", c.runID, err)
+					return ExitError, true
+				}
+				fmt.Fprintf(c.stdout, "Cancelled %s; nothing was started. \"baton delete %s\" removes it from the history.\n", c.runID, c.runID)
+				return ExitCancelled, true
+			}
+			if err := c.usePlan(ctx, snap, text); err != nil {
+				fmt.Fprintf(c.stdout, "%v\n", err)
+				continue
+			}
+			fmt.Fprintf(c.stdout, "Using the plan in %s.\n", text)
+			return 0, false
 		}
 	}
-	if !yes {
-		fmt.Fprint(stdout, "Start these tasks? [y/N] ")
-		line, _ := answers.ReadLine(ctx)
+	c.printTasks(snap)
+	if !c.yes {
+		fmt.Fprint(c.stdout, "Start these tasks? [y/N] ")
+		text, _ := c.answers.ReadLine(ctx)
 		if ctx.Err() != nil {
 			return 0, false // the command pauses the run
 		}
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-			if err := svc.Engine.Cancel(ctx, runID); err != nil {
-				fmt.Fprintf(stderr, "baton run: cancel %s: %v\n", runID, err)
+		if a := strings.ToLower(strings.TrimSpace(text)); a != "y" && a != "yes" {
+			if err := c.svc.Engine.Cancel(ctx, c.runID); err != nil {
+				fmt.Fprintf(c.stderr, "baton run: cancel %s: %v\n", c.runID, err)
 			}
 			// A refused plan started nothing: the run leaves no entry in
 			// the history.
-			if _, err := svc.Engine.Wait(ctx, runID); err == nil {
-				if err := svc.Store.DeleteRun(ctx, runID); err != nil {
-					fmt.Fprintf(stderr, "baton run: remove %s from the history: %v\n", runID, err)
+			if _, err := c.svc.Engine.Wait(ctx, c.runID); err == nil {
+				if err := c.svc.Store.DeleteRun(ctx, c.runID); err != nil {
+					fmt.Fprintf(c.stderr, "baton run: remove %s from the history: %v\n", c.runID, err)
 				}
 			}
-			fmt.Fprintf(stdout, "Cancelled %s; nothing was started, and it is not kept in the history.\n", runID)
-			return ExitError, true
+			fmt.Fprintf(c.stdout, "Cancelled %s; nothing was started, and it is not kept in the history.\n", c.runID)
+			return ExitCancelled, true
 		}
 	}
-	if err := svc.Engine.Confirm(ctx, runID, engine.Modifications{}); err != nil {
-		fmt.Fprintf(stderr, "baton run: %v\n", err)
+	if err := c.svc.Engine.Confirm(ctx, c.runID, engine.Modifications{}); err != nil {
+		fmt.Fprintf(c.stderr, "baton run: %v\n", err)
 		return ExitError, true
 	}
 	return 0, false
 }
 
-// summary prints how the run ended and returns the exit code.
+// confirmer is the confirmation step of "baton run".
+type confirmer struct {
+	svc     *service.Services
+	runID   string
+	yes     bool
+	plan    string // --plan FILE, until used
+	answers *lineReader
+	stdout  io.Writer
+	stderr  io.Writer
+	// shown: the problems of the task list last shown (each list once).
+	shown string
+}
+
+func (c *confirmer) printTasks(snap engine.Snapshot) {
+	if m := strings.TrimSpace(snap.Run.Message); m != "" {
+		fmt.Fprintf(c.stdout, "\n%s\n", sanitize(m)) // the skills loaded and skipped (seed 004)
+	}
+	fmt.Fprintf(c.stdout, "\nProposed tasks (%d):\n", len(snap.Tasks))
+	listed := map[string]bool{}
+	show := func(t store.Task) {
+		deps := ""
+		if len(t.Dependencies) > 0 {
+			deps = " after " + strings.Join(t.Dependencies, ", ")
+		}
+		fmt.Fprintf(c.stdout, "  %-10s p%-2d %s%s\n", t.ID, t.Priority, line(t.Title), deps)
+		listed[t.ID] = true
+	}
+	for _, group := range snap.ParallelGroups {
+		for _, id := range group {
+			for _, t := range snap.Tasks {
+				if t.ID == id && !listed[id] {
+					show(t)
+				}
+			}
+		}
+	}
+	for _, t := range snap.Tasks { // those no group holds (a cycle, a bad dependency)
+		if !listed[t.ID] {
+			show(t)
+		}
+	}
+}
+
+// usePlan confirms the run with the tasks of a plan file in place of the
+// proposed ones.
+func (c *confirmer) usePlan(ctx context.Context, snap engine.Snapshot, path string) error {
+	tasks, err := readPlanFile(path)
+	if err != nil {
+		return err
+	}
+	if err := c.svc.Engine.Confirm(ctx, c.runID, planModifications(snap.Tasks, tasks)); err != nil {
+		var tle *engine.TaskListError
+		if errors.As(err, &tle) {
+			return fmt.Errorf("the plan in %s cannot be used either: %s", path, strings.Join(tle.Problems, "; "))
+		}
+		return fmt.Errorf("the plan in %s cannot be used: %v", path, err)
+	}
+	return nil
+}
+
+// waits tells how to go on with a run whose task list waits for a fix, and
+// returns ExitWaiting.
+func (c *confirmer) waits() int {
+	fmt.Fprintf(c.stdout, "The run %s waits for a task list it can use. Give one with: baton run --resume %s --plan FILE\nor cancel it with: baton cancel %s\n", c.runID, c.runID, c.runID)
+	return ExitWaiting
+}
+
+// summary prints how the run ended, its issues and what to do next, and
+// returns the exit code of its outcome.
 func summary(ctx context.Context, svc *service.Services, run store.Run, stdout io.Writer) int {
-	snap, err := svc.Engine.Snapshot(ctx, run.ID)
+	snap, err := engine.LoadReport(ctx, svc.Store, run.ID)
 	if err != nil {
 		snap = engine.Snapshot{Run: run}
 	}
 	r := snap.Run
-	fmt.Fprintf(stdout, "\nRun %s %s: %d of %d tasks completed", r.ID, r.Status, r.TasksCompleted, r.TasksTotal)
+	fmt.Fprintf(stdout, "\nRun %s %s: %d of %d tasks completed", r.ID, statusLabel(r.Status), r.TasksCompleted, r.TasksTotal)
 	if r.TasksFailed > 0 {
 		fmt.Fprintf(stdout, ", %d failed", r.TasksFailed)
 	}
@@ -403,11 +500,10 @@ func summary(ctx context.Context, svc *service.Services, run store.Run, stdout i
 		fmt.Fprintf(stdout, ", %d skipped", r.TasksSkipped)
 	}
 	fmt.Fprintf(stdout, ". Tokens %d in / %d out, cost $%.2f.\n", r.InputTokens, r.OutputTokens, r.CostUSD)
-	var bad, files []string
+	var bad []string
 	for _, w := range snap.Workers {
 		switch {
-		case w.Status == "completed" && !w.Skipped:
-			files = append(files, w.OutputFiles...)
+		case w.Status == engine.WorkerCompleted.String() && !w.Skipped:
 		case w.Skipped:
 			bad = append(bad, fmt.Sprintf("%s skipped: %s", w.TaskID, w.Error))
 		default:
@@ -418,21 +514,64 @@ func summary(ctx context.Context, svc *service.Services, run store.Run, stdout i
 	for _, b := range bad {
 		fmt.Fprintf(stdout, "  - %s\n", b)
 	}
-	if len(files) > 0 {
-		slices.Sort(files)
-		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(slices.Compact(files), ", "))
+	printIssues(stdout, r)
+	if rep := snap.FinalReport; rep != nil && len(rep.Files) > 0 {
+		var files []string
+		for _, f := range rep.Files {
+			files = append(files, f.Path)
+		}
+		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(files, ", "))
 	}
-	switch {
-	case r.Status == engine.RunInterrupted.String():
+	switch r.Status {
+	case engine.RunInterrupted.String():
 		fmt.Fprintf(stdout, "Interrupted: %s\nEverything done is kept. Continue it with: baton run --resume %s\n", r.Message, r.ID)
-		return ExitError
-	case r.Status == engine.RunError.String():
+	case engine.RunError.String():
 		fmt.Fprintf(stdout, "Error: %s\n", r.Error)
-		return ExitError
-	case r.Status == engine.RunCancelled.String():
-		return ExitError
-	case r.TasksFailed > 0 || r.TasksSkipped > 0 || len(bad) > 0:
-		return ExitFailures
 	}
-	return ExitOK
+	if r.Status != engine.RunCompleted.String() {
+		fmt.Fprintf(stdout, "The whole report: baton show %s\n", r.ID)
+	}
+	return exitCode(r.Status)
+}
+
+type runOptions struct {
+	tmpl         *string
+	cwd          *string
+	message      *string
+	yes          *bool
+	host         *string
+	cdp          *string
+	claudePath   *string
+	scenario     *string
+	speed        *float64
+	resume       *string
+	permission   *string
+	plan         *string
+	vars         varFlags
+	budget       *float64
+	budgetTokens *int64
+}
+
+// runFlagSet defines the flags of "baton run": its help lists them all.
+func runFlagSet() (*flag.FlagSet, *runOptions) {
+	o := &runOptions{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.tmpl = fs.String("template", "", "template id")
+	o.cwd = fs.String("cwd", ".", "project folder")
+	o.message = fs.String("message", "", "the request")
+	o.yes = fs.Bool("yes", false, "confirm the task list without asking")
+	o.host = fs.String("host", "", "sim, desktop or claude-code (default: the host in Settings)")
+	o.cdp = fs.String("cdp", "", "Claude Desktop's DevTools endpoint (implies --host desktop)")
+	o.claudePath = fs.String("claude", "", "the Claude Code CLI to run (implies --host claude-code)")
+	o.scenario = fs.String("scenario", "", "simulator scenario")
+	o.speed = fs.Float64("sim-speed", 1, "simulator speed factor")
+	o.resume = fs.String("resume", "", "continue a paused or interrupted run")
+	o.permission = fs.String("permission-mode", "", "the workers' permission mode for this run")
+	o.plan = fs.String("plan", "", "a JSON file with the task list to use instead of a proposed one that fails its checks")
+	o.budget = fs.Float64("budget", 0, "the most the run may cost in US dollars (with --resume: the raised budget)")
+	o.budgetTokens = fs.Int64("budget-tokens", 0, "the most tokens the run may use (with --resume: the raised budget)")
+	o.vars = varFlags{}
+	fs.Var(o.vars, "var", "template variable NAME=VALUE (repeatable)")
+	return fs, o
 }

@@ -20,17 +20,10 @@ import (
 // SimCLI is "baton sim": it runs the simulator as a stand-in for Claude
 // Desktop until interrupted.
 func SimCLI(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs, o := simFlagSet()
 	fs.SetOutput(stderr)
-	port := fs.Int("port", 9222, "DevTools port of the simulator's browser (0 picks a free one)")
-	scenario := fs.String("scenario", "happy", "default scenario: "+strings.Join(simulator.Scenarios, ", "))
-	speed := fs.Float64("speed", 1, "speed factor of the scripted agent (10 is ten times faster)")
-	chromePath := fs.String("chrome", "", "path of Chrome or Chromium (default: $BATON_CHROME or the standard places)")
-	headed := fs.Bool("headed", false, "show the browser window")
-	replay := fs.String("replay", "", "serve a \"baton probe\" recording instead of the scripted agent")
-	shapesFlag := fs.String("shapes", "", "make the page take the real Claude Desktop's reported shapes: real (all), or a comma-separated list of "+strings.Join(simulator.ShapeNames(), ", "))
-	var rules scenarioRules
-	fs.Var(&rules, "scenario-for", "MATCH=SCENARIO: sessions whose id contains MATCH use SCENARIO (repeatable)")
+	port, scenario, speed, chromePath, headed := o.port, o.scenario, o.speed, o.chromePath, o.headed
+	replay, shapesFlag := o.replay, o.shapes
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -58,7 +51,7 @@ func SimCLI(args []string, stdout, stderr io.Writer) int {
 		Port:       *port,
 		ChromePath: *chromePath,
 		Headed:     *headed,
-		Rules:      rules,
+		Rules:      *o.rules,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "The simulator could not start: %v.\n", err)
@@ -96,4 +89,32 @@ func (r *scenarioRules) Set(v string) error {
 	}
 	(*r)[match] = sc
 	return nil
+}
+
+type simOptions struct {
+	port       *int
+	scenario   *string
+	speed      *float64
+	chromePath *string
+	headed     *bool
+	rules      *scenarioRules
+	replay     *string
+	shapes     *string
+}
+
+// simFlagSet defines the flags of "baton sim": its help lists them all.
+func simFlagSet() (*flag.FlagSet, *simOptions) {
+	o := &simOptions{}
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.port = fs.Int("port", 9222, "DevTools port of the simulator's browser (0 picks a free one)")
+	o.scenario = fs.String("scenario", "happy", "default scenario: "+strings.Join(simulator.Scenarios, ", "))
+	o.speed = fs.Float64("speed", 1, "speed factor of the scripted agent (10 is ten times faster)")
+	o.chromePath = fs.String("chrome", "", "path of Chrome or Chromium (default: $BATON_CHROME or the standard places)")
+	o.headed = fs.Bool("headed", false, "show the browser window")
+	o.rules = new(scenarioRules)
+	fs.Var(o.rules, "scenario-for", "MATCH=SCENARIO: sessions whose id contains MATCH use SCENARIO (repeatable)")
+	o.replay = fs.String("replay", "", "serve a \"baton probe\" recording instead of the scripted agent")
+	o.shapes = fs.String("shapes", "", "make the page take the real Claude Desktop's reported shapes: real (all), or a comma-separated list of "+strings.Join(simulator.ShapeNames(), ", "))
+	return fs, o
 }

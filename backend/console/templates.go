@@ -3,19 +3,25 @@ package console
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"golang.org/x/term"
 
 	"github.com/baton-app/baton/backend/template"
 )
 
 const templatesUsage = `usage:
   baton templates list                  list the system and custom templates
-  baton templates show ID [--resolved]  print a template as stored, or with inheritance applied
+  baton templates show ID [--resolved]  print a template as stored, or with inheritance applied,
+                                        and (on a terminal) its variables, the required ones marked
+  baton templates show ID --vars        list only the template's variables
   baton templates validate FILE         check a template file against the schema and its parents
 
 Custom templates live in %s.
@@ -58,13 +64,15 @@ func templatesCLI(dir string, args []string, stdout, stderr io.Writer) int {
 		return templatesList(m, stdout, stderr)
 	case "show":
 		var id string
-		resolved := false
+		resolved, varsOnly := false, false
 		for _, a := range args[1:] {
 			switch {
 			case a == "--resolved" || a == "-resolved":
 				resolved = true
+			case a == "--vars" || a == "-vars":
+				varsOnly = true
 			case strings.HasPrefix(a, "-"):
-				fmt.Fprintf(stderr, "baton templates show: unknown flag %s. Usage: baton templates show ID [--resolved]\n", a)
+				fmt.Fprintf(stderr, "baton templates show: unknown flag %s. Usage: baton templates show ID [--resolved | --vars]\n", a)
 				return 2
 			case id == "":
 				id = a
@@ -77,7 +85,17 @@ func templatesCLI(dir string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "baton templates show needs a template id. Run \"baton templates list\" to see them.")
 			return 2
 		}
-		return templatesShow(m, id, resolved, stdout, stderr)
+		if varsOnly {
+			r, err := m.Resolve(id)
+			if err != nil {
+				return templatesError(stderr, err)
+			}
+			printVariables(stdout, r.Template)
+			return 0
+		}
+		// On a terminal the variables follow the JSON; in a pipe stdout
+		// stays the template's JSON alone.
+		return templatesShow(m, id, resolved, isTerminal(stdout), stdout, stderr)
 	case "validate":
 		if len(args) != 2 {
 			fmt.Fprintln(stderr, "baton templates validate needs exactly one file. Usage: baton templates validate FILE")
@@ -118,13 +136,21 @@ func templatesList(m *template.Manager, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func templatesShow(m *template.Manager, id string, resolved bool, stdout, stderr io.Writer) int {
+func templatesShow(m *template.Manager, id string, resolved, vars bool, stdout, stderr io.Writer) int {
 	if !resolved {
 		raw, err := m.Raw(id)
 		if err != nil {
 			return templatesError(stderr, err)
 		}
 		_, _ = stdout.Write(raw)
+		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+			fmt.Fprintln(stdout)
+		}
+		// The variables come from the resolved template (a parent may
+		// declare them); a broken one is reported by --resolved.
+		if r, err := m.Resolve(id); err == nil && vars {
+			printVariables(stdout, r.Template)
+		}
 		return 0
 	}
 	r, err := m.Resolve(id)
@@ -137,7 +163,86 @@ func templatesShow(m *template.Manager, id string, resolved bool, stdout, stderr
 		return 1
 	}
 	fmt.Fprintf(stdout, "%s\n", b)
+	if vars {
+		printVariables(stdout, r.Template)
+	}
 	return 0
+}
+
+// printVariables lists a template's variables, the required ones marked,
+// with how "baton run" takes them.
+func printVariables(w io.Writer, t template.Template) {
+	if len(t.Variables) == 0 {
+		fmt.Fprintf(w, "\nVariables: none.\n")
+		return
+	}
+	names := make([]string, 0, len(t.Variables))
+	for n := range t.Variables {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		va, vb := t.Variables[a], t.Variables[b]
+		if va.Required != vb.Required {
+			if va.Required {
+				return -1
+			}
+			return 1
+		}
+		if va.Order != vb.Order {
+			return va.Order - vb.Order
+		}
+		return strings.Compare(a, b)
+	})
+	fmt.Fprintf(w, "\nVariables (give them to baton run as --var NAME=VALUE):\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, n := range names {
+		v := t.Variables[n]
+		req := "optional"
+		if v.Required {
+			req = "REQUIRED"
+		}
+		about := v.Label
+		if v.Description != "" {
+			about += ": " + v.Description
+		}
+		var extra []string
+		if v.Type != "" {
+			extra = append(extra, v.Type)
+		}
+		if len(v.Options) > 0 {
+			extra = append(extra, "one of "+strings.Join(v.Options, ", "))
+		}
+		if v.Default != nil && fmt.Sprint(v.Default) != "" {
+			extra = append(extra, fmt.Sprintf("default %v", v.Default))
+		}
+		if len(extra) > 0 {
+			about += " (" + strings.Join(extra, "; ") + ")"
+		}
+		fmt.Fprintf(tw, "  --var %s=…\t%s\t%s\n", n, req, line(about))
+	}
+	tw.Flush()
+}
+
+// varHint names the --var flags that fix the variable problems of err
+// ("" when err has none).
+func varHint(err error) string {
+	var names []string
+	for _, p := range template.Problems(err) {
+		name, ok := strings.CutPrefix(p.Pointer, "/variables/")
+		if strings.HasPrefix(p.Message, "the template has no variable") {
+			continue // a name the template does not know: the error says so
+		}
+		if ok && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	for i, n := range names {
+		names[i] = "--var " + n + "=…"
+	}
+	return "Give the template's variables with " + strings.Join(names, " ") + "; \"baton templates show ID\" lists them, the required ones marked."
 }
 
 func templatesValidate(m *template.Manager, file string, stdout, stderr io.Writer) int {
@@ -194,4 +299,20 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// templatesFlagSet lists the flags of "baton templates" for its help
+// ("show" reads --resolved itself).
+func templatesFlagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("templates", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Bool("resolved", false, "templates show: print the template with inheritance applied")
+	fs.Bool("vars", false, "templates show: list only the template's variables, the required ones marked")
+	return fs
+}
+
+// isTerminal reports whether w (under its safeWriter) is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := unwrap(w).(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

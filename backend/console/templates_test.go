@@ -54,6 +54,9 @@ func TestTemplatesCLI(t *testing.T) {
 		{"show broken", []string{"show", "loop-a", "--resolved"}, 1, nil, []string{"circular"}, false},
 		{"show without id", []string{"show"}, 2, nil, []string{"needs a template id"}, false},
 		{"show unknown flag", []string{"show", "sparc", "--raw"}, 2, nil, []string{"unknown flag --raw"}, false},
+		// The variables, required first and marked, with the flag that gives them.
+		{"show vars", []string{"show", "my-docs-fr", "--vars"}, 0, []string{"--var NAME=VALUE", "--var OUTPUT_DIR=…", "REQUIRED", "--var LANGUAGE=…", "optional", "one of French, English"}, nil, false},
+		{"show vars of a missing template", []string{"show", "ghost", "--vars"}, 1, nil, []string{`there is no template "ghost"`}, false},
 		{"validate a system file", []string{"validate", "../../templates/team-review.json"}, 0, []string{`is a valid template (id "team-review", extends "_default")`}, nil, false},
 		{"validate an invalid file", []string{"validate", "../template/testdata/invalid/bad-enums.json"}, 1, nil, []string{"is not a valid template: 2 problems", "/config/permissionMode: value must be one of", "/config/transport"}, false},
 		{"validate broken JSON", []string{"validate", "../template/testdata/invalid/bad-json.json"}, 1, nil, []string{"(document): not valid JSON at line 1"}, false},

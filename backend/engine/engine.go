@@ -417,36 +417,7 @@ func (e *Engine) Snapshot(ctx context.Context, runID string) (Snapshot, error) {
 }
 
 func (e *Engine) storedSnapshot(ctx context.Context, runID string) (Snapshot, error) {
-	run, err := e.store.Run(ctx, runID)
-	if errors.Is(err, store.ErrNotFound) {
-		return Snapshot{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
-	}
-	if err != nil {
-		return Snapshot{}, err
-	}
-	tasks, err := e.store.Tasks(ctx, runID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	workers, err := e.store.Workers(ctx, runID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	answers, err := e.store.Answers(ctx, runID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks)}
-	if raw, err := e.store.FinalReport(ctx, runID); err == nil {
-		var rep FinalReport
-		if err := json.Unmarshal(raw, &rep); err != nil {
-			return Snapshot{}, fmt.Errorf("final report of %s: %w", runID, err)
-		}
-		snap.FinalReport = &rep
-	} else if !errors.Is(err, store.ErrNoReport) {
-		return Snapshot{}, err
-	}
-	return snap, nil
+	return LoadSnapshot(ctx, e.store, runID)
 }
 
 // Wait blocks until run id is finished (completed, cancelled or error) or

@@ -274,7 +274,8 @@ func TestConfirmWithModifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := h.wait(id)
-	if run.Status != "completed" || run.TasksCompleted != 3 || run.TasksSkipped != 1 {
+	// A task the user skipped is not done: the run has an issue.
+	if run.Status != "completed_with_issues" || run.TasksCompleted != 3 || run.TasksSkipped != 1 {
 		t.Fatalf("run = %s, %d completed, %d skipped", run.Status, run.TasksCompleted, run.TasksSkipped)
 	}
 	got := h.host.workerStarts()
@@ -298,10 +299,12 @@ func TestRepromptThenFallbackThenFailure(t *testing.T) {
 		wantStatus  string
 		wantFlagged bool
 		wantReason  string
+		// wantRun: a run whose only root task failed did nothing useful.
+		wantRun string
 	}{
-		{"keyword fallback", "I am finished. The task is complete and done.", "completed", true, ""},
-		{"failure", "Hmm, let me think about colours.", "failed", false, "no valid completion report after 2 re-prompts"},
-		{"broken json", startDelim + "\n{\"phase\": \"completion\", \"data\": {\"task_id\": \n" + endDelim, "failed", false, "after 2 re-prompts"},
+		{"keyword fallback", "I am finished. The task is complete and done.", "completed", true, "", "completed"},
+		{"failure", "Hmm, let me think about colours.", "failed", false, "no valid completion report after 2 re-prompts", "failed"},
+		{"broken json", startDelim + "\n{\"phase\": \"completion\", \"data\": {\"task_id\": \n" + endDelim, "failed", false, "after 2 re-prompts", "failed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -330,8 +333,8 @@ func TestRepromptThenFallbackThenFailure(t *testing.T) {
 			if n := h.rec.count(EventWorkerReprompted); n != 2 {
 				t.Errorf("re-prompted %d times, want 2 (maxRetries)", n)
 			}
-			if run.Status != "completed" {
-				t.Errorf("run = %s (%s)", run.Status, run.Error)
+			if run.Status != tc.wantRun {
+				t.Errorf("run = %s (%s), want %s", run.Status, run.Error, tc.wantRun)
 			}
 			if tc.wantStatus == "failed" {
 				if w["b"].Status != "cancelled" || !w["b"].Skipped || !strings.Contains(w["b"].Error, "a failed") {
@@ -427,8 +430,8 @@ func TestTimeoutRetryThenFail(t *testing.T) {
 			if w["b"].Status != "cancelled" || !w["b"].Skipped {
 				t.Errorf("dependent b = %s", w["b"].Status)
 			}
-			if run.Status != "completed" || run.TasksFailed != 1 {
-				t.Errorf("run = %s failed %d", run.Status, run.TasksFailed)
+			if run.Status != "failed" || run.TasksFailed != 1 || len(run.Issues) == 0 {
+				t.Errorf("run = %s failed %d, issues %q", run.Status, run.TasksFailed, run.Issues)
 			}
 			h.host.mu.Lock()
 			interrupted := len(h.host.interrupts)

@@ -42,6 +42,9 @@ type FinalReport struct {
 	// Files is the union of the files the workers reported, sorted.
 	Files       []ReportFile `json:"files"`
 	Limitations []Limitation `json:"limitations"`
+	// Issues are why the run is completed_with_issues or failed (the run's
+	// own Issues); empty for every other status.
+	Issues []string `json:"issues"`
 	// Cost is what the run cost and used, and the limits it waited for.
 	Cost ReportCost `json:"cost"`
 }
@@ -174,7 +177,7 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 	rep := FinalReport{RunID: r.ID, Status: r.Status, Message: r.Message, Error: r.Error, FinishedAt: r.CompletedAt,
 		Completed: []TaskRef{}, Failed: []TaskRef{}, Skipped: []TaskRef{}, NotRun: []TaskRef{},
 		Iterations: Iterations{Remediation: []RemediationRound{}, Retries: []Attempt{}, Rejections: []Attempt{}},
-		Decisions:  []Decision{}, Files: []ReportFile{}, Limitations: []Limitation{},
+		Decisions:  []Decision{}, Files: []ReportFile{}, Limitations: []Limitation{}, Issues: []string{},
 		// Rounded: the run's cost is a sum whose order varies.
 		Cost: ReportCost{USD: math.Round(r.CostUSD*1e9) / 1e9, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Label: CostLabel(r.CostUSD, r.Limits),
 			BudgetUSD: r.Limits.BudgetUSD, BudgetTokens: r.Limits.BudgetTokens}}
@@ -182,6 +185,9 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 		if e.Name == EventLimitWaiting {
 			rep.Cost.LimitWaits++
 		}
+	}
+	if len(r.Issues) > 0 {
+		rep.Issues = r.Issues
 	}
 	switch r.Status {
 	case RunError.String():
@@ -321,7 +327,7 @@ func (rep *FinalReport) answersInto(s Snapshot) {
 			}
 			rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionConflict, By: "the aggregation", Text: text,
 				Resolution: strings.TrimSpace(c.Resolution), Tasks: c.Tasks})
-			if strings.TrimSpace(c.Resolution) == "" {
+			if ConflictOpen(c.Resolution) {
 				rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitConflict, Text: text,
 					Files: c.Files})
 			}
@@ -428,6 +434,22 @@ func (e *Engine) FinalReport(ctx context.Context, runID string) (FinalReport, er
 // change that finishes it: the state in memory, the answers stored and
 // those of this change, and the stored events.
 func (r *runner) finalReport(ctx context.Context, c *store.Change) {
+	r.storeReport(c, r.buildReport(ctx, c))
+}
+
+// storeReport puts rep into the change that finishes the run.
+func (r *runner) storeReport(c *store.Change, rep FinalReport) {
+	var err error
+	c.FinalReport, err = json.Marshal(rep)
+	if err != nil {
+		r.log().Warn("final report", "err", err)
+		c.FinalReport = nil
+	}
+}
+
+// buildReport builds the report of the run as it is in memory, with the
+// answers stored and those of change c.
+func (r *runner) buildReport(ctx context.Context, c *store.Change) FinalReport {
 	ctx = context.WithoutCancel(ctx)
 	r.sync()
 	snap := Snapshot{Run: r.run, Tasks: r.plan.tasks}
@@ -443,9 +465,5 @@ func (r *runner) finalReport(ctx context.Context, c *store.Change) {
 	if err != nil {
 		r.log().Warn("final report: read the events", "err", err)
 	}
-	c.FinalReport, err = json.Marshal(BuildFinalReport(snap, events))
-	if err != nil {
-		r.log().Warn("final report", "err", err)
-		c.FinalReport = nil
-	}
+	return BuildFinalReport(snap, events)
 }

@@ -88,7 +88,7 @@ func TestFinalReportOfARunWithRejectionAndRemediation(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := h.wait(id)
-	if run.Status != "completed" {
+	if run.Status != "completed_with_issues" {
 		t.Fatalf("run = %s: %s %s", run.Status, run.Message, run.Error)
 	}
 
@@ -100,7 +100,7 @@ func TestFinalReportOfARunWithRejectionAndRemediation(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.RunID != id || rep.Status != "completed" || rep.FinishedAt == nil || rep.Message != run.Message {
+	if rep.RunID != id || rep.Status != "completed_with_issues" || rep.FinishedAt == nil || rep.Message != run.Message {
 		t.Errorf("report head = %s %s %v %q", rep.RunID, rep.Status, rep.FinishedAt, rep.Message)
 	}
 	if want := (TaskCounts{Total: 5, Completed: 3, Failed: 1, Skipped: 1}); rep.Tasks != want {

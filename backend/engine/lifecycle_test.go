@@ -77,7 +77,7 @@ func TestStartErrorsRetryThenFail(t *testing.T) {
 	if w.Status != "failed" || !strings.Contains(w.Error, "boom") || w.RetryCount != 2 {
 		t.Errorf("worker = %s retries %d: %s", w.Status, w.RetryCount, w.Error)
 	}
-	if run.Status != "completed" || run.TasksFailed != 1 {
+	if run.Status != "failed" || run.TasksFailed != 1 {
 		t.Errorf("run = %s failed %d", run.Status, run.TasksFailed)
 	}
 }
@@ -285,7 +285,8 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := Report(snap)
-	for _, want := range []string{"# Document everything", "Status: **completed**", "0 completed, 1 failed, 1 skipped of 2",
+	for _, want := range []string{"# Document everything", "Status: **failed**", "0 completed, 1 failed, 1 skipped of 2",
+		"- Issue: None of the 2 tasks completed.",
 		"## Analysis\n\nA project.", "## Result (success)", "| `a` | Do a | 5 | failed | 0 |", "| `b` | Do b | 5 | skipped |",
 		"**Reason:** no | pipes allowed", "**Skipped:** skipped because a failed", "## Verification (pass)"} {
 		if !strings.Contains(md, want) {

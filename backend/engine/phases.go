@@ -356,12 +356,21 @@ func (r *runner) planned(ctx context.Context, change store.Change, data *protoco
 }
 
 func (r *runner) complete(ctx context.Context, change store.Change, summary string) error {
-	if err := r.move(RunCompleted); err != nil {
+	now := r.e.now()
+	r.main.Asked = ""
+	// The outcome is read from the final report: completed only when
+	// nothing is left open (outcome.go).
+	rep := r.buildReport(ctx, &change)
+	answers, err := r.e.store.Answers(context.WithoutCancel(ctx), r.run.ID)
+	if err != nil {
+		r.log().Warn("outcome: read the answers", "err", err)
+	}
+	status, issues := Outcome(rep, append(answers, change.Answers...))
+	if err := r.move(status); err != nil {
 		return err
 	}
-	now := r.e.now()
 	r.run.CompletedAt = &now
-	r.main.Asked = ""
+	r.run.Issues = issues
 	r.sync()
 	msg := summary
 	if r.run.TasksFailed+r.run.TasksSkipped > 0 {
@@ -372,7 +381,8 @@ func (r *runner) complete(ctx context.Context, change store.Change, summary stri
 		msg += " " + note
 	}
 	r.run.Message = strings.TrimSpace(msg)
-	r.finalReport(ctx, &change)
+	rep.Status, rep.Message, rep.FinishedAt, rep.Issues = r.run.Status, r.run.Message, r.run.CompletedAt, issues
+	r.storeReport(&change, rep)
 	return r.commit(ctx, change, nil, r.ev(EventCompleted, nil, r.run.Message))
 }
 

@@ -18,7 +18,11 @@ func Report(s Snapshot) string {
 	title := strings.TrimSpace(strings.SplitN(r.Request, "\n", 2)[0])
 	title = clip(title, 100)
 	fmt.Fprintf(&b, "# %s\n\n", mdText(title))
-	fmt.Fprintf(&b, "- Run: `%s`\n- Template: %s (`%s`)\n- Folder: `%s`\n- Status: **%s**\n", r.ID, mdText(r.TemplateName), r.TemplateID, r.Cwd, r.Status)
+	fmt.Fprintf(&b, "- Run: `%s`\n- Template: %s (`%s`)\n- Folder: `%s`\n- Status: **%s**\n", r.ID, mdText(r.TemplateName), r.TemplateID, r.Cwd, OutcomeLabel(r.Status))
+	// Why the run is not a clean completed, first: the rest is detail.
+	for _, is := range r.Issues {
+		fmt.Fprintf(&b, "- Issue: %s\n", mdText(is))
+	}
 	fmt.Fprintf(&b, "- Created: %s\n", r.CreatedAt.UTC().Format(time.RFC3339))
 	if r.StartedAt != nil && r.CompletedAt != nil {
 		fmt.Fprintf(&b, "- Duration: %s\n", r.CompletedAt.Sub(*r.StartedAt).Round(time.Second))

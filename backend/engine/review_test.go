@@ -141,7 +141,7 @@ func TestReviewRejectedTooOftenFails(t *testing.T) {
 	if got := len(workerPrompts(h.host, "task_001")); got != 3 {
 		t.Errorf("task_001 started %d times, want 1 + maxRetries (2)", got)
 	}
-	if run.Status != "completed" || run.TasksFailed != 1 {
+	if run.Status != "failed" || run.TasksFailed != 1 {
 		t.Errorf("run = %s failed %d", run.Status, run.TasksFailed)
 	}
 }

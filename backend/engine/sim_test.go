@@ -130,7 +130,7 @@ func TestSimulatorRuns(t *testing.T) {
 			}
 		}},
 		{name: "workers fail", rules: map[string]string{"_worker_": "worker-fails"}, check: func(t *testing.T, s engine.Snapshot, ev *events) {
-			if s.Run.Status != "completed" || s.Run.TasksCompleted != 0 || s.Run.TasksFailed+s.Run.TasksSkipped != s.Run.TasksTotal {
+			if s.Run.Status != "failed" || s.Run.TasksCompleted != 0 || s.Run.TasksFailed+s.Run.TasksSkipped != s.Run.TasksTotal {
 				t.Fatalf("run %s: %d completed, %d failed, %d skipped of %d", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksFailed, s.Run.TasksSkipped, s.Run.TasksTotal)
 			}
 			for _, w := range s.Workers {
@@ -145,7 +145,7 @@ func TestSimulatorRuns(t *testing.T) {
 		{name: "workers hang and time out", rules: map[string]string{"_worker_": "worker-hangs"},
 			tune: func(tp *template.Template) { tp.Config.InactivityTimeout = 1; tp.Config.MaxRetries = 1 },
 			check: func(t *testing.T, s engine.Snapshot, ev *events) {
-				if s.Run.Status != "completed" || s.Run.TasksCompleted != 0 {
+				if s.Run.Status != "failed" || s.Run.TasksCompleted != 0 {
 					t.Fatalf("run %s: %d completed", s.Run.Status, s.Run.TasksCompleted)
 				}
 				for _, w := range s.Workers {

@@ -154,7 +154,7 @@ func TestSimulatorWorkflows(t *testing.T) {
 			}},
 		{name: "sparc template with failing workers", template: "sparc", rules: map[string]string{"_worker_": "worker-fails"},
 			check: func(t *testing.T, s engine.Snapshot, ev *events, tr transcripts) {
-				if s.Run.Status != "completed" || s.Run.TasksCompleted != 0 || s.Run.TasksFailed == 0 ||
+				if s.Run.Status != "failed" || s.Run.TasksCompleted != 0 || s.Run.TasksFailed == 0 ||
 					s.Run.TasksFailed+s.Run.TasksSkipped != s.Run.TasksTotal {
 					t.Fatalf("run %s: %d completed, %d failed, %d skipped of %d", s.Run.Status, s.Run.TasksCompleted,
 						s.Run.TasksFailed, s.Run.TasksSkipped, s.Run.TasksTotal)
@@ -171,8 +171,9 @@ func TestSimulatorWorkflows(t *testing.T) {
 			check: func(t *testing.T, s engine.Snapshot, ev *events, tr transcripts) {
 				// A conflict_detected report prevents its task's completion
 				// (seed 003): the task fails with the conflict recorded, its
-				// dependants are skipped, and the conflicts go to aggregation.
-				if s.Run.TasksCompleted != 0 || s.Run.TasksFailed == 0 || s.Run.TasksTotal == 0 ||
+				// dependants are skipped, and the conflicts go to aggregation;
+				// with no task completed the run is failed.
+				if s.Run.Status != "failed" || s.Run.TasksCompleted != 0 || s.Run.TasksFailed == 0 || s.Run.TasksTotal == 0 ||
 					s.Run.TasksFailed+s.Run.TasksSkipped != s.Run.TasksTotal {
 					t.Fatalf("run %s: %d completed, %d failed, %d skipped of %d: %s", s.Run.Status, s.Run.TasksCompleted,
 						s.Run.TasksFailed, s.Run.TasksSkipped, s.Run.TasksTotal, s.Run.Error)

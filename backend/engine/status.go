@@ -32,6 +32,14 @@ const (
 	// past their bounds; everything done is kept, and Resume continues it
 	// from the status it was in (like a pause the user did not ask for).
 	RunInterrupted
+	// RunCompletedWithIssues: the run reached its end, but not everything
+	// it was asked is done: a task failed or was skipped, a conflict is
+	// still open, the aggregation is partial, or the verification still
+	// fails after its last round. Run.Issues says which (see outcome.go).
+	RunCompletedWithIssues
+	// RunFailed: the run reached its end without doing anything useful
+	// (no task completed).
+	RunFailed
 )
 
 // runStatusNames are the store's names, in the order of the constants.
@@ -76,14 +84,23 @@ func (s RunStatus) active() bool { return !s.Finished() && !s.held() }
 func (s RunStatus) held() bool { return s == RunPaused || s == RunInterrupted }
 
 var runNext = map[RunStatus][]RunStatus{
-	RunCreated:     {RunAnalyzing, RunPlanning},
-	RunAnalyzing:   {RunPlanning},
-	RunPlanning:    {RunConfirming},
-	RunConfirming:  {RunSpawning},
-	RunSpawning:    {RunRunning, RunAggregating, RunVerifying, RunCompleted},
-	RunRunning:     {RunAggregating, RunVerifying, RunCompleted},
-	RunAggregating: {RunVerifying, RunCompleted},
-	RunVerifying:   {RunCompleted, RunRunning}, // running again: remediation tasks (seed 004)
+	RunCreated:    {RunAnalyzing, RunPlanning},
+	RunAnalyzing:  {RunPlanning},
+	RunPlanning:   {RunConfirming},
+	RunConfirming: {RunSpawning},
+	// A run that reaches its end becomes one of the outcomes (outcome.go).
+	RunSpawning:    {RunRunning, RunAggregating, RunVerifying, RunCompleted, RunCompletedWithIssues, RunFailed},
+	RunRunning:     {RunAggregating, RunVerifying, RunCompleted, RunCompletedWithIssues, RunFailed},
+	RunAggregating: {RunVerifying, RunCompleted, RunCompletedWithIssues, RunFailed},
+	// Running again: remediation tasks (seed 004).
+	RunVerifying: {RunCompleted, RunCompletedWithIssues, RunFailed, RunRunning},
+}
+
+// Outcome reports whether s is one of the statuses a run ends in when it
+// reached its end (completed, completed with issues, failed), rather than
+// being cancelled or stopped by an error.
+func (s RunStatus) Outcome() bool {
+	return s == RunCompleted || s == RunCompletedWithIssues || s == RunFailed
 }
 
 // CanMove reports whether a run may go from s to next. Every unfinished

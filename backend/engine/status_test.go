@@ -43,6 +43,9 @@ func TestRunTransitions(t *testing.T) {
 		"confirming>spawning", "spawning>running", "spawning>aggregating", "spawning>verifying",
 		"spawning>completed", "running>aggregating", "running>verifying", "running>completed",
 		"aggregating>verifying", "aggregating>completed", "verifying>completed", "verifying>running",
+		// The outcomes other than completed are reached from where completed is.
+		"spawning>completed_with_issues", "running>completed_with_issues", "aggregating>completed_with_issues",
+		"verifying>completed_with_issues", "spawning>failed", "running>failed", "aggregating>failed", "verifying>failed",
 	} {
 		legal[pair] = true
 	}
@@ -254,7 +257,8 @@ func TestStatusJSON(t *testing.T) {
 func TestStatusConstantsNameTheirStatus(t *testing.T) {
 	t.Parallel()
 	if RunCreated.String() != "created" || RunVerifying.String() != "verifying" || RunPaused.String() != "paused" ||
-		RunError.String() != "error" || RunInterrupted.String() != "interrupted" || len(RunStatuses()) != 13 {
+		RunError.String() != "error" || RunInterrupted.String() != "interrupted" || RunCompletedWithIssues.String() != "completed_with_issues" ||
+		RunFailed.String() != "failed" || len(RunStatuses()) != 15 {
 		t.Errorf("run statuses %v", RunStatuses())
 	}
 	if WorkerPending.String() != "pending" || WorkerAwaitingReview.String() != "awaiting_review" ||
@@ -262,8 +266,11 @@ func TestStatusConstantsNameTheirStatus(t *testing.T) {
 		t.Errorf("worker statuses %v", WorkerStatuses())
 	}
 	for _, s := range RunStatuses() {
-		if s.Finished() != (s == RunCompleted || s == RunCancelled || s == RunError) {
+		if s.Finished() != (s == RunCompleted || s == RunCancelled || s == RunError || s == RunCompletedWithIssues || s == RunFailed) {
 			t.Errorf("%s: Finished = %v", s, s.Finished())
+		}
+		if s.Outcome() != (s == RunCompleted || s == RunCompletedWithIssues || s == RunFailed) {
+			t.Errorf("%s: Outcome = %v", s, s.Outcome())
 		}
 	}
 }

@@ -94,15 +94,32 @@ func (a *Announcer) notification(name string, p engine.Payload) (Notification, b
 	case engine.EventCompleted:
 		body := ""
 		urgency := UrgencyNormal
+		summary := "Run finished: "
+		status := p.Status
 		if r := p.Run; r != nil {
+			status = r.Status
 			body = fmt.Sprintf("%d of %d tasks completed", r.TasksCompleted, r.TasksTotal)
 			if r.TasksFailed > 0 || r.TasksSkipped > 0 {
 				body += fmt.Sprintf(", %d failed, %d skipped", r.TasksFailed, r.TasksSkipped)
 				urgency = UrgencyCritical
 			}
 			body += "."
+			// The outcome says what is open: the first issues follow.
+			for i, is := range r.Issues {
+				if i == 2 {
+					body += fmt.Sprintf(" (%d more in the run's report)", len(r.Issues)-2)
+					break
+				}
+				body += " " + is
+			}
 		}
-		return Notification{Summary: "Run finished: " + run, Body: body, RunID: p.RunID, Urgency: urgency}, true
+		switch status {
+		case engine.RunCompletedWithIssues.String():
+			summary, urgency = "Run completed with issues: ", UrgencyCritical
+		case engine.RunFailed.String():
+			summary, urgency = "Run failed: ", UrgencyCritical
+		}
+		return Notification{Summary: summary + run, Body: body, RunID: p.RunID, Urgency: urgency}, true
 	case engine.EventError:
 		return Notification{Summary: "Run stopped: " + run, Body: p.Message, RunID: p.RunID, Urgency: UrgencyCritical}, true
 	case engine.EventWorkerWaiting:

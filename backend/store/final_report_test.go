@@ -108,7 +108,8 @@ func TestFinalReportMigrationUpgradesAnOlderDatabase(t *testing.T) {
 	// Back to version 2: without the tables and columns of the later
 	// migrations.
 	if _, err := s.db.Exec(`DROP TABLE final_reports; ALTER TABLE runs DROP COLUMN limits;
-		ALTER TABLE workers DROP COLUMN model; DELETE FROM schema_version WHERE version >= 3`); err != nil {
+		ALTER TABLE workers DROP COLUMN model; ALTER TABLE runs DROP COLUMN issues;
+		DELETE FROM schema_version WHERE version >= 3`); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -126,7 +127,7 @@ func TestFinalReportMigrationUpgradesAnOlderDatabase(t *testing.T) {
 	if v, _ := s2.SchemaVersion(ctx); v != ms[len(ms)-1].version {
 		t.Errorf("SchemaVersion = %d, want %d", v, ms[len(ms)-1].version)
 	}
-	if got, err := s2.Run(ctx, r.ID); err != nil || got.Status != "completed" {
+	if got, err := s2.Run(ctx, r.ID); err != nil || got.Status != "completed" || got.Issues == nil || len(got.Issues) != 0 {
 		t.Errorf("run after the upgrade = %+v, %v", got, err)
 	}
 	if _, err := s2.FinalReport(ctx, r.ID); !errors.Is(err, ErrNoReport) {

@@ -13,7 +13,7 @@ import (
 
 const runColumns = `id, template_id, template_name, template, cwd, request, variables, status, resume_status,
 	phase, main_session_id, message, error, tasks_total, tasks_completed, tasks_failed, tasks_skipped,
-	input_tokens, output_tokens, cost_usd, state, created_at, updated_at, started_at, completed_at, limits`
+	input_tokens, output_tokens, cost_usd, state, created_at, updated_at, started_at, completed_at, limits, issues`
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
@@ -88,13 +88,17 @@ func (s *Store) CreateRun(ctx context.Context, r Run, events ...Event) error {
 		if err != nil {
 			return fmt.Errorf("create run %s: variables: %w", r.ID, err)
 		}
+		issues, err := jsonText(nonNil(r.Issues), "[]")
+		if err != nil {
+			return fmt.Errorf("create run %s: issues: %w", r.ID, err)
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES
-			(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			r.ID, r.TemplateID, r.TemplateName, rawText(r.Template, "{}"), r.Cwd, r.Request, vars,
 			r.Status, r.ResumeStatus, r.Phase, r.MainSessionID, r.Message, r.Error,
 			r.TasksTotal, r.TasksCompleted, r.TasksFailed, r.TasksSkipped,
 			r.InputTokens, r.OutputTokens, r.CostUSD, rawText(r.State, "{}"),
-			ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits))
+			ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits), issues)
 		if isConstraint(err) {
 			return fmt.Errorf("create run %s: %w", r.ID, ErrExists)
 		}
@@ -267,15 +271,19 @@ func (s *Store) updateRun(ctx context.Context, tx *sql.Tx, r *Run, now time.Time
 	if err != nil {
 		return fmt.Errorf("variables: %w", err)
 	}
+	issues, err := jsonText(nonNil(r.Issues), "[]")
+	if err != nil {
+		return fmt.Errorf("issues: %w", err)
+	}
 	r.UpdatedAt = now
 	// Template, cwd, request and creation time are fixed at creation.
 	res, err := tx.ExecContext(ctx, `UPDATE runs SET template_name = ?, variables = ?, status = ?, resume_status = ?,
 		phase = ?, main_session_id = ?, message = ?, error = ?, tasks_total = ?, tasks_completed = ?,
 		tasks_failed = ?, tasks_skipped = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, state = ?,
-		updated_at = ?, started_at = ?, completed_at = ?, limits = ? WHERE id = ?`,
+		updated_at = ?, started_at = ?, completed_at = ?, limits = ?, issues = ? WHERE id = ?`,
 		r.TemplateName, vars, r.Status, r.ResumeStatus, r.Phase, r.MainSessionID, r.Message, r.Error,
 		r.TasksTotal, r.TasksCompleted, r.TasksFailed, r.TasksSkipped, r.InputTokens, r.OutputTokens,
-		r.CostUSD, rawText(r.State, "{}"), ms(now), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits), r.ID)
+		r.CostUSD, rawText(r.State, "{}"), ms(now), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits), issues, r.ID)
 	if err != nil {
 		return fmt.Errorf("update run: %w", err)
 	}
@@ -459,13 +467,13 @@ type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner) (Run, error) {
 	var r Run
-	var tmpl, vars, state, limits string
+	var tmpl, vars, state, limits, issues string
 	var started, completed sql.NullInt64
 	var created, updated int64
 	err := sc.Scan(&r.ID, &r.TemplateID, &r.TemplateName, &tmpl, &r.Cwd, &r.Request, &vars, &r.Status,
 		&r.ResumeStatus, &r.Phase, &r.MainSessionID, &r.Message, &r.Error, &r.TasksTotal, &r.TasksCompleted,
 		&r.TasksFailed, &r.TasksSkipped, &r.InputTokens, &r.OutputTokens, &r.CostUSD, &state, &created,
-		&updated, &started, &completed, &limits)
+		&updated, &started, &completed, &limits, &issues)
 	if err != nil {
 		return r, err
 	}
@@ -476,6 +484,12 @@ func scanRun(sc scanner) (Run, error) {
 	r.State = json.RawMessage(state)
 	if err := json.Unmarshal([]byte(vars), &r.Variables); err != nil {
 		return r, fmt.Errorf("run %s: variables: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(issues), &r.Issues); err != nil {
+		return r, fmt.Errorf("run %s: issues: %w", r.ID, err)
+	}
+	if r.Issues == nil {
+		r.Issues = []string{}
 	}
 	r.CreatedAt, r.UpdatedAt = fromMS(created), fromMS(updated)
 	r.StartedAt, r.CompletedAt = fromNullMS(started), fromNullMS(completed)

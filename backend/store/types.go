@@ -11,11 +11,14 @@ import (
 // meaning and the transitions between them; the store refuses anything else.
 var (
 	runStatusNames = []string{"created", "analyzing", "planning", "confirming", "spawning", "running",
-		"aggregating", "verifying", "completed", "paused", "cancelled", "error", "interrupted"}
+		"aggregating", "verifying", "completed", "paused", "cancelled", "error", "interrupted",
+		// A run that reached its end without doing everything it was asked
+		// (Run.Issues says what), and one that did nothing useful.
+		"completed_with_issues", "failed"}
 	workerStatusNames = []string{"pending", "spawning", "running", "paused", "completed", "failed",
 		"timeout", "cancelled", "awaiting_review", "rejected"}
 	// finishedRunStatuses are the statuses of a run that is over.
-	finishedRunStatuses = []string{"completed", "cancelled", "error"}
+	finishedRunStatuses = []string{"completed", "cancelled", "error", "completed_with_issues", "failed"}
 )
 
 // RunStatusNames lists the run statuses, in the order a run goes through
@@ -50,8 +53,11 @@ type Run struct {
 	MainSessionID string `json:"mainSessionId,omitempty"`
 	// Message is the latest note for the user, such as why a task list
 	// cannot be confirmed yet.
-	Message        string     `json:"message,omitempty"`
-	Error          string     `json:"error,omitempty"`
+	Message string `json:"message,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Issues are the reasons a finished run is completed_with_issues or
+	// failed: one short sentence each (empty for a clean run).
+	Issues         []string   `json:"issues"`
 	TasksTotal     int        `json:"tasksTotal"`
 	TasksCompleted int        `json:"tasksCompleted"`
 	TasksFailed    int        `json:"tasksFailed"`

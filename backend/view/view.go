@@ -29,9 +29,11 @@ type Run struct {
 	Phase        string `json:"phase"`
 	// MainSessionID is the session of the analysis, planning and
 	// aggregation phases.
-	MainSessionID  string     `json:"mainSessionId,omitempty"`
-	Message        string     `json:"message,omitempty"`
-	Error          string     `json:"error,omitempty"`
+	MainSessionID string `json:"mainSessionId,omitempty"`
+	Message       string `json:"message,omitempty"`
+	Error         string `json:"error,omitempty"`
+	// Issues say why a finished run is completed_with_issues or failed.
+	Issues         []string   `json:"issues"`
 	TasksTotal     int        `json:"tasksTotal"`
 	TasksCompleted int        `json:"tasksCompleted"`
 	TasksFailed    int        `json:"tasksFailed"`
@@ -150,10 +152,14 @@ type HistoryPage struct {
 
 // RunOf is the view of a stored run.
 func RunOf(r store.Run) Run {
+	issues := r.Issues
+	if issues == nil {
+		issues = []string{}
+	}
 	return Run{
 		ID: r.ID, TemplateID: r.TemplateID, TemplateName: r.TemplateName, Cwd: r.Cwd, Request: r.Request,
 		Variables: r.Variables, Status: r.Status, ResumeStatus: r.ResumeStatus, Phase: r.Phase,
-		MainSessionID: r.MainSessionID, Message: r.Message, Error: r.Error,
+		MainSessionID: r.MainSessionID, Message: r.Message, Error: r.Error, Issues: issues,
 		TasksTotal: r.TasksTotal, TasksCompleted: r.TasksCompleted, TasksFailed: r.TasksFailed, TasksSkipped: r.TasksSkipped,
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, Limits: r.Limits,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,

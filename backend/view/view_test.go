@@ -86,3 +86,16 @@ func TestViewsKeepTheFrontendsJSON(t *testing.T) {
 	var empty store.Worker
 	sameJSON(t, "worker without a prompt", empty, WorkerOf(empty))
 }
+
+// The window sees why a run is completed with issues, and an empty list
+// (not null) for a run without any.
+func TestRunOfCarriesTheIssues(t *testing.T) {
+	t.Parallel()
+	v := RunOf(store.Run{ID: "orch_1", Status: "completed_with_issues", Issues: []string{"1 conflict is still open: x."}})
+	if len(v.Issues) != 1 || v.Issues[0] != "1 conflict is still open: x." || v.Status != "completed_with_issues" {
+		t.Errorf("view = %+v", v)
+	}
+	if v := RunOf(store.Run{ID: "orch_2"}); v.Issues == nil {
+		t.Error("a run without issues has nil issues")
+	}
+}

@@ -53,6 +53,11 @@ describe('History', () => {
     await waitFor(() => expect(queries().at(-1)?.templateId).toBe('code-review'));
     await fireEvent.change(screen.getByRole('combobox', { name: 'Status' }), { target: { value: 'error' } });
     await waitFor(() => expect(queries().at(-1)?.status).toEqual(['error']));
+    // The outcomes are filters of their own.
+    const status = screen.getByRole('combobox', { name: 'Status' });
+    expect(within(status).getByRole('option', { name: 'Completed with issues' })).toBeTruthy();
+    await fireEvent.change(status, { target: { value: 'completed_with_issues' } });
+    await waitFor(() => expect(queries().at(-1)?.status).toEqual(['completed_with_issues']));
     await fireEvent.change(screen.getByLabelText('From'), { target: { value: '2026-11-01' } });
     await waitFor(() => expect(queries().at(-1)?.from).toBe(new Date('2026-11-01T00:00:00').toISOString()));
   });

@@ -149,7 +149,6 @@ export namespace engine {
 	    inactivityTimeout?: number;
 	    maxRetries?: number;
 	    permissionMode?: string;
-	    budget?: template.Budget;
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -162,26 +161,7 @@ export namespace engine {
 	        this.inactivityTimeout = source["inactivityTimeout"];
 	        this.maxRetries = source["maxRetries"];
 	        this.permissionMode = source["permissionMode"];
-	        this.budget = this.convertValues(source["budget"], template.Budget);
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class CreateRequest {
 	    templateId: string;
@@ -265,30 +245,6 @@ export namespace engine {
 		    }
 		    return a;
 		}
-	}
-	export class ReportCost {
-	    usd: number;
-	    inputTokens: number;
-	    outputTokens: number;
-	    label: string;
-	    budgetUsd?: number;
-	    budgetTokens?: number;
-	    limitWaits: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new ReportCost(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.usd = source["usd"];
-	        this.inputTokens = source["inputTokens"];
-	        this.outputTokens = source["outputTokens"];
-	        this.label = source["label"];
-	        this.budgetUsd = source["budgetUsd"];
-	        this.budgetTokens = source["budgetTokens"];
-	        this.limitWaits = source["limitWaits"];
-	    }
 	}
 	export class Limitation {
 	    kind: string;
@@ -385,7 +341,6 @@ export namespace engine {
 	    reason?: string;
 	    retries: number;
 	    unstructured?: boolean;
-	    costUsd?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskRef(source);
@@ -399,7 +354,6 @@ export namespace engine {
 	        this.reason = source["reason"];
 	        this.retries = source["retries"];
 	        this.unstructured = source["unstructured"];
-	        this.costUsd = source["costUsd"];
 	    }
 	}
 	export class TaskCounts {
@@ -438,7 +392,7 @@ export namespace engine {
 	    decisions: Decision[];
 	    files: ReportFile[];
 	    limitations: Limitation[];
-	    cost: ReportCost;
+	    issues: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new FinalReport(source);
@@ -460,7 +414,7 @@ export namespace engine {
 	        this.decisions = this.convertValues(source["decisions"], Decision);
 	        this.files = this.convertValues(source["files"], ReportFile);
 	        this.limitations = this.convertValues(source["limitations"], Limitation);
-	        this.cost = this.convertValues(source["cost"], ReportCost);
+	        this.issues = source["issues"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -591,7 +545,6 @@ export namespace engine {
 	        this.suggestions = source["suggestions"];
 	    }
 	}
-	
 	
 	
 	export class SessionInfo {
@@ -942,7 +895,6 @@ export namespace settings {
 	    theme: string;
 	    recentFolders: string[];
 	    claudePath: string;
-	    autoResumeAfterLimit: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -961,7 +913,6 @@ export namespace settings {
 	        this.theme = source["theme"];
 	        this.recentFolders = source["recentFolders"];
 	        this.claudePath = source["claudePath"];
-	        this.autoResumeAfterLimit = source["autoResumeAfterLimit"];
 	    }
 	}
 
@@ -979,7 +930,6 @@ export namespace store {
 	    to?: any;
 	    limit?: number;
 	    offset?: number;
-	    sort?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new HistoryQuery(source);
@@ -994,56 +944,6 @@ export namespace store {
 	        this.to = this.convertValues(source["to"], null);
 	        this.limit = source["limit"];
 	        this.offset = source["offset"];
-	        this.sort = source["sort"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class RunLimits {
-	    // Go type: time
-	    waitingUntil?: any;
-	    waitingFor?: string;
-	    resumeDue?: boolean;
-	    workerCap?: number;
-	    budgetUsd?: number;
-	    budgetTokens?: number;
-	    budgetWarned?: boolean;
-	    budgetPaused?: boolean;
-	    costEstimated?: boolean;
-	    costSimulated?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new RunLimits(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.waitingUntil = this.convertValues(source["waitingUntil"], null);
-	        this.waitingFor = source["waitingFor"];
-	        this.resumeDue = source["resumeDue"];
-	        this.workerCap = source["workerCap"];
-	        this.budgetUsd = source["budgetUsd"];
-	        this.budgetTokens = source["budgetTokens"];
-	        this.budgetWarned = source["budgetWarned"];
-	        this.budgetPaused = source["budgetPaused"];
-	        this.costEstimated = source["costEstimated"];
-	        this.costSimulated = source["costSimulated"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1069,20 +969,6 @@ export namespace store {
 
 export namespace template {
 	
-	export class Budget {
-	    maxCostUsd?: number;
-	    maxTokens?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Budget(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.maxCostUsd = source["maxCostUsd"];
-	        this.maxTokens = source["maxTokens"];
-	    }
-	}
 	export class Journal {
 	    enabled: boolean;
 	    archive: boolean;
@@ -1144,7 +1030,6 @@ export namespace template {
 	    skills: Skills;
 	    journal: Journal;
 	    retryFailedReports?: boolean;
-	    budget?: Budget;
 	
 	    static createFrom(source: any = {}) {
 	        return new Config(source);
@@ -1166,7 +1051,6 @@ export namespace template {
 	        this.skills = this.convertValues(source["skills"], Skills);
 	        this.journal = this.convertValues(source["journal"], Journal);
 	        this.retryFailedReports = source["retryFailedReports"];
-	        this.budget = this.convertValues(source["budget"], Budget);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1530,6 +1414,7 @@ export namespace view {
 	    mainSessionId?: string;
 	    message?: string;
 	    error?: string;
+	    issues: string[];
 	    tasksTotal: number;
 	    tasksCompleted: number;
 	    tasksFailed: number;
@@ -1545,7 +1430,6 @@ export namespace view {
 	    startedAt?: any;
 	    // Go type: time
 	    completedAt?: any;
-	    limits: store.RunLimits;
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -1565,6 +1449,7 @@ export namespace view {
 	        this.mainSessionId = source["mainSessionId"];
 	        this.message = source["message"];
 	        this.error = source["error"];
+	        this.issues = source["issues"];
 	        this.tasksTotal = source["tasksTotal"];
 	        this.tasksCompleted = source["tasksCompleted"];
 	        this.tasksFailed = source["tasksFailed"];
@@ -1576,7 +1461,6 @@ export namespace view {
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	        this.startedAt = this.convertValues(source["startedAt"], null);
 	        this.completedAt = this.convertValues(source["completedAt"], null);
-	        this.limits = this.convertValues(source["limits"], store.RunLimits);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1745,7 +1629,6 @@ export namespace view {
 	    waiting?: Permission;
 	    questions: string[];
 	    conflicts: string[];
-	    model?: string;
 	    inputTokens: number;
 	    outputTokens: number;
 	    costUsd: number;
@@ -1781,7 +1664,6 @@ export namespace view {
 	        this.waiting = this.convertValues(source["waiting"], Permission);
 	        this.questions = source["questions"];
 	        this.conflicts = source["conflicts"];
-	        this.model = source["model"];
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
 	        this.costUsd = source["costUsd"];

@@ -173,6 +173,24 @@ describe('RunView worker grid', () => {
     await fireEvent.click(within(results).getByRole('button', { name: 'Export report (Markdown)' }));
     expect(await screen.findByText('/tmp/report.md')).toBeTruthy();
   });
+
+  it('says why a run completed with issues, with the outcome as its badge', async () => {
+    const issues = ['The aggregation is partial: Merged what agreed.', '3 conflicts are still open: README.md; docs/api.md; docs/x.md.'];
+    answer('RunSnapshot', () =>
+      Promise.resolve(
+        snapshot({
+          run: run({ status: 'completed_with_issues', issues, tasksCompleted: 1, completedAt: '2026-11-22T06:10:00Z' }),
+          tasks: [task('t1')],
+          workers: [worker('t1', { status: 'completed', progress: 100 })],
+        }),
+      ),
+    );
+    render(RunView, { runId: 'r1', readOnly: true });
+    const outcome = await screen.findByRole('status', { name: 'Outcome' });
+    expect(within(outcome).getByText('Completed with issues:')).toBeTruthy();
+    expect(within(outcome).getAllByRole('listitem').map((li) => li.textContent)).toEqual(issues);
+    expect(screen.getAllByText('Completed with issues').length).toBeGreaterThan(0);
+  });
 });
 
 describe('RunView when the host goes away', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describePermission, headline, runStatus } from './format';
+import type { Run } from '../../lib/api';
+import { currentStep, describePermission, headline, isActive, reachedEnd, runStatus, steps } from './format';
 
 describe('runStatus', () => {
   it('never shows a green badge for a run with failures', () => {
@@ -31,5 +32,21 @@ describe('describePermission', () => {
   it('names the command or the file', () => {
     expect(describePermission('Bash', '{"command":"ls -la"}').detail).toBe('Bash: ls -la');
     expect(describePermission('Read', { file_path: '/a.go' }).detail).toBe('Read: /a.go');
+  });
+});
+
+describe('outcomes', () => {
+  it('names each outcome and keeps only a clean completion green', () => {
+    expect(runStatus('completed_with_issues', { tasksFailed: 0, tasksSkipped: 0 })).toEqual({ label: 'Completed with issues', tone: 'warning' });
+    expect(runStatus('failed')).toEqual({ label: 'Failed', tone: 'danger' });
+    expect(runStatus('error')).toEqual({ label: 'Stopped with an error', tone: 'danger' });
+  });
+  it('treats every outcome as finished, at the end of the steps', () => {
+    for (const status of ['completed_with_issues', 'failed']) {
+      expect(isActive(status)).toBe(false);
+      expect(reachedEnd(status)).toBe(true);
+      expect(currentStep({ status, phase: 'verification' } as Run).index).toBe(steps.length);
+    }
+    expect(reachedEnd('cancelled')).toBe(false);
   });
 });

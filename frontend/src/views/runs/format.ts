@@ -14,13 +14,24 @@ const runLabels: Record<string, [string, Tone]> = {
   aggregating: ['Aggregating', 'accent'],
   verifying: ['Verifying', 'accent'],
   completed: ['Completed', 'success'],
+  completed_with_issues: ['Completed with issues', 'warning'],
+  failed: ['Failed', 'danger'],
   paused: ['Paused', 'warning'],
   cancelled: ['Cancelled', 'neutral'],
-  error: ['Failed', 'danger'],
+  error: ['Stopped with an error', 'danger'],
   interrupted: ['Interrupted', 'warning'],
 };
 
-/** The badge of a run. A run that completed with failed or skipped tasks never gets a green one. */
+/** The statuses of a run that is over. */
+export const finishedStatuses = ['completed', 'completed_with_issues', 'failed', 'cancelled', 'error'];
+
+/** Whether the run went through to its end (whatever it achieved), rather than being cancelled or stopped. */
+export function reachedEnd(status: string): boolean {
+  return ['completed', 'completed_with_issues', 'failed'].includes(status);
+}
+
+/** The badge of a run. A run that completed with failed or skipped tasks never gets a green one (runs stored before
+ *  Baton named the outcomes are "completed" whatever happened). */
 export function runStatus(status: string, run?: Pick<Run, 'tasksFailed' | 'tasksSkipped'>): { label: string; tone: Tone } {
   if (status === 'completed' && run && (run.tasksFailed > 0 || run.tasksSkipped > 0)) {
     return { label: 'Completed with failures', tone: 'warning' };
@@ -50,7 +61,7 @@ export function workerStatus(w: Worker): { label: string; tone: Tone } {
 }
 
 export function isActive(status: string): boolean {
-  return !['completed', 'cancelled', 'error'].includes(status);
+  return !finishedStatuses.includes(status);
 }
 
 export const steps = [
@@ -77,7 +88,7 @@ const stepOfPhase: Record<string, number> = { analysis: 0, taskPlanning: 1, work
 
 /** The step the run is at (steps.length when it completed), and whether it stopped there. */
 export function currentStep(run: Run): { index: number; stopped: boolean } {
-  if (run.status === 'completed') return { index: steps.length, stopped: false };
+  if (reachedEnd(run.status)) return { index: steps.length, stopped: false };
   const held = run.status === 'paused' || run.status === 'interrupted';
   const status = held ? run.resumeStatus || '' : run.status;
   if (status in stepOfStatus) return { index: stepOfStatus[status], stopped: held };
@@ -134,7 +145,7 @@ export function headline(request: string, max = 90): string {
 /** The run's progress from 0 to 1 by tasks done. */
 export function runProgress(run: Run): number {
   const total = run.tasksTotal - run.tasksSkipped;
-  if (total <= 0) return run.status === 'completed' ? 1 : 0;
+  if (total <= 0) return reachedEnd(run.status) ? 1 : 0;
   return Math.min(1, (run.tasksCompleted + run.tasksFailed) / total);
 }
 
