@@ -149,6 +149,7 @@ export namespace engine {
 	    inactivityTimeout?: number;
 	    maxRetries?: number;
 	    permissionMode?: string;
+	    budget?: template.Budget;
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -161,7 +162,26 @@ export namespace engine {
 	        this.inactivityTimeout = source["inactivityTimeout"];
 	        this.maxRetries = source["maxRetries"];
 	        this.permissionMode = source["permissionMode"];
+	        this.budget = this.convertValues(source["budget"], template.Budget);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class CreateRequest {
 	    templateId: string;
@@ -245,6 +265,30 @@ export namespace engine {
 		    }
 		    return a;
 		}
+	}
+	export class ReportCost {
+	    usd: number;
+	    inputTokens: number;
+	    outputTokens: number;
+	    label: string;
+	    budgetUsd?: number;
+	    budgetTokens?: number;
+	    limitWaits: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportCost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.usd = source["usd"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.label = source["label"];
+	        this.budgetUsd = source["budgetUsd"];
+	        this.budgetTokens = source["budgetTokens"];
+	        this.limitWaits = source["limitWaits"];
+	    }
 	}
 	export class Limitation {
 	    kind: string;
@@ -341,6 +385,7 @@ export namespace engine {
 	    reason?: string;
 	    retries: number;
 	    unstructured?: boolean;
+	    costUsd?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskRef(source);
@@ -354,6 +399,7 @@ export namespace engine {
 	        this.reason = source["reason"];
 	        this.retries = source["retries"];
 	        this.unstructured = source["unstructured"];
+	        this.costUsd = source["costUsd"];
 	    }
 	}
 	export class TaskCounts {
@@ -393,6 +439,7 @@ export namespace engine {
 	    files: ReportFile[];
 	    limitations: Limitation[];
 	    issues: string[];
+	    cost: ReportCost;
 	
 	    static createFrom(source: any = {}) {
 	        return new FinalReport(source);
@@ -415,6 +462,7 @@ export namespace engine {
 	        this.files = this.convertValues(source["files"], ReportFile);
 	        this.limitations = this.convertValues(source["limitations"], Limitation);
 	        this.issues = source["issues"];
+	        this.cost = this.convertValues(source["cost"], ReportCost);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -545,6 +593,43 @@ export namespace engine {
 	        this.suggestions = source["suggestions"];
 	    }
 	}
+	export class Reconnecting {
+	    // Go type: time
+	    since: any;
+	    // Go type: time
+	    until: any;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Reconnecting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.since = this.convertValues(source["since"], null);
+	        this.until = this.convertValues(source["until"], null);
+	        this.reason = source["reason"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	
 	
 	export class SessionInfo {
@@ -555,6 +640,7 @@ export namespace engine {
 	    permissionMode?: string;
 	    running: boolean;
 	    turnRunning: boolean;
+	    turnUnknown?: boolean;
 	    archived: boolean;
 	    hidden: boolean;
 	    // Go type: time
@@ -576,6 +662,7 @@ export namespace engine {
 	        this.permissionMode = source["permissionMode"];
 	        this.running = source["running"];
 	        this.turnRunning = source["turnRunning"];
+	        this.turnUnknown = source["turnUnknown"];
 	        this.archived = source["archived"];
 	        this.hidden = source["hidden"];
 	        this.createdAt = this.convertValues(source["createdAt"], null);
@@ -895,6 +982,8 @@ export namespace settings {
 	    theme: string;
 	    recentFolders: string[];
 	    claudePath: string;
+	    reconnectForSeconds: number;
+	    autoResumeAfterLimit: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -913,6 +1002,8 @@ export namespace settings {
 	        this.theme = source["theme"];
 	        this.recentFolders = source["recentFolders"];
 	        this.claudePath = source["claudePath"];
+	        this.reconnectForSeconds = source["reconnectForSeconds"];
+	        this.autoResumeAfterLimit = source["autoResumeAfterLimit"];
 	    }
 	}
 
@@ -930,6 +1021,7 @@ export namespace store {
 	    to?: any;
 	    limit?: number;
 	    offset?: number;
+	    sort?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new HistoryQuery(source);
@@ -944,6 +1036,56 @@ export namespace store {
 	        this.to = this.convertValues(source["to"], null);
 	        this.limit = source["limit"];
 	        this.offset = source["offset"];
+	        this.sort = source["sort"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunLimits {
+	    // Go type: time
+	    waitingUntil?: any;
+	    waitingFor?: string;
+	    resumeDue?: boolean;
+	    workerCap?: number;
+	    budgetUsd?: number;
+	    budgetTokens?: number;
+	    budgetWarned?: boolean;
+	    budgetPaused?: boolean;
+	    costEstimated?: boolean;
+	    costSimulated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunLimits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.waitingUntil = this.convertValues(source["waitingUntil"], null);
+	        this.waitingFor = source["waitingFor"];
+	        this.resumeDue = source["resumeDue"];
+	        this.workerCap = source["workerCap"];
+	        this.budgetUsd = source["budgetUsd"];
+	        this.budgetTokens = source["budgetTokens"];
+	        this.budgetWarned = source["budgetWarned"];
+	        this.budgetPaused = source["budgetPaused"];
+	        this.costEstimated = source["costEstimated"];
+	        this.costSimulated = source["costSimulated"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -969,9 +1111,24 @@ export namespace store {
 
 export namespace template {
 	
+	export class Budget {
+	    maxCostUsd?: number;
+	    maxTokens?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Budget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.maxCostUsd = source["maxCostUsd"];
+	        this.maxTokens = source["maxTokens"];
+	    }
+	}
 	export class Journal {
 	    enabled: boolean;
 	    archive: boolean;
+	    fresh?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Journal(source);
@@ -981,6 +1138,7 @@ export namespace template {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.enabled = source["enabled"];
 	        this.archive = source["archive"];
+	        this.fresh = source["fresh"];
 	    }
 	}
 	export class Skills {
@@ -1030,6 +1188,7 @@ export namespace template {
 	    skills: Skills;
 	    journal: Journal;
 	    retryFailedReports?: boolean;
+	    budget?: Budget;
 	
 	    static createFrom(source: any = {}) {
 	        return new Config(source);
@@ -1051,6 +1210,7 @@ export namespace template {
 	        this.skills = this.convertValues(source["skills"], Skills);
 	        this.journal = this.convertValues(source["journal"], Journal);
 	        this.retryFailedReports = source["retryFailedReports"];
+	        this.budget = this.convertValues(source["budget"], Budget);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1402,6 +1562,7 @@ export namespace template {
 export namespace view {
 	
 	export class Run {
+	    reconnecting?: engine.Reconnecting;
 	    id: string;
 	    templateId: string;
 	    templateName: string;
@@ -1430,6 +1591,7 @@ export namespace view {
 	    startedAt?: any;
 	    // Go type: time
 	    completedAt?: any;
+	    limits: store.RunLimits;
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -1437,6 +1599,7 @@ export namespace view {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
 	        this.id = source["id"];
 	        this.templateId = source["templateId"];
 	        this.templateName = source["templateName"];
@@ -1461,6 +1624,7 @@ export namespace view {
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	        this.startedAt = this.convertValues(source["startedAt"], null);
 	        this.completedAt = this.convertValues(source["completedAt"], null);
+	        this.limits = this.convertValues(source["limits"], store.RunLimits);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1629,6 +1793,7 @@ export namespace view {
 	    waiting?: Permission;
 	    questions: string[];
 	    conflicts: string[];
+	    model?: string;
 	    inputTokens: number;
 	    outputTokens: number;
 	    costUsd: number;
@@ -1664,6 +1829,7 @@ export namespace view {
 	        this.waiting = this.convertValues(source["waiting"], Permission);
 	        this.questions = source["questions"];
 	        this.conflicts = source["conflicts"];
+	        this.model = source["model"];
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
 	        this.costUsd = source["costUsd"];
@@ -1732,6 +1898,7 @@ export namespace view {
 	    answers: PhaseAnswer[];
 	    parallelGroups: string[][];
 	    finalReport?: engine.FinalReport;
+	    reconnecting?: engine.Reconnecting;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -1745,6 +1912,7 @@ export namespace view {
 	        this.answers = this.convertValues(source["answers"], PhaseAnswer);
 	        this.parallelGroups = source["parallelGroups"];
 	        this.finalReport = this.convertValues(source["finalReport"], engine.FinalReport);
+	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
