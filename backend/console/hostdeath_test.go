@@ -114,8 +114,8 @@ func TestHostKilledMidRunInterruptsAndResumes(t *testing.T) {
 	err = first.Wait()
 	took := time.Since(killedAt)
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != ExitError {
-		t.Fatalf("baton run after the host died: %v, want exit code %d; output:\n%s", err, ExitError, all.String())
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitInterrupted {
+		t.Fatalf("baton run after the host died: %v, want exit code %d; output:\n%s", err, ExitInterrupted, all.String())
 	}
 	// Noticed at once, then the bound; a little more for the process to end.
 	if took > bound+10*time.Second {

@@ -23,7 +23,22 @@ func TestRunBudgetPausesAndResumes(t *testing.T) {
 	if code != ExitError || !strings.Contains(stderr, "not above what the run used") {
 		t.Fatalf("a lower budget: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	// The simulator's sessions live in its process, so the run cannot go on
-	// in another "baton run"; the engine's tests resume a budget-paused run
-	// (TestBudgetPausesAndResumes).
+	// The simulator keeps its sessions in Baton's data folder, so another
+	// "baton run" goes on with a raised budget and finishes the run.
+	code, stdout, stderr = run(t, "", "--resume", m[1], "--budget", "5", "--yes", "--host", "sim", "--sim-speed", "50")
+	if code != ExitOK || !strings.Contains(stdout, "budget raised") || !strings.Contains(stdout, "completed: 4 of 4 tasks") {
+		t.Fatalf("a raised budget: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// A budget used up while the task list waits for its confirmation: --yes
+// does not fail on the paused run; the command says the budget is used up.
+func TestRunBudgetUsedUpBeforeConfirmation(t *testing.T) {
+	needChromium(t)
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
+		"--message", "Document the api package", "--yes", "--host", "sim", "--sim-speed", "50", "--budget", "0.02")
+	if code != ExitBudget || !strings.Contains(stdout, "Proposed tasks") || strings.Contains(stderr, "illegal transition") {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitBudget, stdout, stderr)
+	}
 }

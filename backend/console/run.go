@@ -411,6 +411,9 @@ func (c *confirmer) confirm(ctx context.Context) (int, bool) {
 		}
 	}
 	if err := c.svc.Engine.Confirm(ctx, c.runID, engine.Modifications{}); err != nil {
+		if code, done := budgetStopped(ctx, c.svc, c.runID, c.stdout); done {
+			return code, true // the planning used up the budget
+		}
 		fmt.Fprintf(c.stderr, "baton run: %v\n", err)
 		return ExitError, true
 	}
@@ -499,7 +502,7 @@ func summary(ctx context.Context, svc *service.Services, run store.Run, stdout i
 	if r.TasksSkipped > 0 {
 		fmt.Fprintf(stdout, ", %d skipped", r.TasksSkipped)
 	}
-	fmt.Fprintf(stdout, ". Tokens %d in / %d out, cost $%.2f.\n", r.InputTokens, r.OutputTokens, r.CostUSD)
+	fmt.Fprintf(stdout, ". Tokens %d in / %d out, cost %s.\n", r.InputTokens, r.OutputTokens, engine.CostLabel(r.CostUSD, r.Limits))
 	var bad []string
 	for _, w := range snap.Workers {
 		switch {
