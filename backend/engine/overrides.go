@@ -31,6 +31,9 @@ type Overrides struct {
 	InactivityTimeout *int    `json:"inactivityTimeout,omitempty"`
 	MaxRetries        *int    `json:"maxRetries,omitempty"`
 	PermissionMode    *string `json:"permissionMode,omitempty"`
+	// Isolation is "worktree" or "shared" for this run (such as shared in a
+	// folder that is not a git repository).
+	Isolation *string `json:"isolation,omitempty"`
 }
 
 // apply returns cfg with the overrides set. A value out of range is an
@@ -56,6 +59,9 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 		problems = append(problems, fmt.Sprintf("the permission mode (permissionMode) must be one of %s, not %q",
 			strings.Join(PermissionModes, ", "), *o.PermissionMode))
 	}
+	if o.Isolation != nil && *o.Isolation != template.IsolationWorktree && *o.Isolation != template.IsolationShared {
+		problems = append(problems, fmt.Sprintf("the isolation (isolation) must be worktree or shared, not %q", *o.Isolation))
+	}
 	if len(problems) > 0 {
 		return cfg, fmt.Errorf("%s: %w", strings.Join(problems, "; "), ErrBadRequest)
 	}
@@ -73,6 +79,9 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 	}
 	if o.PermissionMode != nil {
 		cfg.PermissionMode = *o.PermissionMode
+	}
+	if o.Isolation != nil {
+		cfg.Isolation = *o.Isolation
 	}
 	return cfg, nil
 }

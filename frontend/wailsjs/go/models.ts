@@ -149,6 +149,7 @@ export namespace engine {
 	    inactivityTimeout?: number;
 	    maxRetries?: number;
 	    permissionMode?: string;
+	    isolation?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -161,6 +162,7 @@ export namespace engine {
 	        this.inactivityTimeout = source["inactivityTimeout"];
 	        this.maxRetries = source["maxRetries"];
 	        this.permissionMode = source["permissionMode"];
+	        this.isolation = source["isolation"];
 	    }
 	}
 	export class CreateRequest {
@@ -1028,6 +1030,7 @@ export namespace template {
 	    skills: Skills;
 	    journal: Journal;
 	    retryFailedReports?: boolean;
+	    isolation?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Config(source);
@@ -1049,6 +1052,7 @@ export namespace template {
 	        this.skills = this.convertValues(source["skills"], Skills);
 	        this.journal = this.convertValues(source["journal"], Journal);
 	        this.retryFailedReports = source["retryFailedReports"];
+	        this.isolation = source["isolation"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
