@@ -52,6 +52,10 @@ type Options struct {
 	// Home is the folder whose .claude/skills holds the user's skills
 	// (default os.UserHomeDir()).
 	Home string
+	// WorktreeRoot is the folder under which runs with worktree isolation
+	// keep their git worktrees (worktree.DefaultRoot()); empty turns
+	// isolation off, so every run shares its folder.
+	WorktreeRoot string
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
@@ -67,6 +71,8 @@ type Engine struct {
 	progress  time.Duration
 	hostWait  time.Duration
 	home      string
+	// worktreeRoot is Options.WorktreeRoot.
+	worktreeRoot string
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -87,7 +93,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, host: opts.Host, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, worktreeRoot: opts.WorktreeRoot, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -197,6 +203,9 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	}
 	if _, err := protocol.NewParser(delimiters(tmpl), nil); err != nil {
 		return store.Run{}, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
+	}
+	if err := e.checkIsolation(ctx, req.Cwd, tmpl); err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
 	tj, err := json.Marshal(tmpl)
 	if err != nil {
@@ -373,6 +382,9 @@ type Snapshot struct {
 	ParallelGroups [][]string          `json:"parallelGroups"`
 	// FinalReport is stored when the run finishes (nil before).
 	FinalReport *FinalReport `json:"finalReport,omitempty"`
+	// Worktree is the run's worktree isolation (nil when its workers
+	// share the folder).
+	Worktree *Worktree `json:"worktree,omitempty"`
 }
 
 // Snapshot returns the current state of run id from the store, which holds
@@ -404,6 +416,9 @@ func (e *Engine) storedSnapshot(ctx context.Context, runID string) (Snapshot, er
 		return Snapshot{}, err
 	}
 	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks)}
+	if snap.Worktree, err = worktreeView(run, tasks); err != nil {
+		return Snapshot{}, err
+	}
 	if raw, err := e.store.FinalReport(ctx, runID); err == nil {
 		var rep FinalReport
 		if err := json.Unmarshal(raw, &rep); err != nil {

@@ -57,7 +57,8 @@ func EventNames() []string {
 		EventWorkerProgress, EventWorkerCompleted, EventWorkerFailed, EventWorkerTimeout, EventWorkerRetrying,
 		EventWorkerReprompted, EventWorkerSkipped, EventWorkerPaused, EventWorkerResumed, EventWorkerCancelled,
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
-		EventWorkerQuestion, EventWorkerAnswered, EventRemediation}
+		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
+		EventWorkerMerged, EventMergeConflict, EventWorktree}
 }
 
 // Emitter receives every event after the change it describes is committed.

@@ -40,6 +40,8 @@ type runState struct {
 	Reviewing string `json:"reviewing,omitempty"`
 	// Remediation counts the QA rounds that added remediation tasks.
 	Remediation int `json:"remediation,omitempty"`
+	// Worktree is the run's worktree isolation (isolation.go).
+	Worktree *isoState `json:"worktree,omitempty"`
 }
 
 type startResult struct {
@@ -85,6 +87,8 @@ type runner struct {
 	restored bool
 	// interrupted: the ledger broke and the run was stopped as interrupted.
 	interrupted bool
+	// iso is the worktree isolation (nil: the workers share the folder).
+	iso *isoState
 }
 
 func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.Task, workers []store.Worker) (*runner, error) {
@@ -108,6 +112,9 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.main = rs.Main
 	r.reviewing = rs.Reviewing
 	r.remediation = rs.Remediation
+	if r.iso = rs.Worktree; r.iso == nil && e.isolated(tmpl) && !st.Finished() {
+		r.iso = &isoState{}
+	}
 	if rs.Resume == "" && st == RunInterrupted {
 		rs.Resume = run.ResumeStatus // stored by store.Interrupt
 	}
@@ -293,7 +300,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	}
 	for _, check := range []func(context.Context) error{
 		func(ctx context.Context) error { return r.checkWorkers(ctx, dirty, poll) },
-		r.checkTimeouts, r.schedule, r.checkDeadlock, r.afterWorkers,
+		r.checkTimeouts, r.isoMerge, r.schedule, r.checkDeadlock, r.afterWorkers,
 	} {
 		if r.halted(check(ctx)) {
 			return
@@ -311,7 +318,7 @@ func (r *runner) sync() {
 	if r.status.held() {
 		r.run.ResumeStatus = r.resume.String()
 	}
-	st := runState{Main: r.main, Reviewing: r.reviewing, Remediation: r.remediation}
+	st := runState{Main: r.main, Reviewing: r.reviewing, Remediation: r.remediation, Worktree: r.iso}
 	if r.status.held() {
 		st.Resume = r.resume.String()
 	}
@@ -343,6 +350,9 @@ func (r *runner) ev(name string, ws *workerState, msg string) event {
 // events to the ledger. When the run is finished, its sessions are archived
 // and its workflows' writes done before whoever waits for it is told.
 func (r *runner) commit(ctx context.Context, c store.Change, workers []*workerState, events ...event) error {
+	if r.status.Finished() {
+		r.isoFinish(ctx)
+	}
 	r.sync()
 	run := r.run
 	c.Run = &run

@@ -27,7 +27,7 @@ func (r *runner) schedule(ctx context.Context) error {
 		return nil
 	}
 	delay := time.Duration(r.tmpl.Config.SpawnDelay * float64(time.Second))
-	for i, t := range r.plan.ready() {
+	for i, t := range r.isoReady(r.plan.ready()) {
 		if i >= free {
 			break
 		}
@@ -66,6 +66,10 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	if err := r.hooks.assign(ctx, t); err != nil {
 		return r.finalFail(ctx, ws, err.Error())
 	}
+	cwd, err := r.workerCwd(ctx, t)
+	if err != nil {
+		return r.finalFail(ctx, ws, "give the worker its git worktree: "+err.Error())
+	}
 	prompt, err := r.workerPrompt(t, ws)
 	if err != nil {
 		return r.finalFail(ctx, ws, err.Error())
@@ -81,7 +85,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		return err
 	}
 	r.e.track(id, r)
-	opts := StartOptions{Cwd: r.run.Cwd, Title: HiddenMarker + r.run.ID + " " + t.ID + ": " + t.Title,
+	opts := StartOptions{Cwd: cwd, Title: HiddenMarker + r.run.ID + " " + t.ID + ": " + t.Title,
 		ID: id, Model: r.tmpl.Config.Models.For(t.Complexity), PermissionMode: r.tmpl.Config.PermissionMode}
 	r.inflight++
 	attempt := ws.book.Attempt
