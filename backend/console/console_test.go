@@ -193,7 +193,8 @@ func TestRunAsksWhatTheRunWaitsFor(t *testing.T) {
 			if err := os.CopyFS(project, os.DirFS(sample(t))); err != nil {
 				t.Fatal(err)
 			}
-			args := append([]string{"--cwd", project, "--yes", "--host", "sim", "--sim-speed", "50"}, tt.args...)
+			// The copy is not a git repository: the workers share it.
+			args := append([]string{"--cwd", project, "--yes", "--host", "sim", "--sim-speed", "50", "--isolation", "shared"}, tt.args...)
 			code, stdout, stderr := run(t, tt.stdin, args...)
 			if code != ExitOK {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
@@ -215,7 +216,7 @@ func TestRunWithoutInputLeavesTheQuestionOpen(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "run", "--host", "sim", "--sim-speed", "50", "--cwd", sample(t), "--yes",
-		"--template", "sparc", "--message", "Specify the health endpoint", "--scenario", "clarification")
+		"--template", "sparc", "--message", "Specify the health endpoint", "--scenario", "clarification", "--isolation", "shared")
 	cmd.Env = append(os.Environ(), "BATON_CONFIG_DIR="+t.TempDir())
 	cmd.Stdin = strings.NewReader("")
 	cmd.Stderr = io.Discard

@@ -89,7 +89,7 @@ func describe(e evt) string {
 	case engine.EventError:
 		return "error: " + p.Message
 	}
-	return ""
+	return describeWorktree(e)
 }
 
 func orRun(task string) string {

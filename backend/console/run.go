@@ -23,8 +23,8 @@ import (
 
 const runUsage = `usage: baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes]
                  [--permission-mode MODE] [--host sim|desktop|claude-code] [--cdp URL]
-                 [--claude PATH] [--scenario NAME]
-       baton run --resume RUN_ID [--yes] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]
+                 [--claude PATH] [--scenario NAME] [--isolation worktree|shared] [--apply]
+       baton run --resume RUN_ID [--yes] [--apply] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]
 
 Runs a whole orchestration without a window and shows its progress. What the
 run waits for is asked on the terminal: the task list (unless --yes),
@@ -33,6 +33,11 @@ you. --permission-mode sets the workers' mode for this run (default,
 acceptEdits, plan or bypassPermissions). With --host claude-code every session
 is a Claude Code CLI process (claude on PATH, or --claude PATH) that inherits
 this environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
+With worktree isolation (the template's, or --isolation worktree) every worker
+works in its own git worktree and the results land on the branch baton/RUN_ID;
+the end prints each task's changed files and the command that merges the
+branch, and --apply merges it into your current branch (refused, changing
+nothing, when your uncommitted changes touch the same files).
 Exit codes: 0 every task completed, 2 finished with failed or skipped tasks
 (or the settings file cannot be used and no --host was given), 1 error or an
 interrupted run (continue it with --resume), 130 Ctrl-C and 143 SIGTERM (also
@@ -126,6 +131,8 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	speed := fs.Float64("sim-speed", 1, "simulator speed factor")
 	resume := fs.String("resume", "", "continue a paused or interrupted run")
 	permission := fs.String("permission-mode", "", "the workers' permission mode for this run")
+	isolation := fs.String("isolation", "", "worktree or shared for this run (default: the template's)")
+	apply := fs.Bool("apply", false, "merge the run's branch into the current branch at the end")
 	vars := varFlags{}
 	fs.Var(vars, "var", "template variable NAME=VALUE (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -212,9 +219,15 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *permission != "" {
 			req.Overrides = &engine.Overrides{PermissionMode: permission}
 		}
+		if *isolation != "" {
+			if req.Overrides == nil {
+				req.Overrides = &engine.Overrides{}
+			}
+			req.Overrides.Isolation = isolation
+		}
 		run, err := svc.Engine.Create(ctx, req)
 		if err != nil {
-			fmt.Fprintf(stderr, "baton run: %v\n", err)
+			createError(err, stderr)
 			return ExitError
 		}
 		runID = run.ID
@@ -270,7 +283,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				continue // ctx ended; the next loop pauses
 			}
 			drain(view, events)
-			return summary(ctx, svc, run, stdout)
+			return worktreeSummary(ctx, svc, run.ID, *apply, summary(ctx, svc, run, stdout), stdout, stderr)
 		}
 	}
 }

@@ -188,6 +188,15 @@ func (r *runner) isoTaskDir(id string) string {
 	return ""
 }
 
+// filesRoot is the folder a worker's file paths are relative to: its
+// worktree (standing for the run's folder) or the run's folder.
+func (r *runner) filesRoot(taskID string) string {
+	if d := r.isoTaskDir(taskID); d != "" {
+		return d
+	}
+	return r.run.Cwd
+}
+
 // isoPhaseValues points aggregation and verification at the run's
 // worktree, where the merged changes are.
 func (r *runner) isoPhaseValues(phase template.Phase, values map[string]any) map[string]any {
@@ -339,7 +348,7 @@ func mergedText(branch string, changes []worktree.FileChange) string {
 		add += max(c.Added, 0)
 		del += max(c.Removed, 0)
 	}
-	return fmt.Sprintf("merged into %s: %s, +%d −%d", branch, plural(len(changes), "file", "files"), add, del)
+	return fmt.Sprintf("merged into %s: %d %s, +%d −%d", branch, len(changes), plural(len(changes), "file", "files"), add, del)
 }
 
 // isoConflict makes a merge conflict the run's: a merge task resolves it

@@ -251,7 +251,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKi
 		ws.dirty = true
 	}
 	addTools(&ws.w.Tools, d.tools)
-	ws.book.ToolFiles = relFiles(r.run.Cwd, ws.book.ToolFiles, d.files)
+	ws.book.ToolFiles = relFiles(r.filesRoot(ws.w.TaskID), ws.book.ToolFiles, d.files)
 	ws.w.InputTokens, ws.w.OutputTokens, ws.w.CostUSD = ws.book.InputTokens, ws.book.OutputTokens, ws.book.CostUSD
 	if d.lastAction != "" {
 		ws.w.CurrentAction = d.lastAction
@@ -368,7 +368,7 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 	for _, a := range c.Artifacts {
 		art = append(art, a.Path)
 	}
-	ws.w.OutputFiles = relFiles(r.run.Cwd, c.OutputFiles, c.FilesCreated, c.FilesModified, art, ws.book.ToolFiles)
+	ws.w.OutputFiles = relFiles(r.filesRoot(ws.w.TaskID), c.OutputFiles, c.FilesCreated, c.FilesModified, art, ws.book.ToolFiles)
 	ws.w.Summary = c.Summary
 	ws.w.Output = c.Output
 	ws.w.Unstructured = unstructured
