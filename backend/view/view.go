@@ -128,6 +128,9 @@ type Snapshot struct {
 	ParallelGroups [][]string    `json:"parallelGroups"`
 	// FinalReport is stored when the run finishes (nil before).
 	FinalReport *engine.FinalReport `json:"finalReport,omitempty"`
+	// Worktree is the run's worktree isolation (nil: the workers shared
+	// the folder).
+	Worktree *engine.Worktree `json:"worktree,omitempty"`
 }
 
 // HistoryPage is one page of past runs.
@@ -196,6 +199,7 @@ func SnapshotOf(s engine.Snapshot) Snapshot {
 		Answers:        mapAll(s.Answers, PhaseAnswerOf),
 		ParallelGroups: s.ParallelGroups,
 		FinalReport:    s.FinalReport,
+		Worktree:       s.Worktree,
 	}
 }
 

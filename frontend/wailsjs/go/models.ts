@@ -143,6 +143,24 @@ export namespace engine {
 		    return a;
 		}
 	}
+	export class ConflictState {
+	    taskId: string;
+	    files: string[];
+	    resolver: string;
+	    byUser: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConflictState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.files = source["files"];
+	        this.resolver = source["resolver"];
+	        this.byUser = source["byUser"];
+	    }
+	}
 	export class Overrides {
 	    maxWorkers?: number;
 	    workerTimeout?: number;
@@ -601,8 +619,99 @@ export namespace engine {
 		    return a;
 		}
 	}
+	export class TaskChanges {
+	    taskId: string;
+	    merged: boolean;
+	    dropped?: boolean;
+	    error?: string;
+	    changes: worktree.FileChange[];
+	    resolves?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskChanges(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.merged = source["merged"];
+	        this.dropped = source["dropped"];
+	        this.error = source["error"];
+	        this.changes = this.convertValues(source["changes"], worktree.FileChange);
+	        this.resolves = source["resolves"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	
+	
+	export class Worktree {
+	    repo: string;
+	    branch: string;
+	    base: string;
+	    runDir: string;
+	    dirty?: string[];
+	    mergeCommand: string;
+	    tasks: TaskChanges[];
+	    conflict?: ConflictState;
+	    outcome?: string;
+	    applied?: worktree.Applied;
+	    cleaned: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worktree(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.repo = source["repo"];
+	        this.branch = source["branch"];
+	        this.base = source["base"];
+	        this.runDir = source["runDir"];
+	        this.dirty = source["dirty"];
+	        this.mergeCommand = source["mergeCommand"];
+	        this.tasks = this.convertValues(source["tasks"], TaskChanges);
+	        this.conflict = this.convertValues(source["conflict"], ConflictState);
+	        this.outcome = source["outcome"];
+	        this.applied = this.convertValues(source["applied"], worktree.Applied);
+	        this.cleaned = source["cleaned"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -1732,6 +1841,7 @@ export namespace view {
 	    answers: PhaseAnswer[];
 	    parallelGroups: string[][];
 	    finalReport?: engine.FinalReport;
+	    worktree?: engine.Worktree;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -1745,6 +1855,7 @@ export namespace view {
 	        this.answers = this.convertValues(source["answers"], PhaseAnswer);
 	        this.parallelGroups = source["parallelGroups"];
 	        this.finalReport = this.convertValues(source["finalReport"], engine.FinalReport);
+	        this.worktree = this.convertValues(source["worktree"], engine.Worktree);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1767,6 +1878,45 @@ export namespace view {
 	}
 	
 	
+
+}
+
+export namespace worktree {
+	
+	export class Applied {
+	    into: string;
+	    fastForward: boolean;
+	    nothing?: boolean;
+	    commit: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Applied(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.into = source["into"];
+	        this.fastForward = source["fastForward"];
+	        this.nothing = source["nothing"];
+	        this.commit = source["commit"];
+	    }
+	}
+	export class FileChange {
+	    path: string;
+	    added: number;
+	    removed: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	    }
+	}
 
 }
 
