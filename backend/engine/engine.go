@@ -204,7 +204,8 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if _, err := protocol.NewParser(delimiters(tmpl), nil); err != nil {
 		return store.Run{}, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
 	}
-	if err := e.checkIsolation(ctx, req.Cwd, tmpl); err != nil {
+	dirty, err := e.checkIsolation(ctx, req.Cwd, tmpl)
+	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
 	tj, err := json.Marshal(tmpl)
@@ -221,6 +222,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
+	r.isoCreated(&run, dirty)
 	p := Payload{RunID: id, Status: run.Status, Run: &run}
 	pj, _ := json.Marshal(p)
 	e.mu.Lock()

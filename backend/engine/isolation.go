@@ -51,6 +51,8 @@ type isoState struct {
 	Outcome string `json:"outcome,omitempty"`
 	// Applied says how Apply merged the run branch.
 	Applied *worktree.Applied `json:"applied,omitempty"`
+	// Dirty lists the user's uncommitted changes when the run was created.
+	Dirty []string `json:"dirty,omitempty"`
 
 	opened bool // the worktrees were checked in this process
 }
@@ -87,18 +89,45 @@ func (e *Engine) isolated(tmpl template.Template) bool {
 }
 
 // checkIsolation refuses to create a worktree run in a folder that cannot
-// have one, with the sentence that says what to do.
-func (e *Engine) checkIsolation(ctx context.Context, cwd string, tmpl template.Template) error {
+// have one, with the sentence that says what to do. The note it returns
+// tells the user, before anything starts, that their uncommitted changes
+// are not part of the run.
+func (e *Engine) checkIsolation(ctx context.Context, cwd string, tmpl template.Template) ([]string, error) {
 	if !e.isolated(tmpl) {
-		return nil
+		return nil, nil
 	}
 	if _, err := worktree.CheckVersion(ctx); err != nil {
-		return fmt.Errorf("%w: %w", err, ErrBadRequest)
+		return nil, fmt.Errorf("%w: %w", err, ErrBadRequest)
 	}
-	if _, err := worktree.RepoRoot(ctx, cwd); err != nil {
-		return fmt.Errorf("%w: %w", err, ErrBadRequest)
+	repo, err := worktree.RepoRoot(ctx, cwd)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, ErrBadRequest)
 	}
-	return nil
+	dirty, err := worktree.DirtyFiles(ctx, repo)
+	if err != nil {
+		return nil, fmt.Errorf("read the state of %s: %w", repo, err)
+	}
+	return dirty, nil
+}
+
+// isoCreated stores, with the new run, that it isolates its workers and
+// which uncommitted changes it leaves out, so the run says so before
+// anything starts.
+func (r *runner) isoCreated(run *store.Run, dirty []string) {
+	if r.iso == nil {
+		return
+	}
+	r.iso.Dirty = dirty
+	if len(dirty) > 0 {
+		run.Message = strings.TrimSpace(dirtyNote(dirty))
+		r.run.Message = run.Message
+	}
+	run.State, _ = json.Marshal(runState{Worktree: r.iso})
+}
+
+func dirtyNote(dirty []string) string {
+	return fmt.Sprintf("Your uncommitted changes (%s) are not part of this run: it starts from your last commit without them and never touches them. ",
+		clip(strings.Join(dirty, ", "), 300))
 }
 
 // isoOpen makes the run's branch and worktree the first time a worker
@@ -119,8 +148,7 @@ func (r *runner) isoOpen(ctx context.Context) error {
 		r.iso.opened = true
 		msg := fmt.Sprintf("The workers work on the branch %s in their own git worktrees; your branch changes only when you choose Apply.", wr.Branch)
 		if len(wr.Dirty) > 0 {
-			msg = fmt.Sprintf("Your uncommitted changes (%s) are not part of this run: it starts from your last commit without them and never touches them. ",
-				clip(strings.Join(wr.Dirty, ", "), 300)) + msg
+			msg = dirtyNote(wr.Dirty) + msg
 		}
 		return r.commit(ctx, store.Change{}, nil, r.ev(EventWorktree, nil, msg))
 	}
@@ -581,9 +609,6 @@ func storedIso(run store.Run) (*isoState, error) {
 	if err := json.Unmarshal(run.State, &rs); err != nil {
 		return nil, fmt.Errorf("run state: %w", err)
 	}
-	if rs.Worktree == nil || rs.Worktree.Run == nil {
-		return nil, nil
-	}
 	return rs.Worktree, nil
 }
 
@@ -591,6 +616,15 @@ func worktreeView(run store.Run, tasks []store.Task) (*Worktree, error) {
 	iso, err := storedIso(run)
 	if err != nil || iso == nil {
 		return nil, err
+	}
+	if iso.Run == nil {
+		// Before the first worker: the branch it will make (none when the
+		// run ended before).
+		w := &Worktree{Branch: worktree.RunBranch(run.ID), Dirty: iso.Dirty, Tasks: []TaskChanges{}}
+		if store.Finished(run.Status) {
+			w.Outcome, w.Cleaned = "empty", true
+		}
+		return w, nil
 	}
 	w := &Worktree{Repo: iso.Run.Repo, Branch: iso.Run.Branch, Base: iso.Run.Base, RunDir: iso.Run.RunDir(), Dirty: iso.Run.Dirty,
 		MergeCommand: iso.Run.MergeCommand(), Outcome: iso.Outcome, Applied: iso.Applied, Cleaned: iso.Cleaned, Tasks: []TaskChanges{}}
@@ -624,7 +658,7 @@ func (e *Engine) TaskPatch(ctx context.Context, runID, taskID string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if iso == nil {
+	if iso == nil || iso.Run == nil {
 		return "", fmt.Errorf("run %s has no worktrees: %w", runID, ErrBadRequest)
 	}
 	it := iso.Tasks[taskID]

@@ -339,6 +339,12 @@ func TestWorktreeDirtyTreeAndApplyRefused(t *testing.T) {
 	mine := replaceLine(lines10, 2, "the user's own edit")
 	writeFile(t, filepath.Join(repo, "a.txt"), mine)
 	id := h.createIn(repo, nil)
+	h.rec.mu.Lock()
+	created := h.rec.byRun[id][0]
+	h.rec.mu.Unlock()
+	if created.Run == nil || !strings.Contains(created.Run.Message, "uncommitted changes (a.txt)") {
+		t.Fatalf("the created run does not say it leaves the uncommitted change out: %+v", created)
+	}
 	if run := h.wait(id); run.Status != "completed" {
 		t.Fatalf("run = %s: %s", run.Status, run.Error)
 	}

@@ -31,6 +31,9 @@ const (
 	// KindVerification: the run's latest verification failed (seed 004);
 	// remediation may be under way, or the run waits paused.
 	KindVerification Kind = "verification"
+	// KindConflict: merging a task into the run branch conflicts and the
+	// merge task could not resolve it (worktree isolation).
+	KindConflict Kind = "conflict"
 )
 
 // Item is one thing that waits for the user.
@@ -144,6 +147,12 @@ func fromSnapshot(s engine.Snapshot) []Item {
 	}
 	if it, ok := failedVerification(s, name); ok {
 		out = append(out, it)
+	}
+	if wt := s.Worktree; wt != nil && wt.Conflict != nil && wt.Conflict.ByUser {
+		out = append(out, Item{Kind: KindConflict, RunID: s.Run.ID, RunName: name, TaskID: wt.Conflict.TaskID,
+			Title: "A merge conflict needs you", Since: s.Run.UpdatedAt,
+			Detail: "Merging " + wt.Conflict.TaskID + " conflicts in " + strings.Join(wt.Conflict.Files, ", ") +
+				". Resolve the files in " + wt.RunDir + ", then choose Resolved in the run, or leave the task's changes out."})
 	}
 	userReviews := ReviewerIsUser(s.Run.Template)
 	titles := map[string]string{}
