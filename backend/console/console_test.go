@@ -193,8 +193,7 @@ func TestRunAsksWhatTheRunWaitsFor(t *testing.T) {
 			if err := os.CopyFS(project, os.DirFS(sample(t))); err != nil {
 				t.Fatal(err)
 			}
-			// The copy is not a git repository: the workers share it.
-			args := append([]string{"--cwd", project, "--yes", "--host", "sim", "--sim-speed", "50", "--isolation", "shared"}, tt.args...)
+			args := append([]string{"--cwd", project, "--yes", "--host", "sim", "--sim-speed", "50"}, tt.args...)
 			code, stdout, stderr := run(t, tt.stdin, args...)
 			if code != ExitOK {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
@@ -216,7 +215,7 @@ func TestRunWithoutInputLeavesTheQuestionOpen(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "run", "--host", "sim", "--sim-speed", "50", "--cwd", sample(t), "--yes",
-		"--template", "sparc", "--message", "Specify the health endpoint", "--scenario", "clarification", "--isolation", "shared")
+		"--template", "sparc", "--message", "Specify the health endpoint", "--scenario", "clarification")
 	cmd.Env = append(os.Environ(), "BATON_CONFIG_DIR="+t.TempDir())
 	cmd.Stdin = strings.NewReader("")
 	cmd.Stderr = io.Discard

@@ -127,7 +127,7 @@ func TestSignalCancelsAWaitingQuestion(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- RunCLI([]string{"--template", "sparc", "--message", "Specify the health endpoint", "--scenario", "clarification",
-			"--cwd", project, "--yes", "--host", "sim", "--sim-speed", "50", "--isolation", "shared"}, stdin, &stdout, &stderr)
+			"--cwd", project, "--yes", "--host", "sim", "--sim-speed", "50"}, stdin, &stdout, &stderr)
 	}()
 	deadline := time.Now().Add(90 * time.Second)
 	for !strings.Contains(stdout.String(), "Your answer (Enter leaves the question open): ") {

@@ -106,10 +106,13 @@ func TestRunWorktreeOnClaudeCode(t *testing.T) {
 }
 
 // TestRunWorktreeNotARepository: a worktree run in a plain folder is
-// refused with the sentence that offers git init or shared isolation.
+// refused with the sentence that offers git init or shared isolation. (On
+// the simulator, which writes no files, every run shares its folder.)
 func TestRunWorktreeNotARepository(t *testing.T) {
+	bin := claudecodetest.Binary(t)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
-	code, _, stderr := run(t, "", "--host", "sim", "--template", "test-coverage", "--message", "x", "--cwd", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	code, _, stderr := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "test-coverage", "--message", "x", "--cwd", t.TempDir())
 	if code != ExitError || !strings.Contains(stderr, "is not a git repository") || !strings.Contains(stderr, "git init") ||
 		!strings.Contains(stderr, "--isolation shared") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)

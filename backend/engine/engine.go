@@ -56,6 +56,10 @@ type Options struct {
 	// keep their git worktrees (worktree.DefaultRoot()); empty turns
 	// isolation off, so every run shares its folder.
 	WorktreeRoot string
+	// SharedOnly, when it returns true at a run's creation, makes the run
+	// share its folder whatever its template says: the host writes no
+	// files (the simulator), so there is nothing to isolate.
+	SharedOnly func() bool
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
@@ -71,8 +75,9 @@ type Engine struct {
 	progress  time.Duration
 	hostWait  time.Duration
 	home      string
-	// worktreeRoot is Options.WorktreeRoot.
+	// worktreeRoot is Options.WorktreeRoot; sharedOnly Options.SharedOnly.
 	worktreeRoot string
+	sharedOnly   func() bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -93,7 +98,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, host: opts.Host, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, worktreeRoot: opts.WorktreeRoot, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -203,6 +208,9 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	}
 	if _, err := protocol.NewParser(delimiters(tmpl), nil); err != nil {
 		return store.Run{}, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
+	}
+	if tmpl.Config.Worktree() && e.sharedOnly != nil && e.sharedOnly() {
+		tmpl.Config.Isolation = template.IsolationShared
 	}
 	dirty, err := e.checkIsolation(ctx, req.Cwd, tmpl)
 	if err != nil {

@@ -512,8 +512,9 @@ type harness struct {
 	tmpl  template.Template
 	// storeOpts are added when the store is opened (by open).
 	storeOpts []store.Option
-	// worktreeRoot is the engine's WorktreeRoot (isolation_test.go).
+	// worktreeRoot and sharedOnly are the engine's (isolation_test.go).
 	worktreeRoot string
+	sharedOnly   func() bool
 }
 
 func newHarness(t *testing.T, tmpl template.Template, agent agentFunc, push bool) *harness {
@@ -537,7 +538,7 @@ func (h *harness) open() {
 	n := 0
 	eng, err := New(Options{Store: st, Host: h.host, Templates: templateMap{"test": h.tmpl}, Emitter: h.rec,
 		Now: h.clock.Now, NewID: func() string { n++; return fmt.Sprintf("orch_t%d", n) },
-		ProgressInterval: 5 * time.Millisecond, Logger: quiet, Home: h.dir + "/home", WorktreeRoot: h.worktreeRoot})
+		ProgressInterval: 5 * time.Millisecond, Logger: quiet, Home: h.dir + "/home", WorktreeRoot: h.worktreeRoot, SharedOnly: h.sharedOnly})
 	if err != nil {
 		h.t.Fatal(err)
 	}

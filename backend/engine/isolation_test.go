@@ -483,3 +483,33 @@ func TestWorktreeNotARepository(t *testing.T) {
 		t.Fatalf("a shared run has a worktree: %+v", snap.Worktree)
 	}
 }
+
+// On a host that writes no files (SharedOnly) a worktree template's run
+// shares its folder: no branch, no worktree, no refusal of a plain folder.
+func TestWorktreeSharedOnlyHost(t *testing.T) {
+	t.Parallel()
+	h, repo := newIsoHarness(t, nil, scripted(plan(planned{"t1", 5, nil}), nil))
+	h.close()
+	h.sharedOnly = func() bool { return true }
+	h.open()
+	var cwd string
+	h.host.onStart = func(o StartOptions) {
+		if strings.Contains(string(o.ID), "_worker_") {
+			cwd = o.Cwd
+		}
+	}
+	id := h.createIn(repo, nil)
+	if run := h.wait(id); run.Status != "completed" {
+		t.Fatalf("run = %s: %s", run.Status, run.Error)
+	}
+	if cwd != repo {
+		t.Fatalf("the worker ran in %s, not the shared folder %s", cwd, repo)
+	}
+	if got := branchList(t, repo); !slices.Equal(got, []string{"main"}) {
+		t.Fatalf("branches = %v", got)
+	}
+	if snap, _ := h.eng.Snapshot(context.Background(), id); snap.Worktree != nil {
+		t.Fatalf("worktree view = %+v", snap.Worktree)
+	}
+	h.createIn(t.TempDir(), nil) // a plain folder is fine too
+}

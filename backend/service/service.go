@@ -150,7 +150,10 @@ func Open(o Options) (*Services, error) {
 	if err != nil {
 		return fail(&OpenError{StageConfigDir, err})
 	}
-	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log, WorktreeRoot: wtRoot,
+	// The simulator writes no files: its runs share the folder.
+	sharedOnly := func() bool { return s.Hosts.Status().Host == settings.HostSimulator }
+	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
+		WorktreeRoot: wtRoot, SharedOnly: sharedOnly,
 		Emitter: engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) })})
 	if err != nil {
 		return fail(&OpenError{StageEngine, err})
