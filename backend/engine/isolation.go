@@ -288,7 +288,8 @@ func (r *runner) isoMerge(ctx context.Context) error {
 		return nil
 	}
 	if err := r.isoOpen(ctx); err != nil {
-		return err
+		// Without its worktree nothing can be merged: the run cannot go on.
+		return r.fail(ctx, "the run's git worktree cannot be opened: "+err.Error())
 	}
 	for {
 		if r.iso.Conflict != nil {
@@ -331,6 +332,10 @@ func (r *runner) isoNext() *workerState {
 func (r *runner) isoMergeTask(ctx context.Context, ws *workerState) error {
 	id := ws.w.TaskID
 	it := r.iso.Tasks[id]
+	if it == nil {
+		it = &isoTask{}
+		r.iso.Tasks[id] = it
+	}
 	title := id
 	if t := r.plan.task(id); t != nil {
 		title = t.Title

@@ -513,3 +513,30 @@ func TestWorktreeSharedOnlyHost(t *testing.T) {
 	}
 	h.createIn(t.TempDir(), nil) // a plain folder is fine too
 }
+
+// A repository that disappears under a running run fails the run with the
+// reason instead of leaving it waiting for merges that cannot happen.
+func TestWorktreeRepositoryGone(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"t1", 5, nil})
+	h, repo := newIsoHarness(t, nil, scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+		return true // reports after the restart
+	}))
+	id := h.createIn(repo, nil)
+	h.until("t1 running", func() bool { return h.workers(id)["t1"].Status == "running" })
+	if err := os.RemoveAll(filepath.Join(repo, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	// A restart loses the opened worktree; the resume cannot open it again.
+	h.close()
+	sid, _ := WorkerSessionID(id, "t1")
+	h.host.finishTurn(sid, block("completion", map[string]any{"task_id": "t1", "status": "success"}))
+	h.open()
+	if _, err := h.eng.Restore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run := h.wait(id)
+	if run.Status != "error" || !strings.Contains(run.Error, "git worktree") {
+		t.Fatalf("run = %s: %q", run.Status, run.Error)
+	}
+}
