@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -196,7 +197,21 @@ func (r *runner) workerCwd(ctx context.Context, t *store.Task) (string, error) {
 		return "", err
 	}
 	r.iso.Tasks[t.ID] = &isoTask{Branch: wt.Branch, Dir: wt.Dir, Base: wt.Base}
-	return r.isoSub(wt.Dir), nil
+	cwd := r.isoSub(wt.Dir)
+	if r.tmpl.Config.Transport == TransportMailbox {
+		// The file mailbox is the run's, in its folder: the worker finds
+		// its assignment and writes its report there (never committed).
+		link := filepath.Join(cwd, worktree.BatonDir)
+		if _, err := os.Lstat(link); errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(cwd, 0o755); err != nil {
+				return "", err
+			}
+			if err := os.Symlink(filepath.Join(r.run.Cwd, worktree.BatonDir), link); err != nil {
+				return "", fmt.Errorf("link the run's mailbox into the worktree: %w", err)
+			}
+		}
+	}
+	return cwd, nil
 }
 
 // isoTaskDir is the folder the prompt of task id names ("" the run's).

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/mailbox"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/worktree"
 )
@@ -538,5 +540,43 @@ func TestWorktreeRepositoryGone(t *testing.T) {
 	run := h.wait(id)
 	if run.Status != "error" || !strings.Contains(run.Error, "git worktree") {
 		t.Fatalf("run = %s: %q", run.Status, run.Error)
+	}
+}
+
+// With the file mailbox, a worker in its worktree finds its assignment and
+// leaves its report in the run's mailbox; the mailbox is never committed.
+func TestWorktreeMailbox(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"task_001", 5, nil})
+	var assignment string
+	h, repo := newIsoHarness(t, func(tp *template.Template) { tp.Config.Transport = TransportMailbox },
+		scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+			dir := filepath.Join(s.opts.Cwd, mailbox.DirName)
+			b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mailbox.ToDeveloper)))
+			assignment = string(b)
+			_ = os.WriteFile(filepath.Join(s.opts.Cwd, "code.go"), []byte("package x\n"), 0o644)
+			msg, _ := json.Marshal(map[string]any{"type": "completion_report", "taskId": task, "platform": "web",
+				"status": "awaiting_review", "summary": "Built " + task, "filesCreated": []string{"code.go"},
+				"filesModified": []string{}, "buildResult": map[string]any{"status": "success", "command": "go build", "errors": 0},
+				"timestamp": "2026-11-22T07:00:00Z"})
+			out, _ := json.Marshal(map[string]any{"messages": []json.RawMessage{msg}, "lastRead": nil})
+			_ = os.WriteFile(filepath.Join(dir, filepath.FromSlash(mailbox.ToTeamLead)), out, 0o644)
+			s.tool("Write", map[string]any{"file_path": filepath.Join(dir, filepath.FromSlash(mailbox.ToTeamLead))})
+			return true // reports only in the mailbox
+		}))
+	id := h.createIn(repo, nil)
+	run := h.wait(id)
+	if run.Status != "completed" {
+		t.Fatalf("run = %s: %s", run.Status, run.Error)
+	}
+	if !strings.Contains(assignment, "task_001") {
+		t.Fatalf("the worker did not find its assignment in its worktree: %q", assignment)
+	}
+	tree := gitRun(t, repo, "ls-tree", "-r", "--name-only", worktree.RunBranch(id))
+	if !strings.Contains(tree, "code.go") || strings.Contains(tree, mailbox.DirName) {
+		t.Fatalf("run branch holds %q", tree)
+	}
+	if _, err := os.Stat(filepath.Join(repo, mailbox.DirName, filepath.FromSlash(mailbox.ToTeamLead))); err != nil {
+		t.Fatalf("the report is not in the run's mailbox: %v", err)
 	}
 }

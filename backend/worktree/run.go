@@ -209,9 +209,13 @@ func (r *Run) StartTask(ctx context.Context, taskID string) (Task, error) {
 	return t, r.ensureWorktree(ctx, t.Dir, t.Branch, tip)
 }
 
+// BatonDir is Baton's own folder in a project (the file mailbox of seed
+// 001); Commit never commits it.
+const BatonDir = ".claude-orchestrator"
+
 // Commit commits everything the worker changed in its worktree that it did
-// not commit itself (new files included, ignored files not), as Baton. It
-// reports whether there was anything to commit.
+// not commit itself (new files included, ignored files and BatonDir not),
+// as Baton. It reports whether there was anything to commit.
 func (r *Run) Commit(ctx context.Context, taskID, message string) (bool, error) {
 	if err := checkName("task", taskID); err != nil {
 		return false, err
@@ -220,7 +224,7 @@ func (r *Run) Commit(ctx context.Context, taskID, message string) (bool, error) 
 	if _, err := os.Stat(dir); err != nil {
 		return false, fmt.Errorf("commit the changes of task %s: its worktree is gone: %w", taskID, err)
 	}
-	if _, err := runGit(ctx, dir, "add", "-A"); err != nil {
+	if _, err := runGit(ctx, dir, "add", "-A", "--", ".", ":(exclude,glob)**/"+BatonDir, ":(exclude,glob)**/"+BatonDir+"/**"); err != nil {
 		return false, err
 	}
 	if _, err := runGit(ctx, dir, "diff", "--cached", "--quiet"); err == nil {

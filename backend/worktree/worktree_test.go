@@ -164,6 +164,11 @@ func TestTaskCommitMergeAndChanges(t *testing.T) {
 	write(t, filepath.Join(t1.Dir, "a.txt"), "1 first\n2\n3\n4\n5\n6\n7\n8\n9\n")
 	write(t, filepath.Join(t1.Dir, "new1.txt"), "x\ny\n")
 	write(t, filepath.Join(t2.Dir, "a.txt"), "1\n2\n3\n4\n5\n6\n7\n8\n9 second\n")
+	// Baton's own folder (a link to the run's mailbox) is never committed.
+	if err := os.Symlink(t.TempDir(), filepath.Join(t1.Dir, BatonDir)); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(t1.Dir, "sub", BatonDir, "x.json"), "{}")
 	// The second worker commits itself.
 	git(t, t2.Dir, "-c", "user.name=W", "-c", "user.email=w@x", "commit", "-qam", "worker's own commit")
 	if ok, err := r.Commit(ctx, "task_001", "task_001: edits"); err != nil || !ok {
@@ -180,7 +185,7 @@ func TestTaskCommitMergeAndChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []FileChange{{Path: "a.txt", Added: 1, Removed: 1}, {Path: "new1.txt", Added: 2, Removed: 0}}
+	want := []FileChange{{Path: "a.txt", Added: 1, Removed: 1}, {Path: "new1.txt", Added: 2, Removed: 0}} // no BatonDir
 	if !reflect.DeepEqual(m1.Changes, want) {
 		t.Fatalf("changes = %+v", m1.Changes)
 	}
