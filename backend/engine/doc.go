@@ -64,6 +64,13 @@
 //     only where it needs an answer: a mailbox assignment's error and the
 //     journal's archive at completion; a worker's prompt sections are
 //     gathered on the goroutine that starts its session.
+//   - isolation.go: worktree isolation (template config.isolation
+//     "worktree"): each worker in its own git worktree from the run branch
+//     baton/<run>, merged back in dependency order after it completes, a
+//     conflict resolved by a merge task or the user, cleanup when the run
+//     ends, Apply and Discard; backend/worktree runs git. Its hooks: spawn
+//     (workerCwd), step (isoMerge), schedule (isoReady), afterWorkers
+//     (isoSettled), commit (isoFinish).
 //   - status.go: run and worker statuses and their legal transitions;
 //     graph.go: task list checks, parallel groups, modifications;
 //     transcript.go: what a batch of transcript entries says (usage, tools,
