@@ -84,6 +84,7 @@ func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	r := claude.Diagnose(ctx, claude.DoctorOptions{Endpoint: *cdpURL, ChromePath: *chromePath, PagePatterns: patterns, AllowRemote: *allowRemote})
 	printReport(stdout, r)
+	printGitCheck(stdout)
 	if !r.OK {
 		return 1
 	}
@@ -107,6 +108,7 @@ func doctorClaudeCode(path string, stdout io.Writer) int {
 			fmt.Fprintf(stdout, "     fix: %s\n", c.Fix)
 		}
 	}
+	printGitCheck(stdout)
 	if !r.OK {
 		return 1
 	}

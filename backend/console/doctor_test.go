@@ -54,6 +54,9 @@ func TestDoctorClosedPort(t *testing.T) {
 	if !strings.Contains(out.String(), "--remote-debugging-port="+port) || !strings.Contains(out.String(), "FAIL endpoint") {
 		t.Fatalf("doctor output does not explain how to start Claude Desktop:\n%s", out.String())
 	}
+	if !strings.Contains(out.String(), "ok   git       git ") || !strings.Contains(out.String(), "needs 2.25 or newer") {
+		t.Fatalf("doctor does not report the git version:\n%s", out.String())
+	}
 	if code := DoctorCLI([]string{"extra"}, &out, &errOut); code != 2 {
 		t.Fatalf("doctor with an argument: exit %d, want 2", code)
 	}

@@ -97,7 +97,10 @@ func describe(e evt) string {
 			return "interrupted: " + p.Message
 		}
 	}
-	return limitLine(e)
+	if l := limitLine(e); l != "" {
+		return l
+	}
+	return describeWorktree(e)
 }
 
 func orRun(task string) string {

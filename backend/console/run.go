@@ -38,6 +38,11 @@ environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
 a warning, at the cap the run pauses once its running workers end their turn;
 with --resume they raise the budget and the run goes on. A rate, overload or
 usage limit is waited for ("waiting for the limit, resumes at HH:MM").
+With worktree isolation (the template's, or --isolation worktree) every worker
+works in its own git worktree and the results land on the branch baton/RUN_ID;
+the end prints each task's changed files and the command that merges the
+branch, and --apply merges it into your current branch (refused, changing
+nothing, when your uncommitted changes touch the same files).
 
 Exit codes: 0 completed (every task, the aggregation and the verification),
 1 error, 2 usage error (or the settings file cannot be used and no --host was
@@ -125,7 +130,7 @@ func (v varFlags) Set(s string) error {
 func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stdout, stderr = safe(stdout), safe(stderr)
 	fs, o := runFlagSet()
-	tmpl, cwd, message, yes, host, cdp, claudePath, scenario, speed, resume, permission, vars, plan, budget, budgetTokens := o.tmpl, o.cwd, o.message, o.yes, o.host, o.cdp, o.claudePath, o.scenario, o.speed, o.resume, o.permission, o.vars, o.plan, o.budget, o.budgetTokens
+	tmpl, cwd, message, yes, host, cdp, claudePath, scenario, speed, resume, permission, vars, plan, budget, budgetTokens, isolation, apply := o.tmpl, o.cwd, o.message, o.yes, o.host, o.cdp, o.claudePath, o.scenario, o.speed, o.resume, o.permission, o.vars, o.plan, o.budget, o.budgetTokens, o.isolation, o.apply
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n%s", err, runHint)
 		return ExitUsage
@@ -232,9 +237,15 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			req.Overrides.Budget = &template.Budget{MaxCostUSD: *budget, MaxTokens: *budgetTokens}
 		}
+		if *isolation != "" {
+			if req.Overrides == nil {
+				req.Overrides = &engine.Overrides{}
+			}
+			req.Overrides.Isolation = isolation
+		}
 		run, err := svc.Engine.Create(ctx, req)
 		if err != nil {
-			fmt.Fprintf(stderr, "baton run: %v\n", err)
+			createError(err, stderr)
 			if hint := varHint(err); hint != "" {
 				fmt.Fprintln(stderr, hint)
 				return ExitUsage
@@ -309,7 +320,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				continue // ctx ended; the next loop pauses
 			}
 			drain(view, events)
-			return summary(ctx, svc, run, stdout)
+			return worktreeSummary(ctx, svc, run.ID, *apply, summary(ctx, svc, run, stdout), stdout, stderr)
 		}
 	}
 }
@@ -553,6 +564,8 @@ type runOptions struct {
 	vars         varFlags
 	budget       *float64
 	budgetTokens *int64
+	isolation    *string
+	apply        *bool
 }
 
 // runFlagSet defines the flags of "baton run": its help lists them all.
@@ -573,6 +586,8 @@ func runFlagSet() (*flag.FlagSet, *runOptions) {
 	o.permission = fs.String("permission-mode", "", "the workers' permission mode for this run")
 	o.plan = fs.String("plan", "", "a JSON file with the task list to use instead of a proposed one that fails its checks")
 	o.budget = fs.Float64("budget", 0, "the most the run may cost in US dollars (with --resume: the raised budget)")
+	o.isolation = fs.String("isolation", "", "worktree or shared for this run (default: the template's)")
+	o.apply = fs.Bool("apply", false, "merge the run's branch into the current branch at the end")
 	o.budgetTokens = fs.Int64("budget-tokens", 0, "the most tokens the run may use (with --resume: the raised budget)")
 	o.vars = varFlags{}
 	fs.Var(o.vars, "var", "template variable NAME=VALUE (repeatable)")

@@ -71,6 +71,13 @@
 //     limit and raised after each success; budget.go: the run's budget
 //     (warning at 80 %, pause at the cap, RaiseBudget); cost.go: a
 //     session's cost from backend/pricing when its host reports only tokens.
+//   - isolation.go: worktree isolation (template config.isolation
+//     "worktree"): each worker in its own git worktree from the run branch
+//     baton/<run>, merged back in dependency order after it completes, a
+//     conflict resolved by a merge task or the user, cleanup when the run
+//     ends, Apply and Discard; backend/worktree runs git. Its hooks: spawn
+//     (workerCwd), step (isoMerge), schedule (isoReady), afterWorkers
+//     (isoSettled), commit (isoFinish).
 //   - status.go: run and worker statuses and their legal transitions;
 //     graph.go: task list checks, parallel groups, modifications;
 //     transcript.go: what a batch of transcript entries says (usage, tools,

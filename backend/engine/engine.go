@@ -61,6 +61,14 @@ type Options struct {
 	// on by itself once it resets (nil: it does); else it waits for
 	// ResumeAfterLimit. Asked each time, so a changed setting counts.
 	AutoResumeAfterLimit func() bool
+	// WorktreeRoot is the folder under which runs with worktree isolation
+	// keep their git worktrees (worktree.DefaultRoot()); empty turns
+	// isolation off, so every run shares its folder.
+	WorktreeRoot string
+	// SharedOnly, when it returns true at a run's creation, makes the run
+	// share its folder whatever its template says: the host writes no
+	// files (the simulator), so there is nothing to isolate.
+	SharedOnly func() bool
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
@@ -80,6 +88,9 @@ type Engine struct {
 	reconnectFor time.Duration
 	// autoResumeFn is Options.AutoResumeAfterLimit.
 	autoResumeFn func() bool
+	// worktreeRoot is Options.WorktreeRoot; sharedOnly Options.SharedOnly.
+	worktreeRoot string
+	sharedOnly   func() bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -100,7 +111,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -215,6 +226,13 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if _, err := protocol.NewParser(delimiters(tmpl), nil); err != nil {
 		return store.Run{}, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
 	}
+	if tmpl.Config.Worktree() && e.sharedOnly != nil && e.sharedOnly() {
+		tmpl.Config.Isolation = template.IsolationShared
+	}
+	dirty, err := e.checkIsolation(ctx, req.Cwd, tmpl)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
 	tj, err := json.Marshal(tmpl)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
@@ -234,6 +252,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 		r.sync()
 		run = r.run
 	}
+	r.isoCreated(&run, dirty)
 	p := Payload{RunID: id, Status: run.Status, Run: &run}
 	pj, _ := json.Marshal(p)
 	e.mu.Lock()
@@ -314,6 +333,10 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 	select {
 	case r.cmds <- command{fn: fn, reply: reply}:
 	case <-r.done:
+		if broken := r.ledger.broken(); broken != nil {
+			// The loop stopped first: the store stayed unwritable.
+			return fmt.Errorf("run %s stopped because Baton could not save its progress: %w", id, broken)
+		}
 		return fmt.Errorf("run %s is %s and can no longer change: %w", id, r.status, ErrIllegalTransition)
 	case <-ctx.Done():
 		return ctx.Err()
@@ -402,6 +425,9 @@ type Snapshot struct {
 	FinalReport *FinalReport `json:"finalReport,omitempty"`
 	// Reconnecting is set while the run waits for its lost host.
 	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
+	// Worktree is the run's worktree isolation (nil when its workers
+	// share the folder).
+	Worktree *Worktree `json:"worktree,omitempty"`
 }
 
 // Snapshot returns the current state of run id from the store, which holds

@@ -35,6 +35,9 @@ func LoadSnapshot(ctx context.Context, st *store.Store, runID string) (Snapshot,
 		return Snapshot{}, err
 	}
 	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks)}
+	if snap.Worktree, err = worktreeView(run, tasks); err != nil {
+		return Snapshot{}, err
+	}
 	if raw, err := st.FinalReport(ctx, runID); err == nil {
 		var rep FinalReport
 		if err := json.Unmarshal(raw, &rep); err != nil {

@@ -33,6 +33,9 @@ type Overrides struct {
 	PermissionMode    *string `json:"permissionMode,omitempty"`
 	// Budget replaces the template's budget for this run.
 	Budget *template.Budget `json:"budget,omitempty"`
+	// Isolation is "worktree" or "shared" for this run (such as shared in a
+	// folder that is not a git repository).
+	Isolation *string `json:"isolation,omitempty"`
 }
 
 // apply returns cfg with the overrides set. A value out of range is an
@@ -61,6 +64,9 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 	if b := o.Budget; b != nil && (b.MaxCostUSD < 0 || b.MaxTokens < 0) {
 		problems = append(problems, "the budget (budget) must not be negative")
 	}
+	if o.Isolation != nil && *o.Isolation != template.IsolationWorktree && *o.Isolation != template.IsolationShared {
+		problems = append(problems, fmt.Sprintf("the isolation (isolation) must be worktree or shared, not %q", *o.Isolation))
+	}
 	if len(problems) > 0 {
 		return cfg, fmt.Errorf("%s: %w", strings.Join(problems, "; "), ErrBadRequest)
 	}
@@ -82,6 +88,9 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 	if o.Budget != nil {
 		b := *o.Budget
 		cfg.Budget = &b
+	}
+	if o.Isolation != nil {
+		cfg.Isolation = *o.Isolation
 	}
 	return cfg, nil
 }

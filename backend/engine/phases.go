@@ -91,7 +91,7 @@ func (r *runner) begin(ctx context.Context) error {
 // ask sends the prompt of a phase to the main session (starting it for the
 // first phase). Only entries after the prompt can answer it.
 func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Phase) error {
-	return r.askWith(ctx, phase, want, r.phaseValues(phase))
+	return r.askWith(ctx, phase, want, r.isoPhaseValues(phase, r.phaseValues(phase)))
 }
 
 // askWith is ask with the given values. A prompt that cannot be sent fails
@@ -388,7 +388,7 @@ func (r *runner) complete(ctx context.Context, change store.Change, summary stri
 
 // afterWorkers moves the run to aggregation when every task is done.
 func (r *runner) afterWorkers(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() {
+	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || !r.isoSettled() {
 		return nil
 	}
 	if err := r.flushProgress(ctx); err != nil {

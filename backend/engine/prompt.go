@@ -163,6 +163,9 @@ func (r *runner) reprompt(f protocol.Failure, phase protocol.Phase) string {
 // reviewer: in the delegation dialect TASK_JSON is the task's new_task.
 func (r *runner) workerValues(t *store.Task) map[string]any {
 	v := taskValues(t)
+	if d := r.isoTaskDir(t.ID); d != "" {
+		v[template.VarCWD] = d
+	}
 	if r.delegation() {
 		v[template.VarTaskJSON] = newTaskJSON(t)
 	}

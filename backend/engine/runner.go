@@ -42,6 +42,8 @@ type runState struct {
 	Remediation int `json:"remediation,omitempty"`
 	// Limits: waits for limits, the worker count after them, the budget.
 	Limits limitState `json:"limits,omitzero"`
+	// Worktree is the run's worktree isolation (isolation.go).
+	Worktree *isoState `json:"worktree,omitempty"`
 }
 
 type startResult struct {
@@ -98,6 +100,8 @@ type runner struct {
 	// mainGone: the host no longer has the main session; the next prompt
 	// starts a new one with a summary of the run so far.
 	mainGone bool
+	// iso is the worktree isolation (nil: the workers share the folder).
+	iso *isoState
 }
 
 func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.Task, workers []store.Worker) (*runner, error) {
@@ -122,6 +126,9 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.reviewing = rs.Reviewing
 	r.remediation = rs.Remediation
 	r.limits = rs.Limits
+	if r.iso = rs.Worktree; r.iso == nil && e.isolated(tmpl) && !st.Finished() {
+		r.iso = &isoState{}
+	}
 	if rs.Resume == "" && st == RunInterrupted {
 		rs.Resume = run.ResumeStatus // stored by store.Interrupt
 	}
@@ -316,7 +323,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	}
 	for _, check := range []func(context.Context) error{
 		func(ctx context.Context) error { return r.checkWorkers(ctx, dirty, poll) },
-		r.checkBudget, r.checkLimits, r.checkTimeouts, r.schedule, r.checkDeadlock, r.afterWorkers,
+		r.checkBudget, r.checkLimits, r.checkTimeouts, r.isoMerge, r.schedule, r.checkDeadlock, r.afterWorkers,
 	} {
 		if r.halted(check(ctx)) {
 			return
@@ -334,7 +341,7 @@ func (r *runner) sync() {
 	if r.status.held() {
 		r.run.ResumeStatus = r.resume.String()
 	}
-	st := runState{Main: r.main, Reviewing: r.reviewing, Remediation: r.remediation, Limits: r.limits}
+	st := runState{Main: r.main, Reviewing: r.reviewing, Remediation: r.remediation, Limits: r.limits, Worktree: r.iso}
 	if r.status.held() {
 		st.Resume = r.resume.String()
 	}
@@ -368,6 +375,9 @@ func (r *runner) ev(name string, ws *workerState, msg string) event {
 // events to the ledger. When the run is finished, its sessions are archived
 // and its workflows' writes done before whoever waits for it is told.
 func (r *runner) commit(ctx context.Context, c store.Change, workers []*workerState, events ...event) error {
+	if r.status.Finished() {
+		r.isoFinish(ctx)
+	}
 	r.sync()
 	run := r.run
 	c.Run = &run

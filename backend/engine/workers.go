@@ -26,7 +26,7 @@ func (r *runner) schedule(ctx context.Context) error {
 		return nil
 	}
 	delay := time.Duration(r.tmpl.Config.SpawnDelay * float64(time.Second))
-	for i, t := range r.plan.ready() {
+	for i, t := range r.isoReady(r.plan.ready()) {
 		if i >= free {
 			break
 		}
@@ -65,6 +65,10 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	if err := r.hooks.assign(ctx, t); err != nil {
 		return r.finalFail(ctx, ws, err.Error())
 	}
+	cwd, err := r.workerCwd(ctx, t)
+	if err != nil {
+		return r.finalFail(ctx, ws, "give the worker its git worktree: "+err.Error())
+	}
 	prompt, err := r.workerPrompt(t, ws)
 	if err != nil {
 		return r.finalFail(ctx, ws, err.Error())
@@ -81,7 +85,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		return err
 	}
 	r.e.track(id, r)
-	opts := StartOptions{Cwd: r.run.Cwd, Title: hiddenPrefix(r.run.ID) + " " + t.ID + ": " + t.Title,
+	opts := StartOptions{Cwd: cwd, Title: hiddenPrefix(r.run.ID) + " " + t.ID + ": " + t.Title,
 		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode}
 	r.inflight++
 	attempt := ws.book.Attempt
@@ -250,7 +254,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKi
 		ws.dirty = true
 	}
 	addTools(&ws.w.Tools, d.tools)
-	ws.book.ToolFiles = relFiles(r.run.Cwd, ws.book.ToolFiles, d.files)
+	ws.book.ToolFiles = relFiles(r.filesRoot(ws.w.TaskID), ws.book.ToolFiles, d.files)
 	ws.w.InputTokens, ws.w.OutputTokens = ws.book.InputTokens, ws.book.OutputTokens
 	ws.w.CostUSD, _ = ws.book.costUSD()
 	if d.lastAction != "" {
@@ -378,7 +382,7 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 	for _, a := range c.Artifacts {
 		art = append(art, a.Path)
 	}
-	ws.w.OutputFiles = relFiles(r.run.Cwd, c.OutputFiles, c.FilesCreated, c.FilesModified, art, ws.book.ToolFiles)
+	ws.w.OutputFiles = relFiles(r.filesRoot(ws.w.TaskID), c.OutputFiles, c.FilesCreated, c.FilesModified, art, ws.book.ToolFiles)
 	ws.w.Summary = c.Summary
 	ws.w.Output = c.Output
 	ws.w.Unstructured = unstructured

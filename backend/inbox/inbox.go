@@ -40,6 +40,9 @@ const (
 	// KindConflict: a worker stopped on a conflict (conflict_detected, seed
 	// 003); its task failed and the tasks after it were skipped.
 	KindConflict Kind = "conflict"
+	// KindMergeConflict: merging a task into the run branch conflicts and
+	// the merge task could not resolve it (worktree isolation).
+	KindMergeConflict Kind = "mergeConflict"
 )
 
 // Item is one thing that waits for the user.
@@ -161,6 +164,12 @@ func fromSnapshot(s engine.Snapshot) []Item {
 	if l := s.Run.Limits; l.BudgetPaused && s.Run.Status == engine.RunPaused.String() {
 		out = append(out, Item{Kind: KindBudget, RunID: s.Run.ID, RunName: name, Title: "The budget is used up",
 			Detail: "The run paused at its budget; raise the budget in the run view to go on.", Since: s.Run.UpdatedAt})
+	}
+	if wt := s.Worktree; wt != nil && wt.Conflict != nil && wt.Conflict.ByUser {
+		out = append(out, Item{Kind: KindMergeConflict, RunID: s.Run.ID, RunName: name, TaskID: wt.Conflict.TaskID,
+			Title: "A merge conflict needs you", Since: s.Run.UpdatedAt,
+			Detail: "Merging " + wt.Conflict.TaskID + " conflicts in " + strings.Join(wt.Conflict.Files, ", ") +
+				". Resolve the files in " + wt.RunDir + ", then choose Resolved in the run, or leave the task's changes out."})
 	}
 	userReviews := ReviewerIsUser(s.Run.Template)
 	titles := map[string]string{}

@@ -23,6 +23,7 @@ import (
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/worktree"
 )
 
 // HostOverrides change the settings' session host for this process only
@@ -146,7 +147,14 @@ func Open(o Options) (*Services, error) {
 	s.Hosts = hosts.New(cfg, hosts.Options{Emit: s.Events.Emit, Logger: log, SimulatorSpeed: o.Host.Speed, SimulatorScenario: o.Host.Scenario,
 		ClaudeCodeStateDir: filepath.Join(filepath.Dir(path), "claude-code"),
 		SimulatorStateDir:  filepath.Join(filepath.Dir(path), "simulator")})
+	wtRoot, err := worktree.DefaultRoot()
+	if err != nil {
+		return fail(&OpenError{StageConfigDir, err})
+	}
+	// The simulator writes no files: its runs share the folder.
+	sharedOnly := func() bool { return s.Hosts.Status().Host == settings.HostSimulator }
 	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
+		WorktreeRoot: wtRoot, SharedOnly: sharedOnly,
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
 		AutoResumeAfterLimit: func() bool { return s.Settings.Get().AutoResumeAfterLimit }})

@@ -96,6 +96,9 @@ type Config struct {
 	// "failed" is retried in a new session while maxRetries allows. Absent
 	// means true; see RetryFailedReports.
 	RetryFailed *bool `json:"retryFailedReports,omitempty"`
+	// Isolation is where workers work: IsolationWorktree or
+	// IsolationShared; empty means shared.
+	Isolation string `json:"isolation,omitempty"`
 	// Budget caps what a run may spend (nil: no cap).
 	Budget *Budget `json:"budget,omitempty"`
 }
@@ -106,6 +109,18 @@ type Budget struct {
 	MaxCostUSD float64 `json:"maxCostUsd,omitempty"`
 	MaxTokens  int64   `json:"maxTokens,omitempty"`
 }
+
+// The isolations a template may choose.
+const (
+	// IsolationWorktree gives each worker its own git worktree and branch,
+	// merged back into the run branch.
+	IsolationWorktree = "worktree"
+	// IsolationShared runs every worker in the run's folder itself.
+	IsolationShared = "shared"
+)
+
+// Worktree reports whether the workers get their own git worktrees.
+func (c Config) Worktree() bool { return c.Isolation == IsolationWorktree }
 
 // RetryFailedReports reports whether a worker's "failed" report is retried
 // within maxRetries (the template's retryFailedReports, default true).

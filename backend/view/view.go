@@ -139,6 +139,9 @@ type Snapshot struct {
 	FinalReport *engine.FinalReport `json:"finalReport,omitempty"`
 	// Reconnecting is set while the run waits for its lost session host.
 	Reconnecting *engine.Reconnecting `json:"reconnecting,omitempty"`
+	// Worktree is the run's worktree isolation (nil: the workers shared
+	// the folder).
+	Worktree *engine.Worktree `json:"worktree,omitempty"`
 }
 
 // HistoryPage is one page of past runs.
@@ -212,6 +215,7 @@ func SnapshotOf(s engine.Snapshot) Snapshot {
 		ParallelGroups: s.ParallelGroups,
 		FinalReport:    s.FinalReport,
 		Reconnecting:   s.Reconnecting,
+		Worktree:       s.Worktree,
 	}
 }
 

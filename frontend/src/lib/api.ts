@@ -4,6 +4,7 @@
 import * as App from '../../wailsjs/go/main/App';
 import type {
   AppInfo,
+  Applied,
   CreateRunRequest,
   DoctorReport,
   FinalReport,
@@ -156,5 +157,14 @@ export const api = {
     exportReport: (runId: string): Promise<ReportExport> => call('ExportRunReport', () => App.ExportRunReport(runId)),
     /** Shows a file or folder of the run (relative to its folder) in the system file manager. */
     openPath: (runId: string, path: string): Promise<void> => call('OpenPath', () => App.OpenPath(runId, path)),
+    /** The unified diff of one task's changes on the run branch (worktree isolation). */
+    taskPatch: (runId: string, taskId: string): Promise<string> => call('TaskPatch', () => App.TaskPatch(runId, taskId)),
+    /** Merges the run branch into the current branch of the run's repository. */
+    apply: (runId: string): Promise<Applied> => call('ApplyRun', () => App.ApplyRun(runId)),
+    /** Drops the run branch; the user's branch stays as it is. */
+    discard: (runId: string): Promise<void> => call('DiscardRun', () => App.DiscardRun(runId)),
+    /** Answers the run's merge conflict: resolved in the run's worktree, or the task's changes left out. */
+    resolveConflict: (runId: string, resolved: boolean): Promise<void> =>
+      call('ResolveConflict', () => App.ResolveConflict(runId, resolved)),
   },
 };

@@ -55,6 +55,9 @@ export const runEventNames = [
   'worker:rejected',
   'worker:question',
   'worker:answered',
+  'worker:merged',
+  'orchestrator:mergeConflict',
+  'orchestrator:worktree',
 ] as const;
 export type RunEventName = (typeof runEventNames)[number];
 

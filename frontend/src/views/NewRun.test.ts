@@ -129,6 +129,23 @@ describe('New run wizard', () => {
     await waitFor(() => expect(get(openRun)).toBe('r10'));
   });
 
+  it("sends the isolation only when the user changes the template's", async () => {
+    setup();
+    answer('StartRun', () => Promise.resolve(run({ id: 'r11', status: 'analyzing' })));
+    await fireEvent.click(await screen.findByRole('radio', { name: /Documentation/ }));
+    await screen.findByLabelText(/Output folder/);
+    await fireEvent.input(screen.getByLabelText('Project folder'), { target: { value: '/src/app' } });
+    await fireEvent.input(screen.getByLabelText('Request'), { target: { value: 'Document it' } });
+    const isolation = screen.getByLabelText('Isolation') as HTMLSelectElement;
+    expect(isolation.value).toBe('shared');
+    await fireEvent.change(isolation, { target: { value: 'worktree' } });
+    expect(screen.getByText(/your branch changes only when you choose Apply/)).toBeTruthy();
+    await start();
+    await waitFor(() => expect(calls.some((c) => c.name === 'StartRun')).toBe(true));
+    const sent = JSON.parse(JSON.stringify(calls.find((c) => c.name === 'StartRun')?.args[0]));
+    expect(sent.overrides).toEqual({ isolation: 'worktree' });
+  });
+
   it('explains an advanced setting out of range next to it and starts nothing', async () => {
     setup();
     await fireEvent.click(await screen.findByRole('radio', { name: /Documentation/ }));

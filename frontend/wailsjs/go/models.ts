@@ -143,6 +143,24 @@ export namespace engine {
 		    return a;
 		}
 	}
+	export class ConflictState {
+	    taskId: string;
+	    files: string[];
+	    resolver: string;
+	    byUser: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConflictState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.files = source["files"];
+	        this.resolver = source["resolver"];
+	        this.byUser = source["byUser"];
+	    }
+	}
 	export class Overrides {
 	    maxWorkers?: number;
 	    workerTimeout?: number;
@@ -150,6 +168,7 @@ export namespace engine {
 	    maxRetries?: number;
 	    permissionMode?: string;
 	    budget?: template.Budget;
+	    isolation?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -163,6 +182,7 @@ export namespace engine {
 	        this.maxRetries = source["maxRetries"];
 	        this.permissionMode = source["permissionMode"];
 	        this.budget = this.convertValues(source["budget"], template.Budget);
+	        this.isolation = source["isolation"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -688,8 +708,99 @@ export namespace engine {
 		    return a;
 		}
 	}
+	export class TaskChanges {
+	    taskId: string;
+	    merged: boolean;
+	    dropped?: boolean;
+	    error?: string;
+	    changes: worktree.FileChange[];
+	    resolves?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskChanges(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.merged = source["merged"];
+	        this.dropped = source["dropped"];
+	        this.error = source["error"];
+	        this.changes = this.convertValues(source["changes"], worktree.FileChange);
+	        this.resolves = source["resolves"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	
+	
+	export class Worktree {
+	    repo: string;
+	    branch: string;
+	    base: string;
+	    runDir: string;
+	    dirty?: string[];
+	    mergeCommand: string;
+	    tasks: TaskChanges[];
+	    conflict?: ConflictState;
+	    outcome?: string;
+	    applied?: worktree.Applied;
+	    cleaned: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worktree(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.repo = source["repo"];
+	        this.branch = source["branch"];
+	        this.base = source["base"];
+	        this.runDir = source["runDir"];
+	        this.dirty = source["dirty"];
+	        this.mergeCommand = source["mergeCommand"];
+	        this.tasks = this.convertValues(source["tasks"], TaskChanges);
+	        this.conflict = this.convertValues(source["conflict"], ConflictState);
+	        this.outcome = source["outcome"];
+	        this.applied = this.convertValues(source["applied"], worktree.Applied);
+	        this.cleaned = source["cleaned"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -1188,6 +1299,7 @@ export namespace template {
 	    skills: Skills;
 	    journal: Journal;
 	    retryFailedReports?: boolean;
+	    isolation?: string;
 	    budget?: Budget;
 	
 	    static createFrom(source: any = {}) {
@@ -1210,6 +1322,7 @@ export namespace template {
 	        this.skills = this.convertValues(source["skills"], Skills);
 	        this.journal = this.convertValues(source["journal"], Journal);
 	        this.retryFailedReports = source["retryFailedReports"];
+	        this.isolation = source["isolation"];
 	        this.budget = this.convertValues(source["budget"], Budget);
 	    }
 	
@@ -1899,6 +2012,7 @@ export namespace view {
 	    parallelGroups: string[][];
 	    finalReport?: engine.FinalReport;
 	    reconnecting?: engine.Reconnecting;
+	    worktree?: engine.Worktree;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -1913,6 +2027,7 @@ export namespace view {
 	        this.parallelGroups = source["parallelGroups"];
 	        this.finalReport = this.convertValues(source["finalReport"], engine.FinalReport);
 	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
+	        this.worktree = this.convertValues(source["worktree"], engine.Worktree);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1935,6 +2050,45 @@ export namespace view {
 	}
 	
 	
+
+}
+
+export namespace worktree {
+	
+	export class Applied {
+	    into: string;
+	    fastForward: boolean;
+	    nothing?: boolean;
+	    commit: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Applied(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.into = source["into"];
+	        this.fastForward = source["fastForward"];
+	        this.nothing = source["nothing"];
+	        this.commit = source["commit"];
+	    }
+	}
+	export class FileChange {
+	    path: string;
+	    added: number;
+	    removed: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	    }
+	}
 
 }
 

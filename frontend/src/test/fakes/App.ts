@@ -86,3 +86,7 @@ export const RunReport = (runId: string): Promise<string> => invoke('RunReport',
 export const ExportRunReport = (runId: string): Promise<T.ReportExport> => invoke('ExportRunReport', runId);
 export const FinalReport = (runId: string): Promise<T.FinalReport> => invoke('FinalReport', runId);
 export const OpenPath = (runId: string, path: string): Promise<void> => invoke('OpenPath', runId, path);
+export const TaskPatch = (runId: string, taskId: string): Promise<string> => invoke('TaskPatch', runId, taskId);
+export const ApplyRun = (runId: string): Promise<T.Applied> => invoke('ApplyRun', runId);
+export const DiscardRun = (runId: string): Promise<void> => invoke('DiscardRun', runId);
+export const ResolveConflict = (runId: string, resolved: boolean): Promise<void> => invoke('ResolveConflict', runId, resolved);

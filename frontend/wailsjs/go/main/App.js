@@ -18,6 +18,10 @@ export function AnswerWorkerQuestion(arg1, arg2, arg3) {
   return window['go']['main']['App']['AnswerWorkerQuestion'](arg1, arg2, arg3);
 }
 
+export function ApplyRun(arg1) {
+  return window['go']['main']['App']['ApplyRun'](arg1);
+}
+
 export function CancelRun(arg1) {
   return window['go']['main']['App']['CancelRun'](arg1);
 }
@@ -40,6 +44,10 @@ export function DeleteRun(arg1) {
 
 export function DeleteTemplate(arg1) {
   return window['go']['main']['App']['DeleteTemplate'](arg1);
+}
+
+export function DiscardRun(arg1) {
+  return window['go']['main']['App']['DiscardRun'](arg1);
 }
 
 export function DuplicateTemplate(arg1, arg2) {
@@ -118,6 +126,10 @@ export function ResetSettings() {
   return window['go']['main']['App']['ResetSettings']();
 }
 
+export function ResolveConflict(arg1, arg2) {
+  return window['go']['main']['App']['ResolveConflict'](arg1, arg2);
+}
+
 export function ResolveTemplate(arg1) {
   return window['go']['main']['App']['ResolveTemplate'](arg1);
 }
@@ -164,6 +176,10 @@ export function StartRun(arg1) {
 
 export function StartSession(arg1, arg2) {
   return window['go']['main']['App']['StartSession'](arg1, arg2);
+}
+
+export function TaskPatch(arg1, arg2) {
+  return window['go']['main']['App']['TaskPatch'](arg1, arg2);
 }
 
 export function TemplateSource(arg1) {

@@ -1,0 +1,100 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/worktree"
+)
+
+// describeWorktree is the line for an event of worktree isolation ("" for
+// other events).
+func describeWorktree(e evt) string {
+	switch e.name {
+	case engine.EventWorkerMerged:
+		return fmt.Sprintf("%s %s", e.p.TaskID, e.p.Message)
+	case engine.EventMergeConflict, engine.EventWorktree:
+		return e.p.Message
+	}
+	return ""
+}
+
+// createError adds to a refused start what the user can do about a folder
+// that cannot have worktrees.
+func createError(err error, stderr io.Writer) {
+	fmt.Fprintf(stderr, "baton run: %v\n", err)
+	if errors.Is(err, worktree.ErrNotRepo) {
+		fmt.Fprintln(stderr, "baton run: or add --isolation shared to let the workers share the folder for this run.")
+	}
+}
+
+// worktreeSummary prints the run branch, the changes of each task and the
+// command that merges them; with apply it merges them into the user's
+// current branch (refused, changing nothing, when the user's uncommitted
+// changes touch the same files). It returns the exit code, code unless
+// Apply failed.
+func worktreeSummary(ctx context.Context, svc *service.Services, runID string, apply bool, code int, stdout, stderr io.Writer) int {
+	snap, err := svc.Engine.Snapshot(ctx, runID)
+	if err != nil || snap.Worktree == nil {
+		if apply {
+			fmt.Fprintln(stderr, "baton run: --apply: this run's workers shared the folder; there is no branch to apply.")
+			return ExitError
+		}
+		return code
+	}
+	w := snap.Worktree
+	for _, t := range w.Tasks {
+		if len(t.Changes) == 0 && !t.Dropped {
+			continue
+		}
+		fmt.Fprintf(stdout, "  %s:", t.TaskID)
+		if t.Dropped {
+			fmt.Fprintf(stdout, " not merged (%s)", t.Error)
+		}
+		for _, c := range t.Changes {
+			if c.Added < 0 {
+				fmt.Fprintf(stdout, " %s (binary)", c.Path)
+			} else {
+				fmt.Fprintf(stdout, " %s +%d -%d", c.Path, c.Added, c.Removed)
+			}
+		}
+		fmt.Fprintln(stdout)
+	}
+	switch w.Outcome {
+	case "empty":
+		fmt.Fprintln(stdout, "No task changed a file; the run's branch was removed.")
+		return code
+	case "applied", "discarded":
+		fmt.Fprintf(stdout, "The branch %s was %s.\n", w.Branch, w.Outcome)
+		return code
+	}
+	fmt.Fprintf(stdout, "Branch: %s. Merge it with: %s\n", w.Branch, w.MergeCommand)
+	if !apply {
+		return code
+	}
+	a, err := svc.Engine.Apply(ctx, runID)
+	if err != nil {
+		fmt.Fprintf(stderr, "baton run: %v\n", err)
+		return ExitError
+	}
+	switch {
+	case a.Nothing:
+		fmt.Fprintf(stdout, "Applied: %s already held the changes.\n", a.Into)
+	case a.FastForward:
+		fmt.Fprintf(stdout, "Applied: %s fast-forwarded to %s.\n", a.Into, short(a.Commit))
+	default:
+		fmt.Fprintf(stdout, "Applied: merged into %s (%s).\n", a.Into, short(a.Commit))
+	}
+	return code
+}
+
+func short(commit string) string {
+	if len(commit) > 10 {
+		return commit[:10]
+	}
+	return commit
+}
