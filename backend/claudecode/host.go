@@ -6,6 +6,7 @@
 //
 //	claude -p --input-format stream-json --output-format stream-json --verbose
 //	       --permission-prompt-tool stdio --session-id <uuid> [--permission-mode M] [--model M]
+//	       [--append-system-prompt TEXT]
 //
 // started in the session's folder with Baton's environment (API key,
 // ANTHROPIC_BASE_URL, proxies, Bedrock/Vertex variables and the user's login
@@ -105,6 +106,7 @@ type Host struct {
 var (
 	_ engine.SessionHost    = (*Host)(nil)
 	_ engine.SessionBrowser = (*Host)(nil)
+	_ engine.SystemPrompter = (*Host)(nil)
 )
 
 // New makes a Host; no child starts until a session does. It fails when
@@ -165,6 +167,11 @@ func FindBinary(path string) (string, error) {
 	return path, nil
 }
 
+// TakesSystemPrompt implements engine.SystemPrompter: a session's system
+// prompt goes to the CLI with --append-system-prompt, after Claude Code's
+// own.
+func (h *Host) TakesSystemPrompt() bool { return true }
+
 // Path is the binary the host runs.
 func (h *Host) Path() string { return h.path }
 
@@ -218,7 +225,7 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 	}
 	s = &session{meta: meta{
 		ID: id, UUID: uuidFor(id), Cwd: opts.Cwd, Title: opts.Title, Model: opts.Model,
-		PermissionMode: opts.PermissionMode, CreatedAt: time.Now().UTC(),
+		PermissionMode: opts.PermissionMode, SystemPrompt: opts.SystemPrompt, CreatedAt: time.Now().UTC(),
 	}}
 	if s.meta.Title == "" {
 		s.meta.Title = firstLine(opts.Message, 80)

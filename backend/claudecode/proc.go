@@ -103,6 +103,9 @@ func (h *Host) spawnLocked(s *session) (*proc, error) {
 	if m := s.meta.Model; m != "" {
 		args = append(args, "--model", m)
 	}
+	if sp := s.meta.SystemPrompt; strings.TrimSpace(sp) != "" {
+		args = append(args, "--append-system-prompt", sp)
+	}
 	args = append(args, h.opts.Args...)
 	cmd := exec.Command(h.path, args...)
 	cmd.Dir = s.meta.Cwd

@@ -27,8 +27,11 @@ type meta struct {
 	Title          string           `json:"title,omitempty"`
 	Model          string           `json:"model,omitempty"`
 	PermissionMode string           `json:"permissionMode,omitempty"`
-	CreatedAt      time.Time        `json:"createdAt"`
-	Archived       bool             `json:"archived,omitempty"`
+	// SystemPrompt is given to every child of the session with
+	// --append-system-prompt (a resumed one too).
+	SystemPrompt string    `json:"systemPrompt,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+	Archived     bool      `json:"archived,omitempty"`
 }
 
 type session struct {

@@ -66,7 +66,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	if err := r.hooks.assign(ctx, t); err != nil {
 		return r.finalFail(ctx, ws, err.Error())
 	}
-	prompt, err := r.workerPrompt(t, ws)
+	prompt, system, err := r.workerPrompt(t, ws)
 	if err != nil {
 		return r.finalFail(ctx, ws, err.Error())
 	}
@@ -82,7 +82,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	}
 	r.e.track(id, r)
 	opts := StartOptions{Cwd: r.run.Cwd, Title: HiddenMarker + r.run.ID + " " + t.ID + ": " + t.Title,
-		ID: id, Model: r.tmpl.Config.Models.For(t.Complexity), PermissionMode: r.tmpl.Config.PermissionMode}
+		ID: id, Model: r.tmpl.Config.Models.For(t.Complexity), PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}
 	r.inflight++
 	attempt := ws.book.Attempt
 	r.e.wg.Add(1)
