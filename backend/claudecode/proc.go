@@ -124,6 +124,9 @@ func (h *Host) spawnLocked(s *session) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("run %s: %w", h.path, err)
 	}
+	if err := attachChild(cmd); err != nil {
+		h.log.Warn("the tools claude starts may outlive it", "session", s.meta.ID, "err", err)
+	}
 	h.log.Debug("claude started", "session", s.meta.ID, "uuid", s.meta.UUID, "pid", cmd.Process.Pid, "args", args)
 	s.proc = p
 	s.spawns++
