@@ -37,8 +37,15 @@ type rig struct {
 
 func newRig(t *testing.T, scenario string, tune ...func(*Options)) *rig {
 	t.Helper()
+	return newLoggedRig(t, scenario, nil, tune...)
+}
+
+// newLoggedRig is newRig with model-sim's log of every request and answer
+// written to log (when not nil).
+func newLoggedRig(t *testing.T, scenario string, log io.Writer, tune ...func(*Options)) *rig {
+	t.Helper()
 	bin := claudecodetest.Binary(t)
-	sim, err := modelsim.New(modelsim.Options{Scenario: scenario, Logger: quiet})
+	sim, err := modelsim.New(modelsim.Options{Scenario: scenario, Logger: quiet, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/engine"
-	"github.com/baton-app/baton/backend/modelsim"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the model-sim's writes.
@@ -61,24 +59,9 @@ func modelRequests(t *testing.T, log string) []struct{ System, Messages string }
 // request's system field and not in the user's message, also after the
 // session's child ended and the next message resumed it.
 func TestSystemPromptReachesTheModel(t *testing.T) {
-	bin := claudecodetest.Binary(t)
 	var log lockedBuffer
-	sim, err := modelsim.New(modelsim.Options{Logger: quiet, Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = sim.Shutdown(ctx)
-	})
-	home, state := t.TempDir(), t.TempDir()
-	env := claudecodetest.Env(home, sim.URL(), append(goEnv(t), "CLAUDE_CODE_MAX_RETRIES=1")...)
-	r := &rig{t: t, sim: sim, home: home, state: state, env: env}
-	h := r.open(Options{Path: bin, BaseEnv: env, StateDir: state, Logger: quiet, StopGrace: 2 * time.Second})
+	r := newLoggedRig(t, "happy", &log)
+	h := r.host
 	if !engine.TakesSystemPrompt(h) {
 		t.Fatal("the Claude Code host does not take a system prompt")
 	}
@@ -122,4 +105,56 @@ func TestSystemPromptReachesTheModel(t *testing.T) {
 	if first == 0 || second == 0 {
 		t.Errorf("requests with the system prompt: %d in all, %d after the resume; want some of each", first, second)
 	}
+}
+
+// TestTemplateSystemPromptsThroughTheEngine: on a run of a system template
+// through the engine and the real CLI, the model sees each worker's
+// template system prompt, and the main session's (the analysis phase's),
+// in the request's system field and not in the messages; the later
+// phases' system texts stay in their messages.
+func TestTemplateSystemPromptsThroughTheEngine(t *testing.T) {
+	var log lockedBuffer
+	r := newLoggedRig(t, "happy", &log)
+	tmpl := systemTemplate(t, "documentation")
+	tmpl.Config.MaxWorkers = 2
+	snap, _ := runEngine(t, r.host, tmpl, docsProject(t), "Document this project", allowAll(t, r.host))
+	if snap.Run.Status != "completed" {
+		t.Fatalf("run %s: %s", snap.Run.Status, snap.Run.Error)
+	}
+	lead, worker := mark(tmpl.Prompts.Analysis.System), mark(tmpl.Prompts.WorkerExecution.System)
+	if lead == "" || worker == "" || lead == worker {
+		t.Fatalf("the template's system prompts: %q, %q", lead, worker)
+	}
+	workers, mains := 0, 0
+	for _, req := range modelRequests(t, log.String()) {
+		switch {
+		case strings.Contains(req.Messages, workerPromptHeading):
+			workers++
+			if !strings.Contains(req.System, worker) || strings.Contains(req.Messages, worker) {
+				t.Errorf("a worker's request: system prompt in system %v, in the messages %v", strings.Contains(req.System, worker), strings.Contains(req.Messages, worker))
+			}
+		case strings.Contains(req.Messages, "Document this project") && strings.Contains(req.System, lead):
+			mains++
+			if strings.Contains(req.Messages, lead) {
+				t.Error("the main session's system prompt is also in its messages")
+			}
+		}
+	}
+	if workers == 0 || mains == 0 {
+		t.Errorf("requests with the system prompt apart: %d of workers, %d of the main session", workers, mains)
+	}
+}
+
+// workerPromptHeading starts every worker's prompt (the templates' worker
+// prompt) and no main session's.
+const workerPromptHeading = "## Your task:"
+
+// mark is a part of a system prompt to look for in JSON text: its first
+// sentence without quotes.
+func mark(system string) string {
+	s, _, _ := strings.Cut(system, ".")
+	if strings.ContainsAny(s, "\"\\\n") {
+		return ""
+	}
+	return s
 }
