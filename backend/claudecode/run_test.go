@@ -86,7 +86,7 @@ func runEngine(t *testing.T, h *Host, tmpl template.Template, dir, request strin
 // runEngineWith is runEngine with the run's template variables.
 func runEngineWith(t *testing.T, h *Host, tmpl template.Template, dir, request string, vars map[string]any, answer func(*engine.Engine, engine.Snapshot)) (engine.Snapshot, *events) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	st, err := store.Open(filepath.Join(t.TempDir(), "baton.db"), store.WithLogger(quiet))
 	if err != nil {
