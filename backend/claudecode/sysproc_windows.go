@@ -20,6 +20,8 @@ var jobs sync.Map // int → windows.Handle
 // attachChild puts a started child in a Job object of its own that kills
 // every process in it when it is closed: the CLI and the tools it starts
 // end together (signalGroup), and with Baton, whose exit closes the handle.
+// The child is put in the job right after it started: a process it starts
+// in that first instant stays outside (Go cannot start it suspended).
 func attachChild(cmd *exec.Cmd) error {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
