@@ -53,9 +53,9 @@ test: test-deps
 vet:
 	go vet ./...
 
-# vet-windows: the tray and the notifications compile for Windows (cheap; make package-windows builds it all)
+# vet-windows: the tray, the notifications and the Claude Code host compile for Windows (cheap; make package-windows builds it all)
 vet-windows:
-	GOOS=windows GOARCH=amd64 go vet ./backend/notify/... ./backend/desktop/...
+	GOOS=windows GOARCH=amd64 go vet ./backend/notify/... ./backend/desktop/... ./backend/claudecode/...
 
 go-test:
 	go test -race ./...
@@ -103,6 +103,6 @@ clean:
 	rm -rf build/bin build/dist frontend/node_modules
 	find frontend/dist -mindepth 1 ! -name .gitkeep -delete
 
-## bench: run the engine on the simulator in headless Chromium (about 2 minutes) and write bench/REPORT.md
+## bench: run the engine on the simulator in headless Chromium and on the pinned Claude Code CLI (about 5 minutes) and write bench/REPORT.md
 bench:
 	go run ./bench -out bench/REPORT.md

@@ -19,7 +19,9 @@
 //     attached over CDP to a simulator the parent runs, so the subprocess's
 //     getrusage is Baton's alone; Chromium's process tree and the simulator
 //     server are measured separately from /proc;
-//   - the SQLite write latency of one worker transition.
+//   - the SQLite write latency of one worker transition;
+//   - the same detection and overhead with the Claude Code CLI host, and
+//     Baton's CPU and memory with 20 CLI workers at once (claudecode.go).
 //
 // It needs Linux (/proc, getrusage) and Chromium (-chrome).
 package main
@@ -39,6 +41,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
+	"github.com/baton-app/baton/backend/claudecodetest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -53,6 +56,11 @@ type config struct {
 	pollRuns    int
 	workers     []int
 	commits     int
+	// The Claude Code CLI host's rows (claudecode.go).
+	cli        bool
+	claude     string
+	cliRuns    int
+	cliWorkers int
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -68,6 +76,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.pushRuns, "push-runs", 5, "20-task runs with push notices")
 	fs.IntVar(&cfg.pollRuns, "poll-runs", 2, "20-task runs in 2-second polling mode")
 	fs.IntVar(&cfg.commits, "commits", 2000, "SQLite transitions to time")
+	fs.BoolVar(&cfg.cli, "cli", true, "also measure the Claude Code CLI host")
+	fs.StringVar(&cfg.claude, "claude", claudecodetest.PinnedPath(), "the Claude Code CLI for the CLI host's rows")
+	fs.IntVar(&cfg.cliRuns, "cli-runs", 2, "20-task runs on the Claude Code CLI host")
+	fs.IntVar(&cfg.cliWorkers, "cli-workers", 20, "CLI workers at once for the CLI host's CPU and memory run")
+	childCLI := fs.Bool("child-cli", false, "internal: run as the engine subprocess of the CLI host's CPU and memory run")
+	baseURL := fs.String("base-url", "", "internal: model-sim URL for the CLI subprocess")
+	cliHome := fs.String("cli-home", "", "internal: HOME of the CLIs of the subprocess")
 	workers := fs.String("workers", "5,20,50", "concurrent worker counts for the CPU and memory runs")
 	child := fs.Bool("child", false, "internal: run as the engine subprocess of a CPU and memory run")
 	n := fs.Int("n", 0, "internal: workers of the engine subprocess")
@@ -78,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *child {
 		return childMain(*n, *endpoint, *page, stdout)
+	}
+	if *childCLI {
+		return cliChildMain(*n, cfg.claude, *baseURL, *cliHome, stdout)
 	}
 	for _, f := range strings.Split(*workers, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
@@ -91,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: Chromium is needed at %s (install the chromium package or pass -chrome).\n", cfg.chrome)
 		return 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
 	defer cancel()
 	rep, err := measure(ctx, cfg, stderr)
 	if err != nil {
@@ -118,6 +136,7 @@ type report struct {
 	push, poll         modeResult
 	workers            []workersResult
 	sqlite             []time.Duration
+	cli                *cliResult
 }
 
 func measure(ctx context.Context, cfg config, log io.Writer) (*report, error) {
@@ -151,6 +170,11 @@ func measure(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 			return nil, err
 		}
 		rep.workers = append(rep.workers, w)
+	}
+	if cfg.cli {
+		if rep.cli, err = measureCLI(ctx, cfg, step); err != nil {
+			return nil, err
+		}
 	}
 	rep.loadEnd = loadAvg()
 	rep.elapsed = time.Since(rep.started)
@@ -242,6 +266,7 @@ func (r *report) markdown() string {
 	if len(pollOver) > 0 {
 		p("| Scheduling overhead in 2-second polling mode (median of %d runs) | — | %s | |\n", len(pollOver), ms(percentile(pollOver, .5)))
 	}
+	r.cliSummary(p)
 	p("\n")
 
 	p("## Completion detection\n\n")
@@ -329,6 +354,8 @@ func (r *report) markdown() string {
 			w.GoSteady, w.GoAll, ms(c.CPU), mib(c.MaxRSS), w.ChromeSteady, mib(w.ChromePeakPSS), w.ChromeProcs, w.SimSteady)
 	}
 	p("\n")
+
+	r.cliMarkdown(p)
 
 	p("## SQLite\n\n")
 	p("%d commits of one worker transition with its event row (the write the engine makes for every status change; the same transaction as `BenchmarkCommitTransition` in `backend/store`), WAL mode, `synchronous=NORMAL`, on the machine's ext4 disk: p50 %s, p99 %s, max %s.\n\n",

@@ -1,3 +1,5 @@
+//go:build unix
+
 package claudecode
 
 import (
@@ -9,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,8 +38,15 @@ type rig struct {
 
 func newRig(t *testing.T, scenario string, tune ...func(*Options)) *rig {
 	t.Helper()
+	return newLoggedRig(t, scenario, nil, tune...)
+}
+
+// newLoggedRig is newRig with model-sim's log of every request and answer
+// written to log (when not nil).
+func newLoggedRig(t *testing.T, scenario string, log io.Writer, tune ...func(*Options)) *rig {
+	t.Helper()
 	bin := claudecodetest.Binary(t)
-	sim, err := modelsim.New(modelsim.Options{Scenario: scenario, Logger: quiet})
+	sim, err := modelsim.New(modelsim.Options{Scenario: scenario, Logger: quiet, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +94,8 @@ func goEnv(t *testing.T) []string {
 	if len(goEnvVars) != 3 {
 		t.Fatal("go env GOCACHE GOMODCACHE GOPATH did not answer")
 	}
-	return goEnvVars
+	// Clipped: callers append to it, some at once.
+	return slices.Clip(goEnvVars)
 }
 
 // open makes a Host on the rig's state folder; it is closed (and its

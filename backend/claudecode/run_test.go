@@ -1,3 +1,5 @@
+//go:build unix
+
 package claudecode
 
 import (
@@ -26,15 +28,32 @@ type events struct {
 	names map[string]int
 	start time.Time
 	trace []string
+	times map[string][]time.Time // "name task" → when
 }
 
 func (e *events) Emit(name string, p engine.Payload) {
 	e.mu.Lock()
 	e.names[name]++
+	if e.times == nil {
+		e.times = map[string][]time.Time{}
+	}
+	e.times[name+" "+p.TaskID] = append(e.times[name+" "+p.TaskID], time.Now())
 	if name != engine.EventWorkerProgress {
 		e.trace = append(e.trace, fmt.Sprintf("%6.2fs %s %s %s", time.Since(e.start).Seconds(), name, p.TaskID, p.Message))
 	}
 	e.mu.Unlock()
+}
+
+// firstAfter is when the first event name of task came after t.
+func (e *events) firstAfter(name, task string, t time.Time) (time.Time, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, at := range e.times[name+" "+task] {
+		if at.After(t) {
+			return at, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func (e *events) count(name string) int {
@@ -61,7 +80,13 @@ func systemTemplate(t *testing.T, id string) template.Template {
 // finishes, answering with answer whatever a worker waits for.
 func runEngine(t *testing.T, h *Host, tmpl template.Template, dir, request string, answer func(*engine.Engine, engine.Snapshot)) (engine.Snapshot, *events) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	return runEngineWith(t, h, tmpl, dir, request, nil, answer)
+}
+
+// runEngineWith is runEngine with the run's template variables.
+func runEngineWith(t *testing.T, h *Host, tmpl template.Template, dir, request string, vars map[string]any, answer func(*engine.Engine, engine.Snapshot)) (engine.Snapshot, *events) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	st, err := store.Open(filepath.Join(t.TempDir(), "baton.db"), store.WithLogger(quiet))
 	if err != nil {
@@ -87,7 +112,7 @@ func runEngine(t *testing.T, h *Host, tmpl template.Template, dir, request strin
 			t.Errorf("Shutdown: %v", err)
 		}
 	}()
-	run, err := eng.Create(ctx, engine.CreateRequest{TemplateID: tmpl.ID, Cwd: dir, Request: request})
+	run, err := eng.Create(ctx, engine.CreateRequest{TemplateID: tmpl.ID, Cwd: dir, Request: request, Variables: vars})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +246,11 @@ func TestKilledWorkerGoesOn(t *testing.T) {
 		// The CLI refuses bypassPermissions as root: answer the prompts.
 		tmpl.Config.PermissionMode = "acceptEdits"
 	}
-	var killed engine.SessionID
+	var (
+		killed     engine.SessionID
+		killedTask string
+		killedAt   time.Time
+	)
 	snap, ev := runEngine(t, r.host, tmpl, project(t), "Document this project", func(eng *engine.Engine, s engine.Snapshot) {
 		for _, w := range s.Workers {
 			if w.Waiting != nil {
@@ -234,7 +263,7 @@ func TestKilledWorkerGoesOn(t *testing.T) {
 			for _, e := range entries(t, r.host, id) {
 				if e.Type == "assistant" {
 					if pid := r.host.PID(id); pid > 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
-						killed = id
+						killed, killedTask, killedAt = id, w.TaskID, time.Now()
 					}
 					break
 				}
@@ -262,6 +291,19 @@ func TestKilledWorkerGoesOn(t *testing.T) {
 	}
 	if ev.count(engine.EventWorkerReprompted) == 0 {
 		t.Error("the engine did not ask the killed worker again")
+	}
+	// Noticed from the exit at once, not at a timeout: the worker is asked
+	// again within a moment of the kill, and it is done within its
+	// retries.
+	if at, ok := ev.firstAfter(engine.EventWorkerReprompted, killedTask, killedAt); !ok || at.Sub(killedAt) > 3*time.Second {
+		t.Errorf("the killed worker %s was asked again %v after the kill (asked: %v)", killedTask, at.Sub(killedAt), ok)
+	} else {
+		t.Logf("the killed worker was asked again %v after the kill", at.Sub(killedAt).Round(time.Millisecond))
+	}
+	for _, w := range snap.Workers {
+		if w.TaskID == killedTask && (w.Status != "completed" || w.RetryCount > tmpl.Config.MaxRetries) {
+			t.Errorf("killed worker %s: %s after %d retries (max %d)", w.TaskID, w.Status, w.RetryCount, tmpl.Config.MaxRetries)
+		}
 	}
 }
 

@@ -19,3 +19,7 @@ func signalGroup(cmd *exec.Cmd, kill bool) {
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, sig)
 }
+
+// attachChild does nothing on Unix: the child's process group (childAttr)
+// already holds the tools it starts.
+func attachChild(*exec.Cmd) error { return nil }

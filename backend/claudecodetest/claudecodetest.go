@@ -66,7 +66,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -307,8 +306,7 @@ func (c *CLI) command(ctx context.Context, dir string, args []string) *exec.Cmd 
 	cmd.Dir = dir
 	cmd.Env = Env(c.Home, c.BaseURL, c.Env...)
 	// Its own process group, so the tools it starts end with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	groupKill(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }

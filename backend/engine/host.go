@@ -111,6 +111,35 @@ type StartOptions struct {
 	// a git worktree of its own. Baton's runs work in the run's folder, so
 	// it is false unless an isolation feature asks for it.
 	UseWorktree bool `json:"useWorktree,omitempty"`
+	// SystemPrompt is the template's system prompt for the session. The
+	// engine sets it only for a host whose TakesSystemPrompt says so (see
+	// SystemPrompter); for any other host it is part of Message.
+	SystemPrompt string `json:"systemPrompt,omitempty"`
+}
+
+// SystemPrompter is implemented by a host that gives a session a system
+// prompt of its own (the Claude Code CLI's --append-system-prompt). For
+// such a host the engine passes a template's system prompt in
+// StartOptions.SystemPrompt instead of putting it before the first message.
+type SystemPrompter interface {
+	TakesSystemPrompt() bool
+}
+
+// TakesSystemPrompt reports whether host wants the system prompt apart.
+func TakesSystemPrompt(host SessionHost) bool {
+	sp, ok := host.(SystemPrompter)
+	return ok && sp.TakesSystemPrompt()
+}
+
+// WithSystemPrompt returns opts for a host that does not take a system
+// prompt apart: SystemPrompt put before Message, as the engine does for such
+// hosts.
+func WithSystemPrompt(opts StartOptions) StartOptions {
+	if strings.TrimSpace(opts.SystemPrompt) != "" {
+		opts.Message = joinPrompt(opts.SystemPrompt, opts.Message)
+	}
+	opts.SystemPrompt = ""
+	return opts
 }
 
 // Cursor marks a position in a transcript: the number of entries already

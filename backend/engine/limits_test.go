@@ -484,7 +484,8 @@ func TestBudgetPausesAndResumes(t *testing.T) {
 	}
 	id := run.ID
 	h.start(id)
-	h.until("the budget pauses the run", func() bool { return h.status(id) == "paused" })
+	// The events are emitted after the commit that stored the pause.
+	h.until("the budget pauses the run", func() bool { return h.status(id) == "paused" && h.rec.count(EventBudgetReached) > 0 })
 	if h.rec.count(EventBudgetWarning) != 1 || h.rec.count(EventBudgetReached) != 1 {
 		t.Fatalf("%d warnings, %d budget reached", h.rec.count(EventBudgetWarning), h.rec.count(EventBudgetReached))
 	}

@@ -136,8 +136,8 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 				OutputTokens: r.main.OutputTokens, CostUSD: r.main.CostUSD}
 		}
 		title := clip("Baton: "+r.run.Request, 80)
-		id, err := r.e.host.Start(hctx, StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
-			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode})
+		id, err := r.e.host.Start(hctx, r.withSystem(StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
+			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode}, phase, values))
 		if err != nil {
 			// The call failed, but the host may have created the session.
 			if _, serr := r.e.host.Session(hctx, chosen); serr != nil {

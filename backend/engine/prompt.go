@@ -16,8 +16,19 @@ import (
 // rejection), the review prompt, re-prompts and the answer to a worker's
 // questions.
 
-// render renders the prompt of a phase with the run's values and extra.
+// render renders the prompt of a phase with the run's values and extra:
+// its system text and its message in one.
 func (r *runner) render(phase template.Phase, extra map[string]any) (string, error) {
+	p, err := r.renderParts(phase, extra)
+	if err != nil {
+		return "", err
+	}
+	return joinPrompt(p.System, p.User), nil
+}
+
+// renderParts renders the prompt of a phase with the run's values and
+// extra, its system text apart.
+func (r *runner) renderParts(phase template.Phase, extra map[string]any) (template.Prompt, error) {
 	values := make(map[string]any, len(r.values)+len(extra))
 	for k, v := range r.values {
 		values[k] = v
@@ -25,27 +36,50 @@ func (r *runner) render(phase template.Phase, extra map[string]any) (string, err
 	for k, v := range extra {
 		values[k] = v
 	}
-	p, err := r.tmpl.Render(phase, values)
-	if err != nil {
-		return "", err
-	}
+	return r.tmpl.Render(phase, values)
+}
+
+// joinPrompt puts a system text before a message, for a host without a
+// system prompt of its own.
+func joinPrompt(system, user string) string {
 	parts := []string{}
-	for _, s := range []string{p.System, p.User} {
+	for _, s := range []string{system, user} {
 		if strings.TrimSpace(s) != "" {
 			parts = append(parts, s)
 		}
 	}
-	return strings.Join(parts, "\n\n"), nil
+	return strings.Join(parts, "\n\n")
 }
 
-// workerPrompt renders the first prompt of task t's worker. The function it
-// returns completes it with what the workflows add (skills, journal) and
-// the reviewer's last rejection; it runs off the run's goroutine, before
-// the worker's session starts, since the journal reads and writes files.
-func (r *runner) workerPrompt(t *store.Task, ws *workerState) (func() string, error) {
-	text, err := r.render(template.PhaseWorkerExecution, r.workerValues(t))
+// withSystem gives a session that starts with the prompt of phase the
+// phase's system text as its system prompt, when the host takes one apart
+// (TakesSystemPrompt); otherwise opts are left as they are, the system text
+// in the message.
+func (r *runner) withSystem(opts StartOptions, phase template.Phase, extra map[string]any) StartOptions {
+	if !TakesSystemPrompt(r.e.host) {
+		return opts
+	}
+	p, err := r.renderParts(phase, extra)
+	if err != nil || strings.TrimSpace(p.System) == "" || strings.TrimSpace(p.User) == "" {
+		return opts
+	}
+	opts.Message, opts.SystemPrompt = p.User, p.System
+	return opts
+}
+
+// workerPrompt renders the first prompt of task t's worker and, for a host
+// that takes it apart, its system prompt. The function it returns completes
+// the prompt with what the workflows add (skills, journal) and the
+// reviewer's last rejection; it runs off the run's goroutine, before the
+// worker's session starts, since the journal reads and writes files.
+func (r *runner) workerPrompt(t *store.Task, ws *workerState) (prompt func() string, system string, err error) {
+	p, err := r.renderParts(template.PhaseWorkerExecution, r.workerValues(t))
 	if err != nil {
-		return nil, fmt.Errorf("render the worker prompt: %w", err)
+		return nil, "", fmt.Errorf("render the worker prompt: %w", err)
+	}
+	text := joinPrompt(p.System, p.User)
+	if TakesSystemPrompt(r.e.host) && strings.TrimSpace(p.System) != "" && strings.TrimSpace(p.User) != "" {
+		text, system = p.User, p.System
 	}
 	task, feedback, hooks := *t, ws.book.Feedback, r.hooks
 	return func() string {
@@ -56,7 +90,7 @@ func (r *runner) workerPrompt(t *store.Task, ws *workerState) (func() string, er
 			text += "\n\n" + feedback
 		}
 		return text
-	}, nil
+	}, system, nil
 }
 
 // reviewValues are the values of the review prompt of task id.

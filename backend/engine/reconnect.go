@@ -64,6 +64,9 @@ type guardHost struct {
 	quick time.Duration
 }
 
+// TakesSystemPrompt passes the wrapped host's answer on (SystemPrompter).
+func (g *guardHost) TakesSystemPrompt() bool { return TakesSystemPrompt(g.inner) }
+
 func newGuardHost(h SessionHost, wait, quick time.Duration) *guardHost {
 	g := &guardHost{inner: h, wait: wait, quick: min(quick, wait)}
 	g.link, _ = h.(HostLink)

@@ -69,7 +69,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	if err != nil {
 		return r.finalFail(ctx, ws, "give the worker its git worktree: "+err.Error())
 	}
-	prompt, err := r.workerPrompt(t, ws)
+	prompt, system, err := r.workerPrompt(t, ws)
 	if err != nil {
 		return r.finalFail(ctx, ws, err.Error())
 	}
@@ -86,7 +86,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	}
 	r.e.track(id, r)
 	opts := StartOptions{Cwd: cwd, Title: hiddenPrefix(r.run.ID) + " " + t.ID + ": " + t.Title,
-		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode}
+		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}
 	r.inflight++
 	attempt := ws.book.Attempt
 	r.e.wg.Add(1)

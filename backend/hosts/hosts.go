@@ -397,7 +397,19 @@ func (m *Manager) Start(ctx context.Context, opts engine.StartOptions) (engine.S
 	if err != nil {
 		return "", err
 	}
+	if !engine.TakesSystemPrompt(h) {
+		// The settings changed to such a host since the engine asked.
+		opts = engine.WithSystemPrompt(opts)
+	}
 	return h.Start(ctx, opts)
+}
+
+// TakesSystemPrompt implements engine.SystemPrompter: the host the settings
+// choose takes a system prompt apart (the Claude Code CLI does).
+func (m *Manager) TakesSystemPrompt() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg.Host == settings.HostClaudeCode
 }
 
 // Send implements engine.SessionHost.

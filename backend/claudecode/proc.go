@@ -1,0 +1,326 @@
+package claudecode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+)
+
+// The children: one claude process per session, started, written to,
+// asked (control requests), stopped and watched until it exits.
+
+// Stop ends the session's child (Running becomes false); the next message
+// resumes it.
+func (h *Host) Stop(ctx context.Context, id engine.SessionID) error {
+	h.mu.Lock()
+	s, err := h.sessionLocked(id)
+	if err != nil {
+		h.mu.Unlock()
+		return fmt.Errorf("stop %s: %w", id, err)
+	}
+	p := s.proc
+	h.mu.Unlock()
+	if p != nil {
+		p.stop(ctx, h.opts.StopGrace)
+	}
+	return nil
+}
+
+// Running returns the process ids of the children that run now.
+func (h *Host) Running() []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []int
+	for _, s := range h.sessions {
+		if s.proc != nil {
+			out = append(out, s.proc.cmd.Process.Pid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PID is the process id of the session's child, 0 when none runs.
+func (h *Host) PID(id engine.SessionID) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.sessions[id]; ok && s.proc != nil {
+		return s.proc.cmd.Process.Pid
+	}
+	return 0
+}
+
+type proc struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	wmu     sync.Mutex
+	stderr  *tailBuffer
+	first   chan struct{} // closed at the first event
+	done    chan struct{} // closed when the child exited and its output is read
+	waitErr error
+	// stopping is set when Baton ends the child on purpose; closing
+	// when it does so because Baton closes.
+	stopping atomic.Bool
+	closing  atomic.Bool
+
+	cmu  sync.Mutex
+	ctrl map[string]chan json.RawMessage
+}
+
+// spawnLocked starts a child for s: a new conversation under its UUID,
+// or --resume of the one the CLI already has on disk.
+func (h *Host) spawnLocked(s *session) (*proc, error) {
+	if err := h.openLogLocked(s); err != nil {
+		return nil, err
+	}
+	base := h.opts.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	env := append(slices.Clip(base), h.opts.Env...)
+	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+		"--permission-prompt-tool", "stdio"}
+	if transcriptExists(env, s.meta.UUID) {
+		args = append(args, "--resume", s.meta.UUID)
+	} else {
+		args = append(args, "--session-id", s.meta.UUID)
+	}
+	if m := s.meta.PermissionMode; m != "" {
+		args = append(args, "--permission-mode", m)
+	}
+	if m := s.meta.Model; m != "" {
+		args = append(args, "--model", m)
+	}
+	if sp := s.meta.SystemPrompt; strings.TrimSpace(sp) != "" {
+		args = append(args, "--append-system-prompt", sp)
+	}
+	args = append(args, h.opts.Args...)
+	cmd := exec.Command(h.path, args...)
+	cmd.Dir = s.meta.Cwd
+	cmd.Env = env
+	cmd.SysProcAttr = childAttr()
+	p := &proc{cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, first: make(chan struct{}), done: make(chan struct{}), ctrl: map[string]chan json.RawMessage{}}
+	cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", h.path, err)
+	}
+	if err := attachChild(cmd); err != nil {
+		h.log.Warn("the tools claude starts may outlive it", "session", s.meta.ID, "err", err)
+	}
+	h.log.Debug("claude started", "session", s.meta.ID, "uuid", s.meta.UUID, "pid", cmd.Process.Pid, "args", args)
+	s.proc = p
+	s.spawns++
+	h.readers.Add(1)
+	go h.read(s, p, stdout)
+	return p, nil
+}
+
+// transcriptExists reports whether the CLI has the conversation u on disk
+// (under CLAUDE_CONFIG_DIR, else $HOME/.claude, of env).
+func transcriptExists(env []string, u string) bool {
+	var home, config string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME":
+			home = v
+		case "CLAUDE_CONFIG_DIR":
+			config = v
+		}
+	}
+	if config == "" {
+		if home == "" {
+			return false
+		}
+		config = filepath.Join(home, ".claude")
+	}
+	m, _ := filepath.Glob(filepath.Join(config, "projects", "*", u+".jsonl"))
+	return len(m) > 0
+}
+
+func (p *proc) write(line []byte) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	select {
+	case <-p.done:
+		return fmt.Errorf("claude has exited (%s)", p.exitReason())
+	default:
+	}
+	_, err := p.stdin.Write(append(slices.Clip(line), '\n'))
+	return err
+}
+
+// stop ends the child: its input is closed and the group gets SIGTERM,
+// then SIGKILL after grace.
+func (p *proc) stop(ctx context.Context, grace time.Duration) {
+	p.stopping.Store(true)
+	p.wmu.Lock()
+	_ = p.stdin.Close()
+	p.wmu.Unlock()
+	signalGroup(p.cmd, false)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	signalGroup(p.cmd, true)
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+func (p *proc) exitReason() string {
+	reason := "still running"
+	select {
+	case <-p.done:
+		reason = "exit status 0"
+		if p.waitErr != nil {
+			reason = p.waitErr.Error()
+		}
+	default:
+	}
+	if t := p.stderr.tail(); t != "" {
+		reason += ": " + t
+	}
+	return reason
+}
+
+// control sends a control_request and waits for its control_response.
+func (h *Host) control(ctx context.Context, p *proc, request map[string]any) (json.RawMessage, error) {
+	id := fmt.Sprintf("baton-%d", h.ctrlSeq.Add(1))
+	ch := make(chan json.RawMessage, 1)
+	p.cmu.Lock()
+	p.ctrl[id] = ch
+	p.cmu.Unlock()
+	defer func() {
+		p.cmu.Lock()
+		delete(p.ctrl, id)
+		p.cmu.Unlock()
+	}()
+	line, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": request})
+	if err := p.write(line); err != nil {
+		return nil, err
+	}
+	t := time.NewTimer(10 * time.Second)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r, nil
+	case <-p.done:
+		return nil, nil // it exited: nothing left to interrupt
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+		return nil, errors.New("claude did not answer the control request within 10s")
+	}
+}
+
+// exited notes a child's exit. One that ends during a turn, unasked, ends
+// the turn with an error result at once.
+func (h *Host) exited(s *session, p *proc) {
+	h.mu.Lock()
+	// A child the idle stop let go of is no longer the session's: a new
+	// one may run its next turn already.
+	mine := s.proc == p
+	if mine {
+		s.proc = nil
+		h.stopIdleLocked(s)
+	}
+	cut := mine && s.turn && !p.closing.Load()
+	if cut {
+		reason := "Claude Code exited during the turn (" + p.exitReason() + ")"
+		if p.stopping.Load() {
+			reason = "Baton ended the Claude Code process during the turn"
+		}
+		h.endTurnLocked(s, reason)
+	}
+	if mine {
+		s.pending = nil
+	}
+	h.mu.Unlock()
+	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.cmd.Process.Pid, "err", p.waitErr, "cut", cut)
+	if cut {
+		h.notify(s.meta.ID, engine.NoticeResult)
+	} else {
+		h.notify(s.meta.ID, engine.NoticeUpdated)
+	}
+}
+
+// startIdleLocked arms the timer that ends an idle child.
+func (h *Host) startIdleLocked(s *session, p *proc) {
+	h.stopIdleLocked(s)
+	if h.opts.IdleStop < 0 {
+		return
+	}
+	s.idle = time.AfterFunc(h.opts.IdleStop, func() {
+		h.mu.Lock()
+		idle := s.proc == p && !s.turn && len(s.pending) == 0
+		if idle {
+			// Let go of it first, so that a message sent while it ends
+			// starts a new child (with --resume) instead of reaching one
+			// that is going away.
+			s.proc = nil
+		}
+		h.mu.Unlock()
+		if idle {
+			h.log.Debug("ending an idle claude", "session", s.meta.ID)
+			p.stop(context.Background(), h.opts.StopGrace)
+		}
+	})
+}
+
+func (h *Host) stopIdleLocked(s *session) {
+	if s.idle != nil {
+		s.idle.Stop()
+		s.idle = nil
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > b.max {
+		b.buf = b.buf[len(b.buf)-b.max:]
+	}
+	return len(p), nil
+}
+
+// tail is the last non-empty line written.
+func (b *tailBuffer) tail() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(b.buf)), "\n")
+	return firstLine(strings.TrimSpace(lines[len(lines)-1]), 300)
+}

@@ -1,0 +1,231 @@
+package claudecode
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+)
+
+// The stream: what Baton sends (user lines) and reads (stream-json
+// events) kept as the session's transcript, with a notice for each.
+
+// addInputLocked records a user message in the transcript and returns the
+// stream-json line that sends it.
+func (h *Host) addInputLocked(s *session, text string) []byte {
+	u := newUUID()
+	entry, _ := json.Marshal(map[string]any{
+		"type": "user", "message": map[string]any{"role": "user", "content": text},
+		"session_id": s.meta.UUID, "uuid": u, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+		"parent_tool_use_id": nil, batonInput: true,
+	})
+	h.appendLocked(s, entry, u)
+	s.turn = true
+	h.stopIdleLocked(s)
+	line, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}})
+	return line
+}
+
+// batonInput marks the user entries Baton sent, so a stream log read back
+// tells whether its last turn finished.
+const batonInput = "baton_input"
+
+func (h *Host) appendLocked(s *session, entry json.RawMessage, u string) {
+	s.entries = append(s.entries, entry)
+	s.uuids = append(s.uuids, u)
+	s.last = time.Now()
+	if s.logf != nil {
+		if _, err := s.logf.Write(append(slices.Clip(entry), '\n')); err != nil {
+			h.log.Warn("write the stream log", "session", s.meta.ID, "err", err)
+		}
+	}
+}
+
+// Read implements engine.SessionHost: the entries after cursor, from
+// memory. Entries are the child's stream-json events (system, assistant,
+// user, result) and the user messages Baton sent.
+func (h *Host) Read(ctx context.Context, id engine.SessionID, cursor engine.Cursor) (engine.Batch, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, err := h.sessionLocked(id)
+	if err != nil {
+		return engine.Batch{}, fmt.Errorf("read %s: %w", id, err)
+	}
+	total := len(s.entries)
+	start, reset := cursor.Index, false
+	if start < 0 || start > total || (start > 0 && cursor.UUID != "" && s.uuids[start-1] != cursor.UUID) {
+		start, reset = 0, true
+	}
+	end := min(total, start+h.opts.ReadLimit)
+	out := append([]json.RawMessage{}, s.entries[start:end]...)
+	next := engine.Cursor{Index: end}
+	if end > 0 {
+		next.UUID = s.uuids[end-1]
+	}
+	return engine.Batch{Entries: out, Next: next, Total: total, Reset: reset}, nil
+}
+
+// event is what the host reads of one stream-json line.
+type event struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	UUID      string `json:"uuid"`
+	RequestID string `json:"request_id"`
+	Request   *struct {
+		Subtype               string            `json:"subtype"`
+		ToolName              string            `json:"tool_name"`
+		Input                 json.RawMessage   `json:"input"`
+		PermissionSuggestions []json.RawMessage `json:"permission_suggestions"`
+	} `json:"request"`
+	Response *struct {
+		Subtype   string `json:"subtype"`
+		RequestID string `json:"request_id"`
+		Error     string `json:"error"`
+	} `json:"response"`
+}
+
+// read follows one child's output until it exits.
+func (h *Host) read(s *session, p *proc, stdout io.Reader) {
+	defer h.readers.Done()
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	var once sync.Once
+	for {
+		line, err := br.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			once.Do(func() { close(p.first) })
+			h.handle(s, p, line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	h.release(s)
+	p.waitErr = p.cmd.Wait()
+	// The tools it started end with it.
+	signalGroup(p.cmd, true)
+	close(p.done)
+	h.exited(s, p)
+}
+
+func (h *Host) handle(s *session, p *proc, line []byte) {
+	var e event
+	if err := json.Unmarshal(line, &e); err != nil {
+		h.release(s)
+		h.log.Debug("claude wrote a line that is not JSON", "session", s.meta.ID, "line", firstLine(string(line), 200))
+		return
+	}
+	id := s.meta.ID
+	switch e.Type {
+	case "keep_alive", "stream_event":
+		return
+	case "control_request", "control_cancel_request", "control_response":
+		h.release(s)
+	}
+	switch e.Type {
+	case "control_request":
+		if e.Request == nil || e.Request.Subtype != "can_use_tool" {
+			sub := ""
+			if e.Request != nil {
+				sub = e.Request.Subtype
+			}
+			resp, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
+				"subtype": "error", "request_id": e.RequestID, "error": "Baton does not handle " + sub + " requests",
+			}})
+			go func() { _ = p.write(resp) }()
+			return
+		}
+		h.mu.Lock()
+		s.pending = append(s.pending, pendingRequest{
+			req: engine.PermissionRequest{RequestID: e.RequestID, SessionID: id, ToolName: e.Request.ToolName,
+				Input: e.Request.Input, Suggestions: suggestionsJSON(e.Request.PermissionSuggestions)},
+			suggestions: e.Request.PermissionSuggestions,
+		})
+		s.last = time.Now()
+		h.mu.Unlock()
+		h.notify(id, engine.NoticePermission)
+	case "control_cancel_request":
+		h.mu.Lock()
+		s.pending = slices.DeleteFunc(s.pending, func(r pendingRequest) bool { return r.req.RequestID == e.RequestID })
+		h.mu.Unlock()
+		h.notify(id, engine.NoticeUpdated)
+	case "control_response":
+		if e.Response == nil {
+			return
+		}
+		p.cmu.Lock()
+		ch := p.ctrl[e.Response.RequestID]
+		p.cmu.Unlock()
+		if ch != nil {
+			ch <- json.RawMessage(bytes.Clone(line))
+		}
+	default:
+		h.mu.Lock()
+		// What was kept back comes first, in the same step, so that no
+		// Read sees the text without what follows it.
+		h.releaseLocked(s)
+		if e.Type == "assistant" && textOnly(line) {
+			s.held, s.heldUUID = json.RawMessage(bytes.Clone(line)), e.UUID
+			s.holdT = time.AfterFunc(holdFor, func() { h.release(s) })
+			h.mu.Unlock()
+			return
+		}
+		h.appendLocked(s, json.RawMessage(bytes.Clone(line)), e.UUID)
+		kind := engine.NoticeMessage
+		if e.Type == "result" {
+			kind = engine.NoticeResult
+			s.turn = false
+			s.pending = nil
+			h.startIdleLocked(s, p)
+		}
+		h.mu.Unlock()
+		h.notify(id, kind)
+	}
+}
+
+// release adds the entry kept back, if any.
+func (h *Host) release(s *session) {
+	h.mu.Lock()
+	released := h.releaseLocked(s)
+	h.mu.Unlock()
+	if released {
+		h.notify(s.meta.ID, engine.NoticeMessage)
+	}
+}
+
+func (h *Host) releaseLocked(s *session) bool {
+	if s.held == nil {
+		return false
+	}
+	s.holdT.Stop()
+	h.appendLocked(s, s.held, s.heldUUID)
+	s.held, s.heldUUID, s.holdT = nil, "", nil
+	return true
+}
+
+// textOnly reports whether an assistant event holds only text (no tool
+// call).
+func textOnly(line []byte) bool {
+	var e struct {
+		Message struct {
+			Content []struct {
+				Type string `json:"type"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &e) != nil || len(e.Message.Content) == 0 {
+		return false
+	}
+	for _, c := range e.Message.Content {
+		if c.Type == "tool_use" || c.Type == "server_tool_use" {
+			return false
+		}
+	}
+	return true
+}
