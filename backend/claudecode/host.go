@@ -30,6 +30,7 @@ package claudecode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -282,13 +283,23 @@ func (h *Host) Send(ctx context.Context, id engine.SessionID, text string) error
 		}
 	}
 	p := s.proc
+	lost := ""
 	if p == nil {
 		if p, err = h.spawnLocked(s); err != nil {
 			h.mu.Unlock()
 			return fmt.Errorf("send to %s: %w", id, err)
 		}
+		if p.fresh {
+			lost = lostInputs(s)
+		}
 	}
 	line := h.addInputLocked(s, text)
+	if lost != "" {
+		// Baton sent messages the CLI never recorded (it stopped before it
+		// wrote them to its transcript): they go to the new conversation
+		// first, so a worker cut at its start still gets its task.
+		line, _ = json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": lost + "\n\n" + text}})
+	}
 	h.mu.Unlock()
 	h.notify(id, engine.NoticeMessage)
 	if err := p.write(line); err != nil {

@@ -77,6 +77,10 @@ type proc struct {
 
 	cmu  sync.Mutex
 	ctrl map[string]chan json.RawMessage
+
+	// fresh: the CLI had no transcript of the session, so this child
+	// starts a new conversation (--session-id) rather than --resume.
+	fresh bool
 }
 
 // spawnLocked starts a child for s: a new conversation under its UUID,
@@ -92,7 +96,8 @@ func (h *Host) spawnLocked(s *session) (*proc, error) {
 	env := append(slices.Clip(base), h.opts.Env...)
 	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
 		"--permission-prompt-tool", "stdio"}
-	if transcriptExists(env, s.meta.UUID) {
+	fresh := !transcriptExists(env, s.meta.UUID)
+	if !fresh {
 		args = append(args, "--resume", s.meta.UUID)
 	} else {
 		args = append(args, "--session-id", s.meta.UUID)
@@ -111,7 +116,7 @@ func (h *Host) spawnLocked(s *session) (*proc, error) {
 	cmd.Dir = s.meta.Cwd
 	cmd.Env = env
 	cmd.SysProcAttr = childAttr()
-	p := &proc{cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, first: make(chan struct{}), done: make(chan struct{}), ctrl: map[string]chan json.RawMessage{}}
+	p := &proc{fresh: fresh, cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, first: make(chan struct{}), done: make(chan struct{}), ctrl: map[string]chan json.RawMessage{}}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {

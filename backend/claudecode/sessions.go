@@ -272,3 +272,26 @@ func readMeta(path string) (meta, error) {
 	}
 	return m, nil
 }
+
+// lostInputs is the text of the messages Baton sent to s so far, for a
+// child that starts the conversation anew because the CLI never recorded
+// them ("" when Baton sent none).
+func lostInputs(s *session) string {
+	var texts []string
+	for _, raw := range s.entries {
+		var e struct {
+			Type    string `json:"type"`
+			Input   bool   `json:"baton_input"`
+			Message struct {
+				Content any `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(raw, &e) != nil || e.Type != "user" || !e.Input {
+			continue
+		}
+		if text, ok := e.Message.Content.(string); ok && text != "" {
+			texts = append(texts, text)
+		}
+	}
+	return strings.Join(texts, "\n\n")
+}

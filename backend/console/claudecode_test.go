@@ -68,6 +68,12 @@ var filesLine = regexp.MustCompile(`(?m)^Files: (.+)$`)
 // cliChildren lists the live processes of the Claude Code binary bin whose
 // working directory is dir.
 func cliChildren(bin, dir string) []int {
+	return cliProcesses(bin, func(cwd string) bool { return cwd == dir })
+}
+
+// cliProcesses lists the live processes of the Claude Code binary bin whose
+// working directory is accepted by inDir.
+func cliProcesses(bin string, inDir func(cwd string) bool) []int {
 	var out []int
 	real, _ := filepath.EvalSymlinks(bin)
 	ents, _ := os.ReadDir("/proc")
@@ -81,7 +87,7 @@ func cliChildren(bin, dir string) []int {
 		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
 			continue
 		}
-		if exe != "" && (exe == real || exe == bin) && cwd == dir {
+		if exe != "" && (exe == real || exe == bin) && inDir(cwd) {
 			out = append(out, pid)
 		}
 	}

@@ -23,6 +23,16 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
+// pyRepo is pyProject as a git repository on branch main with one commit.
+func pyRepo(t *testing.T) string {
+	t.Helper()
+	dir := pyProject(t)
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-q", "-m", "first")
+	return dir
+}
+
 var branchLine = regexp.MustCompile(`(?m)^Branch: (baton/orch_[0-9a-f]+)\. Merge it with: git -C \S+ merge baton/orch_[0-9a-f]+$`)
 
 // TestRunWorktreeOnClaudeCode is "baton run --isolation worktree" with the
@@ -39,10 +49,7 @@ func TestRunWorktreeOnClaudeCode(t *testing.T) {
 	t.Setenv("ANTHROPIC_BASE_URL", url)
 	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
 	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-	dir := pyProject(t)
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "add", "-A")
-	gitIn(t, dir, "commit", "-q", "-m", "first")
+	dir := pyRepo(t)
 	// An uncommitted change of the user's, in a file the run does not write.
 	mine := "def count(items):\n    return len(items)  # mine\n"
 	if err := os.WriteFile(filepath.Join(dir, "src/stock.py"), []byte(mine), 0o644); err != nil {
