@@ -27,7 +27,7 @@ func limitLine(e evt) string {
 	case engine.EventLimitDue:
 		return "the limit has reset; the automatic resume is off: continue with baton run --resume " + p.RunID
 	case engine.EventLimitResumed:
-		return "the limit has reset: the run goes on"
+		return "the limit has reset and the run resumes"
 	case engine.EventBudgetWarning:
 		return "budget: " + p.Message
 	case engine.EventBudgetReached:

@@ -529,7 +529,7 @@ func (r *runner) endLimitWait(ctx context.Context) error {
 	if strings.HasPrefix(r.run.Message, "waiting for the limit") || strings.HasPrefix(r.run.Message, "the limit has reset") {
 		r.run.Message = ""
 	}
-	e := r.ev(EventLimitResumed, nil, "the limit has reset: the run goes on")
+	e := r.ev(EventLimitResumed, nil, "the limit has reset and the run resumes")
 	e.p.Limit = string(kind)
 	if err := r.commit(ctx, store.Change{}, nil, e); err != nil {
 		return err
