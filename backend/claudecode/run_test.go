@@ -376,19 +376,22 @@ func TestRestoreAfterRestart(t *testing.T) {
 	if err := eng.RestoreRun(ctx, run.ID); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
+	runID := run.ID // the goroutine must not read run, which Wait's result replaces
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(stopped)
 		for {
 			select {
-			case <-done:
+			case <-stop:
 				return
 			case <-time.After(50 * time.Millisecond):
-				answer(eng, run.ID)
+				answer(eng, runID)
 			}
 		}
 	}()
-	run, err = eng.Wait(ctx, run.ID)
+	run, err = eng.Wait(ctx, runID)
+	close(stop)
+	<-stopped
 	if err != nil || run.Status != "completed" || run.TasksCompleted != run.TasksTotal {
 		t.Fatalf("run %s: %d of %d completed: %v %s", run.Status, run.TasksCompleted, run.TasksTotal, err, run.Error)
 	}
