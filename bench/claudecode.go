@@ -383,21 +383,7 @@ type cliSample struct {
 // sampleCLI sums CPU, RSS and PSS over the descendants of root.
 func sampleCLI(root int) cliSample {
 	s := cliSample{at: time.Now()}
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	parent := map[int]int{}
-	stats := map[int]procStat{}
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
-		st, err := readStat(pid)
-		if err != nil {
-			continue
-		}
-		parent[pid] = st.ppid
-		stats[pid] = st
-	}
+	parent, stats := procTable()
 	for pid, st := range stats {
 		in := false
 		for p := st.ppid; p > 1; p = parent[p] {

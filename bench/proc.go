@@ -94,21 +94,7 @@ type treeSample struct {
 // out the subtree of exclude (the engine subprocess).
 func sampleTree(root, exclude int) treeSample {
 	s := treeSample{At: time.Now()}
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	parent := map[int]int{}
-	stats := map[int]procStat{}
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
-		st, err := readStat(pid)
-		if err != nil {
-			continue
-		}
-		parent[pid] = st.ppid
-		stats[pid] = st
-	}
+	parent, stats := procTable()
 	for pid, st := range stats {
 		if pid == root || pid == exclude {
 			continue
@@ -144,4 +130,23 @@ func loadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// procTable reads every process's stat: its parent and its figures, by pid.
+func procTable() (parent map[int]int, stats map[int]procStat) {
+	parent, stats = map[int]int{}, map[int]procStat{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		st, err := readStat(pid)
+		if err != nil {
+			continue
+		}
+		parent[pid] = st.ppid
+		stats[pid] = st
+	}
+	return parent, stats
 }
