@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -35,7 +36,7 @@ type Templates interface {
 // Options are the dependencies of an Engine.
 type Options struct {
 	Store     *store.Store
-	Host      SessionHost
+	Host      session.Host
 	Templates Templates
 	// Emitter receives events; nil drops them.
 	Emitter Emitter
@@ -99,7 +100,7 @@ type Engine struct {
 	mu       sync.Mutex
 	closing  bool
 	runs     map[string]*runner
-	sessions map[SessionID]*runner
+	sessions map[session.ID]*runner
 	dispatch bool
 }
 
@@ -111,7 +112,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, runs: map[string]*runner{}, sessions: map[SessionID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -148,7 +149,7 @@ func randomID() string {
 }
 
 // dispatchNotices hands each host notice to the run that owns the session.
-func (e *Engine) dispatchNotices(ch <-chan Notice) {
+func (e *Engine) dispatchNotices(ch <-chan session.Notice) {
 	defer e.wg.Done()
 	for {
 		select {
@@ -168,7 +169,7 @@ func (e *Engine) dispatchNotices(ch <-chan Notice) {
 	}
 }
 
-func (e *Engine) track(id SessionID, r *runner) {
+func (e *Engine) track(id session.ID, r *runner) {
 	if id == "" {
 		return
 	}
@@ -177,7 +178,7 @@ func (e *Engine) track(id SessionID, r *runner) {
 	e.mu.Unlock()
 }
 
-func (e *Engine) untrack(id SessionID) {
+func (e *Engine) untrack(id session.ID) {
 	e.mu.Lock()
 	delete(e.sessions, id)
 	e.mu.Unlock()
@@ -283,12 +284,12 @@ func (e *Engine) launch(r *runner) error {
 		return ErrShuttingDown
 	}
 	e.runs[r.run.ID] = r
-	if id := SessionID(r.run.MainSessionID); id != "" {
+	if id := session.ID(r.run.MainSessionID); id != "" {
 		e.sessions[id] = r
 	}
 	for _, w := range r.plan.workers {
 		if w.w.SessionID != "" && !w.status.Done() {
-			e.sessions[SessionID(w.w.SessionID)] = r
+			e.sessions[session.ID(w.w.SessionID)] = r
 		}
 	}
 	e.wg.Add(1)
@@ -305,6 +306,8 @@ func (e *Engine) launch(r *runner) error {
 			}
 		}
 		e.mu.Unlock()
+		// Done only now: whoever waits for the run sees it no longer driven.
+		close(r.done)
 	}()
 	return nil
 }
@@ -407,8 +410,8 @@ func (e *Engine) RetryWorker(ctx context.Context, runID, taskID string) error {
 }
 
 // RespondPermission answers the permission request worker taskID is
-// blocked on (the host must also be a SessionBrowser).
-func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, decision PermissionDecision, updatedInput json.RawMessage) error {
+// blocked on (the host must also be a session.Browser).
+func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, decision session.PermissionDecision, updatedInput json.RawMessage) error {
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
 		return r.respondPermission(ctx, taskID, decision, updatedInput)
 	})

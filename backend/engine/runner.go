@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -49,7 +50,7 @@ type runState struct {
 type startResult struct {
 	taskID  string
 	attempt int
-	id      SessionID
+	id      session.ID
 	err     error
 }
 
@@ -176,7 +177,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 func (r *runner) log() *slog.Logger { return r.e.logger.With("run", r.run.ID) }
 
 // markDirty notes that session id changed (from any goroutine).
-func (r *runner) markDirty(id SessionID, kind NoticeKind) { r.follow.mark(id, kind) }
+func (r *runner) markDirty(id session.ID, kind session.NoticeKind) { r.follow.mark(id, kind) }
 
 func (r *runner) hostCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, r.e.hostWait)
@@ -184,12 +185,12 @@ func (r *runner) hostCtx(ctx context.Context) (context.Context, context.CancelFu
 
 // loop owns the run: every change of its state happens here. It ends when
 // the run is finished, when ctx ends (Restore takes the run up again), or
-// when a change could not be saved (likewise).
+// when a change could not be saved (likewise). Its caller closes r.done
+// once the engine no longer lists the run as driven.
 func (r *runner) loop(parent context.Context) {
 	// Goroutines the run starts (session starts) end with it.
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
-	defer close(r.done)
 	defer r.archive.wait()
 	defer r.follow.stop()
 	defer r.hooks.close()
@@ -312,7 +313,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 		}
 	}
 	if r.main.Asked != "" && !r.status.held() && r.limits.MainWait == nil {
-		if _, ok := dirty[SessionID(r.run.MainSessionID)]; ok || poll {
+		if _, ok := dirty[session.ID(r.run.MainSessionID)]; ok || poll {
 			if r.halted(r.checkMain(ctx)) {
 				return
 			}
