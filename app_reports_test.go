@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -21,19 +22,19 @@ type noHost struct{}
 
 var errNoHost = errors.New("no host in this test")
 
-func (noHost) Start(context.Context, engine.StartOptions) (engine.SessionID, error) {
+func (noHost) Start(context.Context, session.StartOptions) (session.ID, error) {
 	return "", errNoHost
 }
-func (noHost) Send(context.Context, engine.SessionID, string) error { return errNoHost }
-func (noHost) Read(context.Context, engine.SessionID, engine.Cursor) (engine.Batch, error) {
-	return engine.Batch{}, errNoHost
+func (noHost) Send(context.Context, session.ID, string) error { return errNoHost }
+func (noHost) Read(context.Context, session.ID, session.Cursor) (session.Batch, error) {
+	return session.Batch{}, errNoHost
 }
-func (noHost) Session(context.Context, engine.SessionID) (engine.SessionInfo, error) {
-	return engine.SessionInfo{}, errNoHost
+func (noHost) Session(context.Context, session.ID) (session.Info, error) {
+	return session.Info{}, errNoHost
 }
-func (noHost) Interrupt(context.Context, engine.SessionID) error { return errNoHost }
-func (noHost) Archive(context.Context, engine.SessionID) error   { return errNoHost }
-func (noHost) Notices() <-chan engine.Notice                     { return nil }
+func (noHost) Interrupt(context.Context, session.ID) error { return errNoHost }
+func (noHost) Archive(context.Context, session.ID) error   { return errNoHost }
+func (noHost) Notices() <-chan session.Notice              { return nil }
 
 func TestFinalReportBinding(t *testing.T) {
 	t.Parallel()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/view"
 )
@@ -185,7 +186,7 @@ func (a *App) WorkerAction(runID, taskID, action string) error {
 // AnswerWorker answers the permission prompt a worker waits on: "once",
 // "always" or "deny".
 func (a *App) AnswerWorker(runID, taskID, decision string) error {
-	d := engine.PermissionDecision(decision)
+	d := session.PermissionDecision(decision)
 	if !d.Valid() {
 		return fmt.Errorf("%q is not an answer to a permission prompt: use Allow once, Always or Deny.", decision)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -30,19 +31,19 @@ type deadHost struct{}
 
 var errDeadHost = errors.New("no session host in this test")
 
-func (deadHost) Start(context.Context, engine.StartOptions) (engine.SessionID, error) {
+func (deadHost) Start(context.Context, session.StartOptions) (session.ID, error) {
 	return "", errDeadHost
 }
-func (deadHost) Send(context.Context, engine.SessionID, string) error { return errDeadHost }
-func (deadHost) Read(context.Context, engine.SessionID, engine.Cursor) (engine.Batch, error) {
-	return engine.Batch{}, errDeadHost
+func (deadHost) Send(context.Context, session.ID, string) error { return errDeadHost }
+func (deadHost) Read(context.Context, session.ID, session.Cursor) (session.Batch, error) {
+	return session.Batch{}, errDeadHost
 }
-func (deadHost) Session(context.Context, engine.SessionID) (engine.SessionInfo, error) {
-	return engine.SessionInfo{}, errDeadHost
+func (deadHost) Session(context.Context, session.ID) (session.Info, error) {
+	return session.Info{}, errDeadHost
 }
-func (deadHost) Interrupt(context.Context, engine.SessionID) error { return errDeadHost }
-func (deadHost) Archive(context.Context, engine.SessionID) error   { return errDeadHost }
-func (deadHost) Notices() <-chan engine.Notice                     { return nil }
+func (deadHost) Interrupt(context.Context, session.ID) error { return errDeadHost }
+func (deadHost) Archive(context.Context, session.ID) error   { return errDeadHost }
+func (deadHost) Notices() <-chan session.Notice              { return nil }
 
 // sampleProject writes a small Go project for the simulated agent to work on.
 func sampleProject(t *testing.T) string {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/desktop"
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
 )
 
@@ -41,7 +41,7 @@ func sessionCtx() (context.Context, context.CancelFunc) {
 
 // ListSessions returns the host's sessions; hidden orchestrator workers only
 // when includeHidden is true.
-func (a *App) ListSessions(includeHidden bool) ([]engine.SessionInfo, error) {
+func (a *App) ListSessions(includeHidden bool) ([]session.Info, error) {
 	ctx, cancel := sessionCtx()
 	defer cancel()
 	list, err := a.Hosts.List(ctx, includeHidden)
@@ -60,10 +60,10 @@ func (a *App) ReadSessionTranscript(id string) (SessionTranscript, error) {
 	defer cancel()
 	var (
 		out    SessionTranscript
-		cursor engine.Cursor
+		cursor session.Cursor
 	)
 	for {
-		batch, err := a.Hosts.Read(ctx, engine.SessionID(id), cursor)
+		batch, err := a.Hosts.Read(ctx, session.ID(id), cursor)
 		if err != nil {
 			return SessionTranscript{}, sessionError(err, "read the transcript of "+id)
 		}
@@ -95,7 +95,7 @@ func (a *App) SendToSession(id, text string) error {
 	}
 	ctx, cancel := sessionCtx()
 	defer cancel()
-	if err := a.Hosts.Send(ctx, engine.SessionID(id), text); err != nil {
+	if err := a.Hosts.Send(ctx, session.ID(id), text); err != nil {
 		return sessionError(err, "send the message to "+id)
 	}
 	return nil
@@ -116,7 +116,7 @@ func (a *App) StartSession(cwd, message string) (string, error) {
 	}
 	ctx, cancel := sessionCtx()
 	defer cancel()
-	id, err := a.Hosts.Start(ctx, engine.StartOptions{Cwd: cwd, Message: message, Title: sessionTitle(message)})
+	id, err := a.Hosts.Start(ctx, session.StartOptions{Cwd: cwd, Message: message, Title: sessionTitle(message)})
 	if err != nil {
 		return "", sessionError(err, "start the session")
 	}
@@ -151,7 +151,7 @@ func (a *App) RespondPermission(requestID, decision string) error {
 	if strings.TrimSpace(requestID) == "" {
 		return errors.New("That permission prompt has no id; refresh the list.")
 	}
-	d := engine.PermissionDecision(decision)
+	d := session.PermissionDecision(decision)
 	if !d.Valid() {
 		return fmt.Errorf("%q is not an answer to a permission prompt: use Allow once, Always or Deny.", decision)
 	}

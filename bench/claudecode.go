@@ -32,6 +32,7 @@ import (
 	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/modelsim"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -85,21 +86,21 @@ type cliWorkersResult struct {
 type cliTap struct {
 	*claudecode.Host
 	rec     *recorder
-	notices chan engine.Notice
+	notices chan session.Notice
 
 	mu     sync.Mutex
 	starts []time.Duration
 }
 
 func newCLITap(ctx context.Context, h *claudecode.Host, rec *recorder) *cliTap {
-	t := &cliTap{Host: h, rec: rec, notices: make(chan engine.Notice, 256)}
+	t := &cliTap{Host: h, rec: rec, notices: make(chan session.Notice, 256)}
 	go func() {
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case n := <-h.Notices():
-				if n.Kind == engine.NoticeResult {
+				if n.Kind == session.NoticeResult {
 					rec.onEntry(string(n.SessionID), time.Now())
 				}
 				select {
@@ -123,18 +124,18 @@ func newCLITap(ctx context.Context, h *claudecode.Host, rec *recorder) *cliTap {
 			}
 			pending, _ := h.Pending(ctx)
 			for _, p := range pending {
-				_ = h.RespondPermission(ctx, p.RequestID, engine.AllowOnce, nil)
+				_ = h.RespondPermission(ctx, p.RequestID, session.AllowOnce, nil)
 			}
 		}
 	}()
 	return t
 }
 
-// Notices implements engine.SessionHost.
-func (t *cliTap) Notices() <-chan engine.Notice { return t.notices }
+// Notices implements session.Host.
+func (t *cliTap) Notices() <-chan session.Notice { return t.notices }
 
-// Start implements engine.SessionHost.
-func (t *cliTap) Start(ctx context.Context, opts engine.StartOptions) (engine.SessionID, error) {
+// Start implements session.Host.
+func (t *cliTap) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	from := time.Now()
 	id, err := t.Host.Start(ctx, opts)
 	now := time.Now()

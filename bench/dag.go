@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
 )
@@ -22,13 +23,13 @@ import (
 type tapHost struct {
 	*claude.Host
 	rec     *recorder
-	notices chan engine.Notice // nil in polling mode
+	notices chan session.Notice // nil in polling mode
 }
 
 func newTapHost(ctx context.Context, h *claude.Host, rec *recorder, polling bool) *tapHost {
 	t := &tapHost{Host: h, rec: rec}
 	if !polling {
-		t.notices = make(chan engine.Notice, 64)
+		t.notices = make(chan session.Notice, 64)
 	}
 	go func() {
 		for {
@@ -54,16 +55,16 @@ func newTapHost(ctx context.Context, h *claude.Host, rec *recorder, polling bool
 	return t
 }
 
-// Notices implements engine.SessionHost.
-func (t *tapHost) Notices() <-chan engine.Notice {
+// Notices implements session.Host.
+func (t *tapHost) Notices() <-chan session.Notice {
 	if t.notices == nil {
 		return nil
 	}
 	return t.notices
 }
 
-// Read implements engine.SessionHost.
-func (t *tapHost) Read(ctx context.Context, id engine.SessionID, c engine.Cursor) (engine.Batch, error) {
+// Read implements session.Host.
+func (t *tapHost) Read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
 	from := time.Now()
 	b, err := t.Host.Read(ctx, id, c)
 	to := time.Now()
@@ -73,8 +74,8 @@ func (t *tapHost) Read(ctx context.Context, id engine.SessionID, c engine.Cursor
 	return b, err
 }
 
-// Archive implements engine.SessionHost.
-func (t *tapHost) Archive(ctx context.Context, id engine.SessionID) error {
+// Archive implements session.Host.
+func (t *tapHost) Archive(ctx context.Context, id session.ID) error {
 	from := time.Now()
 	err := t.Host.Archive(ctx, id)
 	to := time.Now()

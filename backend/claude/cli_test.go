@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -31,7 +31,7 @@ func TestStartSimulator(t *testing.T) {
 	if err := os.WriteFile(dir+"/README.md", []byte("# x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	id, err := h.Start(ctx, engine.StartOptions{Cwd: dir, Message: `answer with "phase": "analysis"`})
+	id, err := h.Start(ctx, session.StartOptions{Cwd: dir, Message: `answer with "phase": "analysis"`})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package claude is the LocalSessions adapter: it implements
-// engine.SessionHost (and engine.SessionBrowser) over a CDP connection to
+// session.Host (and session.Browser) over a CDP connection to
 // Claude Desktop's window['claude.web'].LocalSessions, or to the
 // simulator's page that imitates it.
 package claude
@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // RequiredMethods are the LocalSessions methods without which the adapter
@@ -32,7 +32,7 @@ var (
 	// ErrNoSession is returned for a session id the host does not know. It
 	// is the engine's sentinel, so a worker whose session never started is
 	// restarted at once under the same id.
-	ErrNoSession = engine.ErrNoSession
+	ErrNoSession = session.ErrNoSession
 	// ErrNotDelivered is returned when a sent message did not appear in
 	// the session's transcript in time.
 	ErrNotDelivered = errors.New("message did not reach the session")
@@ -66,7 +66,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Notices receives the sessions' notices. When nil the Host makes its
 	// own channel, which Notices returns.
-	Notices chan<- engine.Notice
+	Notices chan<- session.Notice
 	// PollInterval is the interval of the polling fallback used when the
 	// page has no onOnEvent; 2s when zero.
 	PollInterval time.Duration
@@ -86,15 +86,15 @@ type Options struct {
 // Host is the LocalSessions adapter.
 type Host struct {
 	link  *link
-	state *linkState                  // the connection's status, for engine.HostLink
+	state *linkState                  // the connection's status, for session.HostLink
 	after func(context.Context) error // stops what StartSimulator started
 	opts  Options
 	log   *slog.Logger
 }
 
 var (
-	_ engine.SessionHost    = (*Host)(nil)
-	_ engine.SessionBrowser = (*Host)(nil)
+	_ session.Host    = (*Host)(nil)
+	_ session.Browser = (*Host)(nil)
 )
 
 // Dial connects to the page that cfg selects (PagePatterns when it names
@@ -186,9 +186,9 @@ func (h *Host) Close(ctx context.Context) error {
 	return err
 }
 
-// Notices implements engine.SessionHost: the Host's own channel, or nil
+// Notices implements session.Host: the Host's own channel, or nil
 // when Options.Notices named the channel to write to.
-func (h *Host) Notices() <-chan engine.Notice { return h.link.Notices() }
+func (h *Host) Notices() <-chan session.Notice { return h.link.Notices() }
 
 // call runs one embedded function and maps page errors.
 func (h *Host) call(ctx context.Context, fn string, out any, args ...any) error {
@@ -231,18 +231,18 @@ func (h *Host) mapErr(err error) error {
 	return err
 }
 
-// Start implements engine.SessionHost. The id is passed as sessionId: the
+// Start implements session.Host. The id is passed as sessionId: the
 // chosen opts.ID, or a new "local_<uuid>" (so a start interrupted by a page
 // reload can be found again); when the app ignores it, the id it chose is
 // returned.
-func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.SessionID, error) {
+func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	if opts.Cwd == "" || opts.Message == "" {
 		return "", errors.New("start session: cwd and message are required")
 	}
 	if opts.ID == "" {
 		// Choose the id in the app's own format, so a start that a page
 		// reload interrupts can be found again.
-		opts.ID = engine.SessionID("local_" + newUUID())
+		opts.ID = session.ID("local_" + newUUID())
 	}
 	// useWorktree is always sent: the app makes a git worktree for every
 	// new session unless told not to, and Baton's runs work in their folder.
@@ -263,18 +263,18 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 	if err != nil {
 		return "", fmt.Errorf("start session: %w", err)
 	}
-	if opts.ID != "" && engine.SessionID(id) != opts.ID {
+	if opts.ID != "" && session.ID(id) != opts.ID {
 		h.log.Warn("the app chose its own session id", "asked", opts.ID, "got", id)
 	}
-	if err := h.checkWorktree(ctx, engine.SessionID(id), opts); err != nil {
+	if err := h.checkWorktree(ctx, session.ID(id), opts); err != nil {
 		return "", err
 	}
-	return engine.SessionID(id), nil
+	return session.ID(id), nil
 }
 
-// Send implements engine.SessionHost: it returns once the message is in
+// Send implements session.Host: it returns once the message is in
 // this session's transcript, or ErrNotDelivered.
-func (h *Host) Send(ctx context.Context, id engine.SessionID, text string) error {
+func (h *Host) Send(ctx context.Context, id session.ID, text string) error {
 	if text == "" {
 		return errors.New("send: message is empty")
 	}
@@ -297,9 +297,9 @@ func (h *Host) Send(ctx context.Context, id engine.SessionID, text string) error
 	return nil
 }
 
-// Read implements engine.SessionHost. At most Options.ReadLimit entries come
+// Read implements session.Host. At most Options.ReadLimit entries come
 // back; Next.Index < Total means more are waiting.
-func (h *Host) Read(ctx context.Context, id engine.SessionID, cursor engine.Cursor) (engine.Batch, error) {
+func (h *Host) Read(ctx context.Context, id session.ID, cursor session.Cursor) (session.Batch, error) {
 	var res struct {
 		Entries []json.RawMessage `json:"entries"`
 		Total   int               `json:"total"`
@@ -313,13 +313,13 @@ func (h *Host) Read(ctx context.Context, id engine.SessionID, cursor engine.Curs
 		tail = tailLimit
 	}
 	if err := h.callIdempotent(ctx, readJS, &res, string(id), cursor.Index, cursor.UUID, h.opts.ReadLimit, tail); err != nil {
-		return engine.Batch{}, fmt.Errorf("read %s: %w", id, err)
+		return session.Batch{}, fmt.Errorf("read %s: %w", id, err)
 	}
 	h.link.learnAliases(id, res.Entries)
 	if res.Entries == nil {
 		res.Entries = []json.RawMessage{}
 	}
-	return engine.Batch{Entries: res.Entries, Next: engine.Cursor{Index: res.Index, UUID: res.UUID}, Total: res.Total, Reset: res.Reset}, nil
+	return session.Batch{Entries: res.Entries, Next: session.Cursor{Index: res.Index, UUID: res.UUID}, Total: res.Total, Reset: res.Reset}, nil
 }
 
 // sessionObject is the page's session shape.
@@ -346,11 +346,11 @@ type pendingObject struct {
 	Suggestions json.RawMessage `json:"suggestions"`
 }
 
-func (o sessionObject) info() engine.SessionInfo {
-	si := engine.SessionInfo{
-		ID: engine.SessionID(o.SessionID), Title: o.Title, Cwd: o.Cwd, Model: o.Model, PermissionMode: o.PermissionMode,
-		Running: o.IsRunning, Archived: o.IsArchived, Hidden: engine.IsHidden(engine.SessionID(o.SessionID), o.Title),
-		Pending: []engine.PermissionRequest{},
+func (o sessionObject) info() session.Info {
+	si := session.Info{
+		ID: session.ID(o.SessionID), Title: o.Title, Cwd: o.Cwd, Model: o.Model, PermissionMode: o.PermissionMode,
+		Running: o.IsRunning, Archived: o.IsArchived, Hidden: session.IsHidden(session.ID(o.SessionID), o.Title),
+		Pending: []session.PermissionRequest{},
 	}
 	// turnRunning is preferred; without it, a live process is shown as
 	// busy, but the turn's end comes from its result only (isRunning means
@@ -364,30 +364,30 @@ func (o sessionObject) info() engine.SessionInfo {
 	si.CreatedAt = o.CreatedAt.t
 	si.LastActivityAt = o.LastActivityAt.t
 	for _, p := range o.Pending {
-		si.Pending = append(si.Pending, engine.PermissionRequest{RequestID: p.RequestID, SessionID: si.ID, ToolName: p.ToolName, Input: p.Input, Suggestions: p.Suggestions})
+		si.Pending = append(si.Pending, session.PermissionRequest{RequestID: p.RequestID, SessionID: si.ID, ToolName: p.ToolName, Input: p.Input, Suggestions: p.Suggestions})
 	}
 	return si
 }
 
-// Session implements engine.SessionHost.
-func (h *Host) Session(ctx context.Context, id engine.SessionID) (engine.SessionInfo, error) {
+// Session implements session.Host.
+func (h *Host) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	var o *sessionObject
 	if err := h.callIdempotent(ctx, sessionJS, &o, string(id)); err != nil {
-		return engine.SessionInfo{}, fmt.Errorf("session %s: %w", id, err)
+		return session.Info{}, fmt.Errorf("session %s: %w", id, err)
 	}
 	if o == nil {
-		return engine.SessionInfo{}, fmt.Errorf("session %s: %w", id, ErrNoSession)
+		return session.Info{}, fmt.Errorf("session %s: %w", id, ErrNoSession)
 	}
 	return o.info(), nil
 }
 
-// List implements engine.SessionBrowser.
-func (h *Host) List(ctx context.Context, includeHidden bool) ([]engine.SessionInfo, error) {
+// List implements session.Browser.
+func (h *Host) List(ctx context.Context, includeHidden bool) ([]session.Info, error) {
 	var objs []sessionObject
 	if err := h.callIdempotent(ctx, listJS, &objs, includeHidden); err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	out := make([]engine.SessionInfo, 0, len(objs))
+	out := make([]session.Info, 0, len(objs))
 	for _, o := range objs {
 		si := o.info()
 		if si.Hidden && !includeHidden {
@@ -400,21 +400,21 @@ func (h *Host) List(ctx context.Context, includeHidden bool) ([]engine.SessionIn
 
 // Pending returns the permission requests waiting in every session (hidden
 // ones included: a worker blocked on a permission must be answerable).
-func (h *Host) Pending(ctx context.Context) ([]engine.PermissionRequest, error) {
+func (h *Host) Pending(ctx context.Context) ([]session.PermissionRequest, error) {
 	all, err := h.List(ctx, true)
 	if err != nil {
 		return nil, err
 	}
-	var out []engine.PermissionRequest
+	var out []session.PermissionRequest
 	for _, s := range all {
 		out = append(out, s.Pending...)
 	}
 	return out, nil
 }
 
-// RespondPermission implements engine.SessionBrowser. updatedInput is
+// RespondPermission implements session.Browser. updatedInput is
 // passed as the third argument only when given.
-func (h *Host) RespondPermission(ctx context.Context, requestID string, decision engine.PermissionDecision, updatedInput json.RawMessage) error {
+func (h *Host) RespondPermission(ctx context.Context, requestID string, decision session.PermissionDecision, updatedInput json.RawMessage) error {
 	if !decision.Valid() {
 		return fmt.Errorf("respond to %s: unknown decision %q", requestID, decision)
 	}
@@ -428,16 +428,16 @@ func (h *Host) RespondPermission(ctx context.Context, requestID string, decision
 	return nil
 }
 
-// Interrupt implements engine.SessionHost.
-func (h *Host) Interrupt(ctx context.Context, id engine.SessionID) error {
+// Interrupt implements session.Host.
+func (h *Host) Interrupt(ctx context.Context, id session.ID) error {
 	if err := h.call(ctx, invokeJS, nil, "interrupt", []any{string(id)}); err != nil {
 		return fmt.Errorf("interrupt %s: %w", id, err)
 	}
 	return nil
 }
 
-// Archive implements engine.SessionHost.
-func (h *Host) Archive(ctx context.Context, id engine.SessionID) error {
+// Archive implements session.Host.
+func (h *Host) Archive(ctx context.Context, id session.ID) error {
 	if err := h.call(ctx, invokeJS, nil, "archive", []any{string(id)}); err != nil {
 		return fmt.Errorf("archive %s: %w", id, err)
 	}
@@ -454,23 +454,23 @@ func newUUID() string {
 }
 
 // Unarchive shows an archived session again.
-func (h *Host) Unarchive(ctx context.Context, id engine.SessionID) error {
+func (h *Host) Unarchive(ctx context.Context, id session.ID) error {
 	return h.invoke(ctx, "unarchive", string(id))
 }
 
 // Stop stops the session's process (Running becomes false).
-func (h *Host) Stop(ctx context.Context, id engine.SessionID) error {
+func (h *Host) Stop(ctx context.Context, id session.ID) error {
 	return h.invoke(ctx, "stop", string(id))
 }
 
 // SetModel changes the model of the session.
-func (h *Host) SetModel(ctx context.Context, id engine.SessionID, model string) error {
+func (h *Host) SetModel(ctx context.Context, id session.ID, model string) error {
 	return h.invoke(ctx, "setModel", string(id), model)
 }
 
 // SetPermissionMode changes the permission mode of the session: default,
 // acceptEdits, plan, bypassPermissions, dontAsk or auto.
-func (h *Host) SetPermissionMode(ctx context.Context, id engine.SessionID, mode string) error {
+func (h *Host) SetPermissionMode(ctx context.Context, id session.ID, mode string) error {
 	switch mode {
 	case "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
 	default:

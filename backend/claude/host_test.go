@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-app/baton/backend/chrome"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -93,7 +94,7 @@ func TestStartSendRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := e.host.Start(ctx, engine.StartOptions{
+	got, err := e.host.Start(ctx, session.StartOptions{
 		Cwd: e.dir, ID: id, Title: "Analyze the demo", Model: "claude-opus-4-1", PermissionMode: "acceptEdits",
 		Message: `Analyze this project and answer with {"phase": "analysis", "data": {...}} between the delimiters.`,
 	})
@@ -135,7 +136,7 @@ func TestStartSendRead(t *testing.T) {
 	}
 
 	// Incremental: after the cursor only the new turn comes back.
-	_, cursor := e.readFrom(t, id, engine.Cursor{})
+	_, cursor := e.readFrom(t, id, session.Cursor{})
 	if err := e.host.Send(ctx, id, `Now plan: answer with {"phase": "task_list", "data": {"tasks": []}}.`); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
@@ -160,12 +161,12 @@ func TestReadDetectsRewrittenTranscript(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, simulator.Options{})
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello"})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	entries := e.waitIdle(t, id)
-	b, err := e.host.Read(ctx, id, engine.Cursor{Index: len(entries), UUID: "not-a-uuid-of-this-transcript"})
+	b, err := e.host.Read(ctx, id, session.Cursor{Index: len(entries), UUID: "not-a-uuid-of-this-transcript"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestUntrustedTextTravelsIntact(t *testing.T) {
 	ctx := testCtx(t)
 	title := "q\"uo'te `tick` ${globalThis.__pwned=1} </script><script>globalThis.__pwned=1</script> \\ \u2028 end"
 	msg := "msg \" ' ` ${globalThis.__pwned=2} </script><img src=x onerror=\"globalThis.__pwned=3\"> \\n\n" + title
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: msg, Title: title})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: msg, Title: title})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,20 +214,20 @@ func TestHiddenSessionsFiltered(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, simulator.Options{})
 	ctx := testCtx(t)
-	visible, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello", Title: "Visible"})
+	visible, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello", Title: "Visible"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	worker, _ := engine.WorkerSessionID("orch7", "task_002")
-	if _, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello", ID: worker}); err != nil {
+	if _, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello", ID: worker}); err != nil {
 		t.Fatal(err)
 	}
-	byTitle, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello", Title: "worker __orch_x"})
+	byTitle, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello", Title: "worker __orch_x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := func(list []engine.SessionInfo) []engine.SessionID {
-		var out []engine.SessionID
+	ids := func(list []session.Info) []session.ID {
+		var out []session.ID
 		for _, s := range list {
 			out = append(out, s.ID)
 		}
@@ -234,10 +235,10 @@ func TestHiddenSessionsFiltered(t *testing.T) {
 	}
 	tests := []struct {
 		hidden bool
-		want   []engine.SessionID
+		want   []session.ID
 	}{
-		{false, []engine.SessionID{visible}},
-		{true, []engine.SessionID{visible, worker, byTitle}},
+		{false, []session.ID{visible}},
+		{true, []session.ID{visible, worker, byTitle}},
 	}
 	for _, tt := range tests {
 		list, err := e.host.List(ctx, tt.hidden)
@@ -254,32 +255,32 @@ func TestPermissionRoundTrip(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		scenario string
-		decision engine.PermissionDecision
+		decision session.PermissionDecision
 		tool     string
 		input    json.RawMessage
 		want     string
 		isErr    bool
 	}{
-		{"needs-permission", engine.AllowOnce, "Write", nil, "allowed once", false},
-		{"needs-permission", engine.AllowAlways, "Write", nil, "allowed always", false},
-		{"needs-permission", engine.Deny, "Write", nil, "denied", true},
-		{"asks-question", engine.AllowOnce, "AskUserQuestion", json.RawMessage(`{"answers":{"Which part should I start with?":"Backend"}}`), `"Which part should I start with?"="Backend"`, false},
+		{"needs-permission", session.AllowOnce, "Write", nil, "allowed once", false},
+		{"needs-permission", session.AllowAlways, "Write", nil, "allowed always", false},
+		{"needs-permission", session.Deny, "Write", nil, "denied", true},
+		{"asks-question", session.AllowOnce, "AskUserQuestion", json.RawMessage(`{"answers":{"Which part should I start with?":"Backend"}}`), `"Which part should I start with?"="Backend"`, false},
 	}
 	e := newEnv(t, simulator.Options{})
 	for _, tt := range tests {
 		t.Run(tt.scenario+"/"+string(tt.decision), func(t *testing.T) {
 			ctx := testCtx(t)
-			id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "[[sim:scenario=" + tt.scenario + "]] analysis please"})
+			id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "[[sim:scenario=" + tt.scenario + "]] analysis please"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			si := e.waitSession(t, id, "waiting for permission", func(si engine.SessionInfo) bool { return len(si.Pending) > 0 })
+			si := e.waitSession(t, id, "waiting for permission", func(si session.Info) bool { return len(si.Pending) > 0 })
 			p := si.Pending[0]
 			if p.ToolName != tt.tool || p.RequestID == "" || len(p.Input) == 0 {
 				t.Fatalf("pending = %+v", p)
 			}
 			all, err := e.host.Pending(ctx)
-			if err != nil || !slices.ContainsFunc(all, func(q engine.PermissionRequest) bool { return q.RequestID == p.RequestID && q.SessionID == id }) {
+			if err != nil || !slices.ContainsFunc(all, func(q session.PermissionRequest) bool { return q.RequestID == p.RequestID && q.SessionID == id }) {
 				t.Fatalf("Pending() = %v, %v; want it to hold %s", all, err, p.RequestID)
 			}
 			if err := e.host.RespondPermission(ctx, p.RequestID, tt.decision, tt.input); err != nil {
@@ -306,7 +307,7 @@ func TestPermissionRoundTrip(t *testing.T) {
 		})
 	}
 	ctx := testCtx(t)
-	if err := e.host.RespondPermission(ctx, "perm_unknown", engine.Deny, nil); err == nil {
+	if err := e.host.RespondPermission(ctx, "perm_unknown", session.Deny, nil); err == nil {
 		t.Fatal("RespondPermission(unknown request) succeeded")
 	}
 	if err := e.host.RespondPermission(ctx, "perm_x", "maybe", nil); err == nil {
@@ -318,11 +319,11 @@ func TestInterruptAndArchive(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, simulator.Options{})
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "[[sim:scenario=worker-hangs]] task_009: report completion"})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "[[sim:scenario=worker-hangs]] task_009: report completion"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitSession(t, id, "busy", func(si engine.SessionInfo) bool { return si.TurnRunning })
+	e.waitSession(t, id, "busy", func(si session.Info) bool { return si.TurnRunning })
 	if err := e.host.Interrupt(ctx, id); err != nil {
 		t.Fatalf("Interrupt: %v", err)
 	}
@@ -339,12 +340,12 @@ func TestInterruptAndArchive(t *testing.T) {
 	steps := []struct {
 		name  string
 		do    func() error
-		check func(engine.SessionInfo) bool
+		check func(session.Info) bool
 	}{
-		{"Unarchive", func() error { return e.host.Unarchive(ctx, id) }, func(si engine.SessionInfo) bool { return !si.Archived }},
-		{"SetModel", func() error { return e.host.SetModel(ctx, id, "claude-haiku-4-5") }, func(si engine.SessionInfo) bool { return si.Model == "claude-haiku-4-5" }},
-		{"SetPermissionMode", func() error { return e.host.SetPermissionMode(ctx, id, "plan") }, func(si engine.SessionInfo) bool { return si.PermissionMode == "plan" }},
-		{"Stop", func() error { return e.host.Stop(ctx, id) }, func(si engine.SessionInfo) bool { return !si.Running }},
+		{"Unarchive", func() error { return e.host.Unarchive(ctx, id) }, func(si session.Info) bool { return !si.Archived }},
+		{"SetModel", func() error { return e.host.SetModel(ctx, id, "claude-haiku-4-5") }, func(si session.Info) bool { return si.Model == "claude-haiku-4-5" }},
+		{"SetPermissionMode", func() error { return e.host.SetPermissionMode(ctx, id, "plan") }, func(si session.Info) bool { return si.PermissionMode == "plan" }},
+		{"Stop", func() error { return e.host.Stop(ctx, id) }, func(si session.Info) bool { return !si.Running }},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {
@@ -363,7 +364,7 @@ func TestPageReloadRecovers(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, simulator.Options{Speed: 20})
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: `[[sim:scenario=page-reload]] answer with "phase": "analysis"`})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: `[[sim:scenario=page-reload]] answer with "phase": "analysis"`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +398,7 @@ func TestReconnectAfterPageClosed(t *testing.T) {
 	u := needBrowser(t)
 	e := newEnv(t, simulator.Options{})
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello"})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +548,7 @@ func TestReadsSurviveReloads(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, simulator.Options{})
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello"})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,7 +563,7 @@ func TestReadsSurviveReloads(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := e.host.Read(ctx, id, engine.Cursor{}); err != nil {
+			if _, err := e.host.Read(ctx, id, session.Cursor{}); err != nil {
 				errs <- fmt.Errorf("read %d: %w", n, err)
 				return
 			}

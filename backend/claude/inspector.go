@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // The kinds of endpoint (Options.EndpointKind).
@@ -77,9 +77,9 @@ func connectInspector(ctx context.Context, cfg chrome.Config, o linkOptions) (*l
 		return nil, err
 	}
 	l := &link{connected: make(chan struct{}), interval: o.PollInterval, log: log.With("component", "claude"),
-		raw: make(chan engine.Notice, 1024), out: o.Notices, call: in, insp: in}
+		raw: make(chan session.Notice, 1024), out: o.Notices, call: in, insp: in}
 	if l.out == nil {
-		l.own = make(chan engine.Notice, 64)
+		l.own = make(chan session.Notice, 64)
 		l.out = l.own
 	}
 	l.ctx, l.cancel = context.WithCancel(context.Background())

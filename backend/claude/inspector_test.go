@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // fakeMain starts testdata/fakemain/main.js under a real Node inspector:
@@ -107,7 +107,7 @@ func TestInspectorRoute(t *testing.T) {
 	}
 	// Text that would break code if it were pasted into it.
 	msg := "it's \"quoted\" `tick` ${x} \\ '); throw new Error('pasted'); ('\n\u2028end"
-	id, err := h.Start(ctx, engine.StartOptions{Cwd: "/tmp", Message: msg})
+	id, err := h.Start(ctx, session.StartOptions{Cwd: "/tmp", Message: msg})
 	if err != nil {
 		t.Fatalf("Start through the inspector: %v", err)
 	}
@@ -117,7 +117,7 @@ func TestInspectorRoute(t *testing.T) {
 	var entries []map[string]any
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		b, err := h.Read(ctx, id, engine.Cursor{})
+		b, err := h.Read(ctx, id, session.Cursor{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +150,7 @@ func TestInspectorRoute(t *testing.T) {
 		t.Fatal("no notice from the poll")
 	}
 	// A page error keeps its message across executeJavaScript.
-	if _, err := h.Read(ctx, id, engine.Cursor{}); err != nil {
+	if _, err := h.Read(ctx, id, session.Cursor{}); err != nil {
 		t.Fatal(err)
 	}
 	err = h.SetModel(ctx, id, "x")

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // SimulatorPattern is the URL part of the simulator's page ("baton sim").
@@ -55,7 +55,7 @@ type linkOptions struct {
 	// page has no onOnEvent; 2s when zero.
 	PollInterval time.Duration
 	// Notices receives the notices; the link makes its own channel when nil.
-	Notices chan<- engine.Notice
+	Notices chan<- session.Notice
 	Logger  *slog.Logger
 }
 
@@ -73,9 +73,9 @@ type link struct {
 	interval  time.Duration
 	log       *slog.Logger
 
-	raw chan engine.Notice   // from the binding and the poll; never blocks the read loop
-	out chan<- engine.Notice // to the receiver, coalesced
-	own chan engine.Notice   // out, when the link made it
+	raw chan session.Notice   // from the binding and the poll; never blocks the read loop
+	out chan<- session.Notice // to the receiver, coalesced
+	own chan session.Notice   // out, when the link made it
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -85,7 +85,7 @@ type link struct {
 	probe    Probe
 	stopPoll context.CancelFunc
 	// aliases maps the CLI's session UUIDs (in raw events) to app ids.
-	aliases map[string]engine.SessionID
+	aliases map[string]session.ID
 }
 
 // connect attaches to the page that cfg selects (PagePatterns when it
@@ -102,9 +102,9 @@ func connect(ctx context.Context, cfg chrome.Config, o linkOptions) (*link, erro
 		log = slog.Default()
 	}
 	l := &link{connected: make(chan struct{}), interval: o.PollInterval, log: log.With("component", "claude"),
-		raw: make(chan engine.Notice, 1024), out: o.Notices}
+		raw: make(chan session.Notice, 1024), out: o.Notices}
 	if l.out == nil {
-		l.own = make(chan engine.Notice, 64)
+		l.own = make(chan session.Notice, 64)
 		l.out = l.own
 	}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
@@ -138,7 +138,7 @@ func (l *link) Probe() Probe {
 }
 
 // Notices is the channel the link made, or nil when it was given one.
-func (l *link) Notices() <-chan engine.Notice { return l.own }
+func (l *link) Notices() <-chan session.Notice { return l.own }
 
 // Close removes the listeners, stops the poll and the coalescing, and
 // closes the connection (the page stays open).
@@ -245,7 +245,7 @@ func (l *link) setPolling(on bool) {
 
 // onBinding receives a listener's notice on the connection's read loop.
 func (l *link) onBinding(payload string) {
-	var n engine.Notice
+	var n session.Notice
 	if json.Unmarshal([]byte(payload), &n) != nil || n.SessionID == "" {
 		return
 	}
@@ -282,7 +282,7 @@ func (l *link) poll(ctx context.Context) {
 					seen[r[0]] = r[1]
 					if last[r[0]] != r[1] {
 						select {
-						case l.raw <- engine.Notice{SessionID: engine.SessionID(r[0]), Kind: engine.NoticeUpdated}:
+						case l.raw <- session.Notice{SessionID: session.ID(r[0]), Kind: session.NoticeUpdated}:
 						default:
 						}
 					}
@@ -303,11 +303,11 @@ func (l *link) poll(ctx context.Context) {
 // coalesce moves notices to the receiver, merging repeats of one session
 // and kind while the receiver is busy.
 func (l *link) coalesce() {
-	var queue []engine.Notice
-	queued := map[engine.Notice]bool{}
+	var queue []session.Notice
+	queued := map[session.Notice]bool{}
 	for {
-		var out chan<- engine.Notice
-		var head engine.Notice
+		var out chan<- session.Notice
+		var head session.Notice
 		if len(queue) > 0 {
 			out, head = l.out, queue[0]
 		}

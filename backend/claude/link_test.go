@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 func TestMatchPages(t *testing.T) {
@@ -76,7 +76,7 @@ func TestConnLifecycle(t *testing.T) {
 	}
 	select {
 	case n := <-push.Notices():
-		if n != (engine.Notice{SessionID: "local_a", Kind: "result"}) {
+		if n != (session.Notice{SessionID: "local_a", Kind: "result"}) {
 			t.Fatalf("notice = %+v", n)
 		}
 	case <-ctx.Done():

@@ -4,10 +4,10 @@ import (
 	"sync"
 
 	"github.com/baton-app/baton/backend/chrome"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
-// linkState follows the CDP connection's status for engine.HostLink: the
+// linkState follows the CDP connection's status for session.HostLink: the
 // link is lost while the connection reattaches (the browser went away, the
 // page closed) and up again once a page is attached.
 type linkState struct {
@@ -33,13 +33,13 @@ func (l *linkState) set(s chrome.Status) {
 	}
 }
 
-func (l *linkState) state() engine.LinkState {
+func (l *linkState) state() session.LinkState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return engine.LinkState{Up: !l.down, Reason: l.reason, Changed: l.ch}
+	return session.LinkState{Up: !l.down, Reason: l.reason, Changed: l.ch}
 }
 
-var _ engine.HostLink = (*Host)(nil)
+var _ session.HostLink = (*Host)(nil)
 
-// Link implements engine.HostLink.
-func (h *Host) Link() engine.LinkState { return h.state.state() }
+// Link implements session.HostLink.
+func (h *Host) Link() session.LinkState { return h.state.state() }

@@ -10,7 +10,7 @@ import (
 	"github.com/baton-app/baton/backend/simulator"
 )
 
-// The adapter is an engine.HostLink: a browser that dies (the host was
+// The adapter is an session.HostLink: a browser that dies (the host was
 // killed) is noticed at once: the link goes down and Changed is closed.
 func TestLinkNoticesADeadBrowserAtOnce(t *testing.T) {
 	needBrowser(t)

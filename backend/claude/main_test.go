@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -135,7 +135,7 @@ func testCtx(t testing.TB) context.Context {
 
 // waitSession waits (bounded) until cond holds for the session, checking on
 // every notice and at least every 100ms.
-func (e *env) waitSession(t testing.TB, id engine.SessionID, what string, cond func(engine.SessionInfo) bool) engine.SessionInfo {
+func (e *env) waitSession(t testing.TB, id session.ID, what string, cond func(session.Info) bool) session.Info {
 	t.Helper()
 	ctx := testCtx(t)
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -156,10 +156,10 @@ func (e *env) waitSession(t testing.TB, id engine.SessionID, what string, cond f
 
 // waitIdle waits until the session's turn ended with a result entry, and
 // returns the whole transcript.
-func (e *env) waitIdle(t testing.TB, id engine.SessionID) []map[string]any {
+func (e *env) waitIdle(t testing.TB, id session.ID) []map[string]any {
 	t.Helper()
 	var entries []map[string]any
-	e.waitSession(t, id, "idle", func(si engine.SessionInfo) bool {
+	e.waitSession(t, id, "idle", func(si session.Info) bool {
 		if si.TurnRunning {
 			return false
 		}
@@ -170,13 +170,13 @@ func (e *env) waitIdle(t testing.TB, id engine.SessionID) []map[string]any {
 }
 
 // readAll reads the transcript from the start, batch by batch.
-func (e *env) readAll(t testing.TB, id engine.SessionID) []map[string]any {
+func (e *env) readAll(t testing.TB, id session.ID) []map[string]any {
 	t.Helper()
-	entries, _ := e.readFrom(t, id, engine.Cursor{})
+	entries, _ := e.readFrom(t, id, session.Cursor{})
 	return entries
 }
 
-func (e *env) readFrom(t testing.TB, id engine.SessionID, c engine.Cursor) ([]map[string]any, engine.Cursor) {
+func (e *env) readFrom(t testing.TB, id session.ID, c session.Cursor) ([]map[string]any, session.Cursor) {
 	t.Helper()
 	ctx := testCtx(t)
 	var out []map[string]any

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -20,12 +20,12 @@ import (
 func readCost(t testing.TB, e *env, size int) (perEntry float64, newEntries int, total int) {
 	t.Helper()
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: fmt.Sprintf("[[sim:scenario=flood entries=%d]] hello", size)})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: fmt.Sprintf("[[sim:scenario=flood entries=%d]] hello", size)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.waitIdle(t, id)
-	_, cursor := e.readFrom(t, id, engine.Cursor{})
+	_, cursor := e.readFrom(t, id, session.Cursor{})
 	if err := e.host.Send(ctx, id, "[[sim:scenario=happy]] one more"); err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +87,11 @@ func noticeLatencies(t testing.TB, n int) []time.Duration {
 		}
 	}})
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "[[sim:scenario=worker-hangs]] task_001"})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "[[sim:scenario=worker-hangs]] task_001"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitSession(t, id, "hanging", func(si engine.SessionInfo) bool {
+	e.waitSession(t, id, "hanging", func(si session.Info) bool {
 		return si.TurnRunning && len(e.readAll(t, id)) >= 4
 	})
 	// Let the notices of the start drain.
@@ -126,7 +126,7 @@ func noticeLatencies(t testing.TB, n int) []time.Duration {
 		for {
 			select {
 			case nt := <-e.host.Notices():
-				if nt.SessionID != id || nt.Kind != engine.NoticeMessage {
+				if nt.SessionID != id || nt.Kind != session.NoticeMessage {
 					continue
 				}
 				out = append(out, time.Since(at))

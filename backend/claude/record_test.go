@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -20,7 +20,7 @@ func TestProbeRecordAndReplay(t *testing.T) {
 	shapes := simulator.Shapes{ISODates: true, WrappedResults: true, NoTurnRunning: true, TranscriptTail: true, RawEvents: true}
 	a := newEnv(t, simulator.Options{Shapes: shapes})
 	ctx := testCtx(t)
-	id, err := a.host.Start(ctx, engine.StartOptions{Cwd: a.dir, Message: `answer with "phase": "analysis"`, Title: "first"})
+	id, err := a.host.Start(ctx, session.StartOptions{Cwd: a.dir, Message: `answer with "phase": "analysis"`, Title: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,13 +28,13 @@ func TestProbeRecordAndReplay(t *testing.T) {
 
 	// A session that asks a permission while the probe listens.
 	type startResult struct {
-		id  engine.SessionID
+		id  session.ID
 		err error
 	}
 	started := make(chan startResult, 1)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		sid, err := a.host.Start(ctx, engine.StartOptions{Cwd: a.dir, PermissionMode: "default",
+		sid, err := a.host.Start(ctx, session.StartOptions{Cwd: a.dir, PermissionMode: "default",
 			Message: "[[sim:scenario=needs-permission]] analysis please"})
 		started <- startResult{sid, err}
 	}()
@@ -94,7 +94,7 @@ func TestProbeRecordAndReplay(t *testing.T) {
 	for {
 		select {
 		case n := <-b.host.Notices():
-			if n.SessionID == second && n.Kind == engine.NoticePermission {
+			if n.SessionID == second && n.Kind == session.NoticePermission {
 				return
 			}
 		case <-ctx.Done():
@@ -109,7 +109,7 @@ func TestProbeRedacts(t *testing.T) {
 	a := newEnv(t, simulator.Options{Shapes: simulator.Shapes{WrappedResults: true}})
 	ctx := testCtx(t)
 	secret := "the secret plan for tomorrow"
-	id, err := a.host.Start(ctx, engine.StartOptions{Cwd: a.dir, Message: secret, Title: "secret title"})
+	id, err := a.host.Start(ctx, session.StartOptions{Cwd: a.dir, Message: secret, Title: "secret title"})
 	if err != nil {
 		t.Fatal(err)
 	}

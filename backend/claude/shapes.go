@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // tailLimit is how many entries a read asks getTranscriptTail for, where
@@ -63,7 +63,7 @@ func (f *flexTime) UnmarshalJSON(b []byte) error {
 }
 
 // sessionObject returns the page's object of session id, or nil.
-func (h *Host) sessionObject(ctx context.Context, id engine.SessionID) (*sessionObject, error) {
+func (h *Host) sessionObject(ctx context.Context, id session.ID) (*sessionObject, error) {
 	var o *sessionObject
 	if err := h.callIdempotent(ctx, sessionJS, &o, string(id)); err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ var ErrWorktree = errors.New("the session runs in a git worktree")
 // ask for one: the run's aggregation, verification, journal and mailbox
 // look at the run's folder, so the session is stopped and archived and
 // Start fails saying so.
-func (h *Host) checkWorktree(ctx context.Context, id engine.SessionID, opts engine.StartOptions) error {
+func (h *Host) checkWorktree(ctx context.Context, id session.ID, opts session.StartOptions) error {
 	if opts.UseWorktree {
 		return nil
 	}
@@ -108,7 +108,7 @@ type entryIDs struct {
 
 // learnAliases notes the CLI session UUIDs that the entries of session id
 // carry, so that raw events naming them are routed to id.
-func (l *link) learnAliases(id engine.SessionID, entries []json.RawMessage) {
+func (l *link) learnAliases(id session.ID, entries []json.RawMessage) {
 	for _, raw := range entries {
 		var e entryIDs
 		if json.Unmarshal(raw, &e) != nil {
@@ -122,11 +122,11 @@ func (l *link) learnAliases(id engine.SessionID, entries []json.RawMessage) {
 	}
 }
 
-func (l *link) alias(cli string, id engine.SessionID) {
+func (l *link) alias(cli string, id session.ID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.aliases == nil {
-		l.aliases = map[string]engine.SessionID{}
+		l.aliases = map[string]session.ID{}
 	}
 	l.aliases[cli] = id
 }
@@ -135,7 +135,7 @@ func (l *link) alias(cli string, id engine.SessionID) {
 // (local_…) as it is, a CLI UUID by the aliases learned, or else by asking
 // the page (resolve.js), off the connection's read loop. It returns false
 // when the notice is sent later (or never, for an id no session has).
-func (l *link) route(n engine.Notice) (engine.Notice, bool) {
+func (l *link) route(n session.Notice) (session.Notice, bool) {
 	if strings.HasPrefix(string(n.SessionID), "local_") {
 		return n, true
 	}
@@ -163,9 +163,9 @@ func (l *link) route(n engine.Notice) (engine.Notice, bool) {
 			l.log.Debug("an event names no session", "id", n.SessionID, "err", err)
 			return
 		}
-		l.alias(string(n.SessionID), engine.SessionID(got))
+		l.alias(string(n.SessionID), session.ID(got))
 		select {
-		case l.raw <- engine.Notice{SessionID: engine.SessionID(got), Kind: n.Kind}:
+		case l.raw <- session.Notice{SessionID: session.ID(got), Kind: n.Kind}:
 		default:
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -22,10 +23,10 @@ func isResult(e map[string]any) bool {
 }
 
 // waitResult waits until the session's transcript ends with a result.
-func (e *env) waitResult(t testing.TB, id engine.SessionID) []map[string]any {
+func (e *env) waitResult(t testing.TB, id session.ID) []map[string]any {
 	t.Helper()
 	var entries []map[string]any
-	e.waitSession(t, id, "done with its turn", func(engine.SessionInfo) bool {
+	e.waitSession(t, id, "done with its turn", func(session.Info) bool {
 		entries = e.readAll(t, id)
 		return len(entries) > 0 && isResult(entries[len(entries)-1])
 	})
@@ -39,7 +40,7 @@ func TestShapesSessionObjectAndTranscript(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, simulator.Options{Shapes: simulator.Shapes{NoTurnRunning: true, ISODates: true, WrappedResults: true, SplitMessages: true}})
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: `answer with "phase": "analysis"`})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: `answer with "phase": "analysis"`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestShapesRawEventsRouted(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, simulator.Options{Shapes: simulator.Shapes{RawEvents: true, WrappedResults: true}})
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello"})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestShapesRawEventsRouted(t *testing.T) {
 			if !strings.HasPrefix(string(n.SessionID), "local_") {
 				t.Fatalf("a notice names %q, not the app's session", n.SessionID)
 			}
-			if n.SessionID == id && n.Kind == engine.NoticeResult {
+			if n.SessionID == id && n.Kind == session.NoticeResult {
 				entries := e.readAll(t, id)
 				if cli, _ := entries[0]["sessionId"].(string); cli == "" || cli == string(id) {
 					t.Fatalf("the entries carry sessionId %q: not the raw shape", cli)
@@ -114,7 +115,7 @@ func TestShapesWorktreeAndTail(t *testing.T) {
 	if !e.host.Probe().Has("getTranscriptTail") {
 		t.Fatal("the probe did not find getTranscriptTail")
 	}
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello"})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestShapesWorktreeAndTail(t *testing.T) {
 		t.Errorf("the session was put in a worktree: %s", o.WorktreePath)
 	}
 	// With a worktree asked for, it is accepted.
-	wt, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello", UseWorktree: true})
+	wt, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello", UseWorktree: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestShapesWorktreeAndTail(t *testing.T) {
 		}
 		return c.GetTranscript, c.GetTranscriptTail
 	}
-	first, c := e.readFrom(t, id, engine.Cursor{})
+	first, c := e.readFrom(t, id, session.Cursor{})
 	full0, tail0 := calls()
 	if err := e.host.Send(ctx, id, "and again"); err != nil {
 		t.Fatal(err)
@@ -172,11 +173,11 @@ func TestShapesQueuedMessageAndModes(t *testing.T) {
 	e := newEnv(t, simulator.Options{Shapes: simulator.Shapes{QueuedMessages: true, NoTurnRunning: true}})
 	e.host.opts.SendTimeout = 10 * time.Second
 	ctx := testCtx(t)
-	id, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "[[sim:scenario=worker-hangs]] task_009: report completion"})
+	id, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "[[sim:scenario=worker-hangs]] task_009: report completion"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitSession(t, id, "working", func(engine.SessionInfo) bool {
+	e.waitSession(t, id, "working", func(session.Info) bool {
 		for _, en := range e.readAll(t, id) {
 			if en["type"] == "assistant" {
 				return true
@@ -215,10 +216,10 @@ func TestShapesRetitledWorkerStaysHidden(t *testing.T) {
 	e := newEnv(t, simulator.Options{Shapes: simulator.Shapes{Retitle: true}})
 	ctx := testCtx(t)
 	worker, _ := engine.WorkerSessionID("run1", "task_001")
-	if _, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello", ID: worker, Title: "__orch_ worker task_001"}); err != nil {
+	if _, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello", ID: worker, Title: "__orch_ worker task_001"}); err != nil {
 		t.Fatal(err)
 	}
-	si := e.waitSession(t, worker, "retitled", func(si engine.SessionInfo) bool { return !strings.Contains(si.Title, "__orch_") })
+	si := e.waitSession(t, worker, "retitled", func(si session.Info) bool { return !strings.Contains(si.Title, "__orch_") })
 	list, err := e.host.List(ctx, false)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +238,7 @@ func TestShapesWorktreeRefused(t *testing.T) {
 	e := newEnv(t, simulator.Options{Shapes: simulator.Shapes{WorktreesAlways: true}})
 	ctx := testCtx(t)
 	worker, _ := engine.WorkerSessionID("run1", "task_001")
-	_, err := e.host.Start(ctx, engine.StartOptions{Cwd: e.dir, Message: "hello", ID: worker})
+	_, err := e.host.Start(ctx, session.StartOptions{Cwd: e.dir, Message: "hello", ID: worker})
 	if !errors.Is(err, ErrWorktree) || !strings.Contains(err.Error(), ".claude/worktrees") || !strings.Contains(err.Error(), e.dir) {
 		t.Fatalf("Start = %v, want ErrWorktree naming both folders", err)
 	}

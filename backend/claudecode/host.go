@@ -1,5 +1,5 @@
 // Package claudecode is the Claude Code CLI host: it implements
-// engine.SessionHost and engine.SessionBrowser over child processes of the
+// session.Host and session.Browser over child processes of the
 // real `claude` command, without Claude Desktop.
 //
 // Each session is one child
@@ -40,14 +40,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // Label is how the UI names this host.
 const Label = "Claude Code (CLI)"
 
 // ErrNoSession is returned for a session id the host does not know.
-var ErrNoSession = engine.ErrNoSession
+var ErrNoSession = session.ErrNoSession
 
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("the Claude Code host is closed")
@@ -82,7 +82,7 @@ type Options struct {
 	ReadLimit int
 	// Notices receives the sessions' notices; when nil the Host makes its
 	// own channel, which Notices returns.
-	Notices chan<- engine.Notice
+	Notices chan<- session.Notice
 	// Logger; slog.Default when nil.
 	Logger *slog.Logger
 }
@@ -93,11 +93,11 @@ type Host struct {
 	opts    Options
 	path    string
 	log     *slog.Logger
-	notices chan<- engine.Notice
-	own     chan engine.Notice // notices when Options.Notices is nil
+	notices chan<- session.Notice
+	own     chan session.Notice // notices when Options.Notices is nil
 
 	mu       sync.Mutex
-	sessions map[engine.SessionID]*session
+	sessions map[session.ID]*cliSession
 	closed   bool
 
 	readers sync.WaitGroup
@@ -105,9 +105,9 @@ type Host struct {
 }
 
 var (
-	_ engine.SessionHost    = (*Host)(nil)
-	_ engine.SessionBrowser = (*Host)(nil)
-	_ engine.SystemPrompter = (*Host)(nil)
+	_ session.Host           = (*Host)(nil)
+	_ session.Browser        = (*Host)(nil)
+	_ session.SystemPrompter = (*Host)(nil)
 )
 
 // New makes a Host; no child starts until a session does. It fails when
@@ -140,9 +140,9 @@ func New(opts Options) (*Host, error) {
 		log = slog.Default()
 	}
 	h := &Host{opts: opts, path: path, log: log.With("component", "claudecode"), notices: opts.Notices,
-		sessions: map[engine.SessionID]*session{}}
+		sessions: map[session.ID]*cliSession{}}
 	if h.notices == nil {
-		h.own = make(chan engine.Notice, 1024)
+		h.own = make(chan session.Notice, 1024)
 		h.notices = h.own
 	}
 	return h, nil
@@ -168,7 +168,7 @@ func FindBinary(path string) (string, error) {
 	return path, nil
 }
 
-// TakesSystemPrompt implements engine.SystemPrompter: a session's system
+// TakesSystemPrompt implements session.SystemPrompter: a session's system
 // prompt goes to the CLI with --append-system-prompt, after Claude Code's
 // own.
 func (h *Host) TakesSystemPrompt() bool { return true }
@@ -176,25 +176,25 @@ func (h *Host) TakesSystemPrompt() bool { return true }
 // Path is the binary the host runs.
 func (h *Host) Path() string { return h.path }
 
-// Notices implements engine.SessionHost: one notice per event a child
+// Notices implements session.Host: one notice per event a child
 // writes, one per permission prompt, one when a child exits.
-func (h *Host) Notices() <-chan engine.Notice { return h.own }
+func (h *Host) Notices() <-chan session.Notice { return h.own }
 
-func (h *Host) notify(id engine.SessionID, kind engine.NoticeKind) {
+func (h *Host) notify(id session.ID, kind session.NoticeKind) {
 	select {
-	case h.notices <- engine.Notice{SessionID: id, Kind: kind}:
+	case h.notices <- session.Notice{SessionID: id, Kind: kind}:
 	default:
 		// Nobody is keeping up: the engine's poll finds the change.
 		h.log.Debug("notice dropped", "session", id, "kind", kind)
 	}
 }
 
-// Start implements engine.SessionHost: it starts the child in opts.Cwd,
+// Start implements session.Host: it starts the child in opts.Cwd,
 // sends opts.Message and returns once the child answered with its first
 // event. The session id is opts.ID (a worker's id such as
 // local___orch_run_worker_task, mapped to a UUID for the CLI), or a new UUID.
 // Starting an id that exists goes on with that session.
-func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.SessionID, error) {
+func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	if opts.Cwd == "" || opts.Message == "" {
 		return "", errors.New("start session: cwd and message are required")
 	}
@@ -203,7 +203,7 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 	}
 	id := opts.ID
 	if id == "" {
-		id = engine.SessionID(newUUID())
+		id = session.ID(newUUID())
 	}
 	h.mu.Lock()
 	if h.closed {
@@ -224,7 +224,7 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 		h.mu.Unlock()
 		return "", err
 	}
-	s = &session{meta: meta{
+	s = &cliSession{meta: meta{
 		ID: id, UUID: uuidFor(id), Cwd: opts.Cwd, Title: opts.Title, Model: opts.Model,
 		PermissionMode: opts.PermissionMode, SystemPrompt: opts.SystemPrompt, CreatedAt: time.Now().UTC(),
 	}}
@@ -243,7 +243,7 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 	}
 	line := h.addInputLocked(s, opts.Message)
 	h.mu.Unlock()
-	h.notify(id, engine.NoticeMessage)
+	h.notify(id, session.NoticeMessage)
 	if err := p.write(line); err != nil {
 		return "", fmt.Errorf("start session: write to claude: %w (%s)", err, p.stderr.tail())
 	}
@@ -259,10 +259,10 @@ func (h *Host) Start(ctx context.Context, opts engine.StartOptions) (engine.Sess
 	}
 }
 
-// Send implements engine.SessionHost: it writes text to the session's
+// Send implements session.Host: it writes text to the session's
 // child as a user message, resuming the session in a new child first when
 // its child is gone. The message is in the transcript when Send returns.
-func (h *Host) Send(ctx context.Context, id engine.SessionID, text string) error {
+func (h *Host) Send(ctx context.Context, id session.ID, text string) error {
 	if text == "" {
 		return errors.New("send: message is empty")
 	}
@@ -301,17 +301,17 @@ func (h *Host) Send(ctx context.Context, id engine.SessionID, text string) error
 		line, _ = json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": lost + "\n\n" + text}})
 	}
 	h.mu.Unlock()
-	h.notify(id, engine.NoticeMessage)
+	h.notify(id, session.NoticeMessage)
 	if err := p.write(line); err != nil {
 		return fmt.Errorf("send to %s: write to claude: %w (%s)", id, err, p.stderr.tail())
 	}
 	return ctx.Err()
 }
 
-// Interrupt implements engine.SessionHost: it asks the child to stop the
+// Interrupt implements session.Host: it asks the child to stop the
 // turn in progress (a control_request of subtype interrupt) and waits for
 // its answer. A session without a running turn is left alone.
-func (h *Host) Interrupt(ctx context.Context, id engine.SessionID) error {
+func (h *Host) Interrupt(ctx context.Context, id session.ID) error {
 	h.mu.Lock()
 	s, err := h.sessionLocked(id)
 	if err != nil {

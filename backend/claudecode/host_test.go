@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 func TestUUIDFor(t *testing.T) {
 	u := "0f3c2a1e-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
-	if got := uuidFor(engine.SessionID(u)); got != u {
+	if got := uuidFor(session.ID(u)); got != u {
 		t.Errorf("uuidFor(a UUID) = %s, want it unchanged", got)
 	}
 	a := uuidFor("local___orch_run1_worker_task_001")
@@ -51,9 +51,9 @@ func TestSessionThroughTheRealCLI(t *testing.T) {
 	r := newRig(t, "happy")
 	dir := project(t)
 	ctx := context.Background()
-	id := engine.SessionID("local___orch_run1_worker_task_001")
+	id := session.ID("local___orch_run1_worker_task_001")
 	start := time.Now()
-	got, err := r.host.Start(ctx, engine.StartOptions{Cwd: dir, Message: "Look at this project.", Title: "worker", ID: id, PermissionMode: "acceptEdits", Model: "sonnet"})
+	got, err := r.host.Start(ctx, session.StartOptions{Cwd: dir, Message: "Look at this project.", Title: "worker", ID: id, PermissionMode: "acceptEdits", Model: "sonnet"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestSessionThroughTheRealCLI(t *testing.T) {
 	}
 
 	// Only what is new after the cursor.
-	b, err := r.host.Read(ctx, id, engine.Cursor{})
+	b, err := r.host.Read(ctx, id, session.Cursor{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestSessionThroughTheRealCLI(t *testing.T) {
 	if !strings.Contains(string(nb.Entries[0]), "And now a second look.") {
 		t.Errorf("second read starts with %s", nb.Entries[0])
 	}
-	if stale, err := r.host.Read(ctx, id, engine.Cursor{Index: b.Next.Index, UUID: "not-that-one"}); err != nil || !stale.Reset || len(stale.Entries) != stale.Total {
+	if stale, err := r.host.Read(ctx, id, session.Cursor{Index: b.Next.Index, UUID: "not-that-one"}); err != nil || !stale.Reset || len(stale.Entries) != stale.Total {
 		t.Errorf("read with a cursor that does not match: reset %v, %d of %d, %v", stale.Reset, len(stale.Entries), stale.Total, err)
 	}
 
@@ -157,8 +157,8 @@ func TestPermissionPrompts(t *testing.T) {
 	ctx := context.Background()
 
 	dir := project(t)
-	id := engine.SessionID("local___orch_perm_worker_always")
-	if _, err := r.host.Start(ctx, engine.StartOptions{Cwd: dir, Message: "Work on it.", ID: id, PermissionMode: "default"}); err != nil {
+	id := session.ID("local___orch_perm_worker_always")
+	if _, err := r.host.Start(ctx, session.StartOptions{Cwd: dir, Message: "Work on it.", ID: id, PermissionMode: "default"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, r.host, id, time.Minute, "a permission prompt", pendingTool("Bash"))
@@ -171,10 +171,10 @@ func TestPermissionPrompts(t *testing.T) {
 	if len(all) != 1 || all[0].RequestID != p.RequestID {
 		t.Errorf("Pending: %+v", all)
 	}
-	if err := r.host.RespondPermission(ctx, p.RequestID, engine.AllowAlways, nil); err != nil {
+	if err := r.host.RespondPermission(ctx, p.RequestID, session.AllowAlways, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.host.RespondPermission(ctx, p.RequestID, engine.AllowOnce, nil); err == nil {
+	if err := r.host.RespondPermission(ctx, p.RequestID, session.AllowOnce, nil); err == nil {
 		t.Error("answering the same request twice did not fail")
 	}
 	waitFor(t, r.host, id, time.Minute, "the turn after Always", turnDone(1))
@@ -192,7 +192,7 @@ func TestPermissionPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	sawPrompt := false
-	waitFor(t, r.host, id, time.Minute, "the second turn", func(info engine.SessionInfo, es []entry) bool {
+	waitFor(t, r.host, id, time.Minute, "the second turn", func(info session.Info, es []entry) bool {
 		sawPrompt = sawPrompt || len(info.Pending) > 0
 		return turnDone(2)(info, es)
 	})
@@ -205,10 +205,10 @@ func TestPermissionPrompts(t *testing.T) {
 	closeSession(t, r.host, id)
 
 	// Once and Deny, each in a fresh folder.
-	for _, d := range []engine.PermissionDecision{engine.AllowOnce, engine.Deny} {
+	for _, d := range []session.PermissionDecision{session.AllowOnce, session.Deny} {
 		dir := project(t)
-		id := engine.SessionID("local___orch_perm_worker_" + string(d))
-		if _, err := r.host.Start(ctx, engine.StartOptions{Cwd: dir, Message: "Work on it.", ID: id, PermissionMode: "default"}); err != nil {
+		id := session.ID("local___orch_perm_worker_" + string(d))
+		if _, err := r.host.Start(ctx, session.StartOptions{Cwd: dir, Message: "Work on it.", ID: id, PermissionMode: "default"}); err != nil {
 			t.Fatal(err)
 		}
 		waitFor(t, r.host, id, time.Minute, "a permission prompt", pendingTool("Bash"))
@@ -218,13 +218,13 @@ func TestPermissionPrompts(t *testing.T) {
 		}
 		waitFor(t, r.host, id, time.Minute, "the turn after "+string(d), turnDone(1))
 		_, err := os.Stat(filepath.Join(dir, ".baton-model-sim"))
-		if ran := err == nil; ran != (d == engine.AllowOnce) {
+		if ran := err == nil; ran != (d == session.AllowOnce) {
 			t.Errorf("%s: the command ran = %v", d, ran)
 		}
 		if _, err := os.Stat(filepath.Join(dir, ".claude", "settings.local.json")); err == nil {
 			t.Errorf("%s wrote a permission rule", d)
 		}
-		if d == engine.Deny {
+		if d == session.Deny {
 			es := entries(t, r.host, id)
 			if !strings.Contains(string(es[len(es)-1].raw), "not allowed") && !strings.Contains(allText(es), "denied") {
 				t.Errorf("the model was not told of the refusal: %s", allText(es))
@@ -240,8 +240,8 @@ func TestPermissionPrompts(t *testing.T) {
 func TestAskUserQuestion(t *testing.T) {
 	r := newRig(t, "asks-question")
 	ctx := context.Background()
-	id := engine.SessionID("local___orch_ask_worker_task_001")
-	if _, err := r.host.Start(ctx, engine.StartOptions{Cwd: project(t), Message: "Work on it.", ID: id, PermissionMode: "acceptEdits"}); err != nil {
+	id := session.ID("local___orch_ask_worker_task_001")
+	if _, err := r.host.Start(ctx, session.StartOptions{Cwd: project(t), Message: "Work on it.", ID: id, PermissionMode: "acceptEdits"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, r.host, id, time.Minute, "the question", pendingTool("AskUserQuestion"))
@@ -255,7 +255,7 @@ func TestAskUserQuestion(t *testing.T) {
 	answers, _ := json.Marshal(map[string]string{qs[0].Question: "Backend"})
 	in["answers"] = answers
 	upd, _ := json.Marshal(in)
-	if err := r.host.RespondPermission(ctx, info.Pending[0].RequestID, engine.AllowOnce, upd); err != nil {
+	if err := r.host.RespondPermission(ctx, info.Pending[0].RequestID, session.AllowOnce, upd); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, r.host, id, time.Minute, "the turn after the answer", turnDone(1))
@@ -275,11 +275,11 @@ func TestAskUserQuestion(t *testing.T) {
 func TestInterrupt(t *testing.T) {
 	r := newRig(t, "slow")
 	ctx := context.Background()
-	id := engine.SessionID("local___orch_int_worker_task_001")
-	if _, err := r.host.Start(ctx, engine.StartOptions{Cwd: project(t), Message: "Work slowly. [[sim:scenario=slow delay=400]]", ID: id, PermissionMode: "acceptEdits"}); err != nil {
+	id := session.ID("local___orch_int_worker_task_001")
+	if _, err := r.host.Start(ctx, session.StartOptions{Cwd: project(t), Message: "Work slowly. [[sim:scenario=slow delay=400]]", ID: id, PermissionMode: "acceptEdits"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, r.host, id, time.Minute, "the first assistant event", func(_ engine.SessionInfo, es []entry) bool {
+	waitFor(t, r.host, id, time.Minute, "the first assistant event", func(_ session.Info, es []entry) bool {
 		for _, e := range es {
 			if e.Type == "assistant" {
 				return true
@@ -313,11 +313,11 @@ func TestKilledChildIsNoticedAndResumed(t *testing.T) {
 	r := newRig(t, "slow")
 	ctx := context.Background()
 	dir := project(t)
-	id := engine.SessionID("local___orch_kill_worker_task_001")
-	if _, err := r.host.Start(ctx, engine.StartOptions{Cwd: dir, Message: "Work slowly. [[sim:scenario=slow delay=400]]", ID: id, PermissionMode: "acceptEdits"}); err != nil {
+	id := session.ID("local___orch_kill_worker_task_001")
+	if _, err := r.host.Start(ctx, session.StartOptions{Cwd: dir, Message: "Work slowly. [[sim:scenario=slow delay=400]]", ID: id, PermissionMode: "acceptEdits"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, r.host, id, time.Minute, "the first assistant event", func(_ engine.SessionInfo, es []entry) bool {
+	waitFor(t, r.host, id, time.Minute, "the first assistant event", func(_ session.Info, es []entry) bool {
 		return len(es) > 0 && es[len(es)-1].Type == "assistant"
 	})
 	pids := r.host.Running()
@@ -372,14 +372,14 @@ func TestRestartGoesOn(t *testing.T) {
 	r := newRig(t, "slow")
 	ctx := context.Background()
 	dir := project(t)
-	id := engine.SessionID("local___orch_restart_worker_task_001")
-	if _, err := r.host.Start(ctx, engine.StartOptions{Cwd: dir, Message: "Work slowly. [[sim:scenario=slow delay=400]]", ID: id, PermissionMode: "acceptEdits", Title: "restart me"}); err != nil {
+	id := session.ID("local___orch_restart_worker_task_001")
+	if _, err := r.host.Start(ctx, session.StartOptions{Cwd: dir, Message: "Work slowly. [[sim:scenario=slow delay=400]]", ID: id, PermissionMode: "acceptEdits", Title: "restart me"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, r.host, id, time.Minute, "the first assistant event", func(_ engine.SessionInfo, es []entry) bool {
+	waitFor(t, r.host, id, time.Minute, "the first assistant event", func(_ session.Info, es []entry) bool {
 		return len(es) > 0 && es[len(es)-1].Type == "assistant"
 	})
-	before, _ := r.host.Read(ctx, id, engine.Cursor{})
+	before, _ := r.host.Read(ctx, id, session.Cursor{})
 	closeAndCheck(t, r.host)
 
 	h2 := r.open(Options{Path: r.host.Path(), BaseEnv: r.env, StateDir: r.state, Logger: quiet})
@@ -409,7 +409,7 @@ func TestRestartGoesOn(t *testing.T) {
 	// A third host sees the whole story, and nothing more is added.
 	closeAndCheck(t, h2)
 	h3 := r.open(Options{Path: r.host.Path(), BaseEnv: r.env, StateDir: r.state, Logger: quiet})
-	b3, err := h3.Read(ctx, id, engine.Cursor{})
+	b3, err := h3.Read(ctx, id, session.Cursor{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,16 +423,16 @@ func TestRestartGoesOn(t *testing.T) {
 // the CLI's own words.
 func TestStartFailureSaysWhy(t *testing.T) {
 	r := newRig(t, "happy")
-	_, err := r.host.Start(context.Background(), engine.StartOptions{Cwd: project(t), Message: "hi", PermissionMode: "no-such-mode"})
+	_, err := r.host.Start(context.Background(), session.StartOptions{Cwd: project(t), Message: "hi", PermissionMode: "no-such-mode"})
 	if err == nil || !strings.Contains(err.Error(), "no-such-mode") {
 		t.Errorf("Start with a bad mode: %v", err)
 	}
-	if _, err := r.host.Start(context.Background(), engine.StartOptions{Cwd: filepath.Join(t.TempDir(), "gone"), Message: "hi"}); err == nil {
+	if _, err := r.host.Start(context.Background(), session.StartOptions{Cwd: filepath.Join(t.TempDir(), "gone"), Message: "hi"}); err == nil {
 		t.Error("Start in a missing folder did not fail")
 	}
 }
 
-func closeSession(t *testing.T, h *Host, id engine.SessionID) {
+func closeSession(t *testing.T, h *Host, id session.ID) {
 	t.Helper()
 	if err := h.Archive(context.Background(), id); err != nil {
 		t.Fatal(err)

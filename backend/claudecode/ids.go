@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // Session UUIDs and small helpers.
@@ -20,7 +20,7 @@ var batonNamespace = [16]byte{0x6b, 0x61, 0x74, 0x6f, 0x6e, 0x2d, 0x4c, 0x43, 0x
 // uuidFor is the CLI's session UUID of a session id: the id itself when it
 // is a UUID, else a name-based (version 5) UUID of it, so that the same id
 // finds the same conversation after a restart.
-func uuidFor(id engine.SessionID) string {
+func uuidFor(id session.ID) string {
 	s := strings.ToLower(string(id))
 	if uuidRE.MatchString(s) {
 		return s

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // TestInputTheCLINeverRecordedIsSentAgain: Baton sent a session its first
@@ -24,7 +24,7 @@ func TestInputTheCLINeverRecordedIsSentAgain(t *testing.T) {
 	closeAndCheck(t, r.host)
 	ctx := context.Background()
 	dir := project(t)
-	id := engine.SessionID("local___orch_lost_worker_task_002")
+	id := session.ID("local___orch_lost_worker_task_002")
 	u := uuidFor(id)
 	m, _ := json.Marshal(meta{ID: id, UUID: u, Cwd: dir, PermissionMode: "acceptEdits", CreatedAt: time.Now()})
 	if err := os.WriteFile(filepath.Join(r.state, u+".json"), m, 0o600); err != nil {

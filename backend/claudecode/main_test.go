@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claudecodetest"
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/modelsim"
+	"github.com/baton-app/baton/backend/session"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -180,7 +180,7 @@ func project(t *testing.T) string {
 // waitFor waits, reading only the host's notices, until cond holds for
 // session id (checked after each notice about it). It returns how long
 // that took.
-func waitFor(t *testing.T, h *Host, id engine.SessionID, timeout time.Duration, what string, cond func(engine.SessionInfo, []entry) bool) time.Duration {
+func waitFor(t *testing.T, h *Host, id session.ID, timeout time.Duration, what string, cond func(session.Info, []entry) bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	deadline := time.After(timeout)
@@ -225,9 +225,9 @@ type entry struct {
 	raw json.RawMessage
 }
 
-func entries(t *testing.T, h *Host, id engine.SessionID) []entry {
+func entries(t *testing.T, h *Host, id session.ID) []entry {
 	t.Helper()
-	b, err := h.Read(context.Background(), id, engine.Cursor{})
+	b, err := h.Read(context.Background(), id, session.Cursor{})
 	if err != nil {
 		t.Fatalf("Read(%s): %v", id, err)
 	}
@@ -253,12 +253,12 @@ func results(es []entry) []entry {
 	return out
 }
 
-func turnDone(n int) func(engine.SessionInfo, []entry) bool {
-	return func(info engine.SessionInfo, es []entry) bool { return len(results(es)) >= n && !info.TurnRunning }
+func turnDone(n int) func(session.Info, []entry) bool {
+	return func(info session.Info, es []entry) bool { return len(results(es)) >= n && !info.TurnRunning }
 }
 
-func pendingTool(tool string) func(engine.SessionInfo, []entry) bool {
-	return func(info engine.SessionInfo, _ []entry) bool {
+func pendingTool(tool string) func(session.Info, []entry) bool {
+	return func(info session.Info, _ []entry) bool {
 		return len(info.Pending) > 0 && info.Pending[0].ToolName == tool
 	}
 }

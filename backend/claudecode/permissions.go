@@ -6,23 +6,23 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // Permission prompts: can_use_tool control requests, waiting until the
 // user answers them with a control_response.
 
 type pendingRequest struct {
-	req         engine.PermissionRequest
+	req         session.PermissionRequest
 	suggestions []json.RawMessage
 }
 
 // Pending returns the permission prompts waiting in every running session
 // (hidden ones included).
-func (h *Host) Pending(ctx context.Context) ([]engine.PermissionRequest, error) {
+func (h *Host) Pending(ctx context.Context) ([]session.PermissionRequest, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []engine.PermissionRequest
+	var out []session.PermissionRequest
 	for _, s := range h.sessions {
 		for _, p := range s.pending {
 			out = append(out, p.req)
@@ -31,17 +31,17 @@ func (h *Host) Pending(ctx context.Context) ([]engine.PermissionRequest, error) 
 	return out, nil
 }
 
-// RespondPermission implements engine.SessionBrowser: once allows the call
+// RespondPermission implements session.Browser: once allows the call
 // (with updatedInput when given, such as an AskUserQuestion's answers),
 // always allows it and adds the rules the CLI suggested (as its own "don't
 // ask again" does), deny refuses it.
-func (h *Host) RespondPermission(ctx context.Context, requestID string, decision engine.PermissionDecision, updatedInput json.RawMessage) error {
+func (h *Host) RespondPermission(ctx context.Context, requestID string, decision session.PermissionDecision, updatedInput json.RawMessage) error {
 	if !decision.Valid() {
 		return fmt.Errorf("respond to %s: unknown decision %q", requestID, decision)
 	}
 	h.mu.Lock()
 	var (
-		s  *session
+		s  *cliSession
 		pr pendingRequest
 		at = -1
 	)
@@ -61,7 +61,7 @@ func (h *Host) RespondPermission(ctx context.Context, requestID string, decision
 	h.mu.Unlock()
 	var resp map[string]any
 	switch decision {
-	case engine.Deny:
+	case session.Deny:
 		msg := "The user denied this tool use."
 		if pr.req.ToolName == "AskUserQuestion" {
 			msg = "The user declined to answer."
@@ -76,7 +76,7 @@ func (h *Host) RespondPermission(ctx context.Context, requestID string, decision
 			input = json.RawMessage("{}")
 		}
 		resp = map[string]any{"behavior": "allow", "updatedInput": input}
-		if decision == engine.AllowAlways {
+		if decision == session.AllowAlways {
 			if rules := alwaysRules(pr.suggestions); len(rules) > 0 {
 				resp["updatedPermissions"] = rules
 			}
@@ -86,7 +86,7 @@ func (h *Host) RespondPermission(ctx context.Context, requestID string, decision
 		"subtype": "success", "request_id": requestID, "response": resp,
 	}})
 	err := p.write(line)
-	h.notify(s.meta.ID, engine.NoticeUpdated)
+	h.notify(s.meta.ID, session.NoticeUpdated)
 	if err != nil {
 		return fmt.Errorf("respond to %s: %w", requestID, err)
 	}

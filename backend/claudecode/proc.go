@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // The children: one claude process per session, started, written to,
@@ -23,7 +23,7 @@ import (
 
 // Stop ends the session's child (Running becomes false); the next message
 // resumes it.
-func (h *Host) Stop(ctx context.Context, id engine.SessionID) error {
+func (h *Host) Stop(ctx context.Context, id session.ID) error {
 	h.mu.Lock()
 	s, err := h.sessionLocked(id)
 	if err != nil {
@@ -53,7 +53,7 @@ func (h *Host) Running() []int {
 }
 
 // PID is the process id of the session's child, 0 when none runs.
-func (h *Host) PID(id engine.SessionID) int {
+func (h *Host) PID(id session.ID) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s, ok := h.sessions[id]; ok && s.proc != nil {
@@ -85,7 +85,7 @@ type proc struct {
 
 // spawnLocked starts a child for s: a new conversation under its UUID,
 // or --resume of the one the CLI already has on disk.
-func (h *Host) spawnLocked(s *session) (*proc, error) {
+func (h *Host) spawnLocked(s *cliSession) (*proc, error) {
 	if err := h.openLogLocked(s); err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (h *Host) control(ctx context.Context, p *proc, request map[string]any) (js
 
 // exited notes a child's exit. One that ends during a turn, unasked, ends
 // the turn with an error result at once.
-func (h *Host) exited(s *session, p *proc) {
+func (h *Host) exited(s *cliSession, p *proc) {
 	h.mu.Lock()
 	// A child the idle stop let go of is no longer the session's: a new
 	// one may run its next turn already.
@@ -269,14 +269,14 @@ func (h *Host) exited(s *session, p *proc) {
 	h.mu.Unlock()
 	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.cmd.Process.Pid, "err", p.waitErr, "cut", cut)
 	if cut {
-		h.notify(s.meta.ID, engine.NoticeResult)
+		h.notify(s.meta.ID, session.NoticeResult)
 	} else {
-		h.notify(s.meta.ID, engine.NoticeUpdated)
+		h.notify(s.meta.ID, session.NoticeUpdated)
 	}
 }
 
 // startIdleLocked arms the timer that ends an idle child.
-func (h *Host) startIdleLocked(s *session, p *proc) {
+func (h *Host) startIdleLocked(s *cliSession, p *proc) {
 	h.stopIdleLocked(s)
 	if h.opts.IdleStop < 0 {
 		return
@@ -298,7 +298,7 @@ func (h *Host) startIdleLocked(s *session, p *proc) {
 	})
 }
 
-func (h *Host) stopIdleLocked(s *session) {
+func (h *Host) stopIdleLocked(s *cliSession) {
 	if s.idle != nil {
 		s.idle.Stop()
 		s.idle = nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -136,7 +137,7 @@ func runEngineWith(t *testing.T, h *Host, tmpl template.Template, dir, request s
 			t.Logf("worker %s: %s, session %s, action %q, error %q, retries %d, waiting %+v", w.TaskID, w.Status, w.SessionID, w.CurrentAction, w.Error, w.RetryCount, w.Waiting)
 		}
 		for _, id := range append([]string{snap.Run.MainSessionID}, sessionIDs(snap)...) {
-			info, err := h.Session(context.Background(), engine.SessionID(id))
+			info, err := h.Session(context.Background(), session.ID(id))
 			t.Logf("session %s: running %v turn %v pending %d %v", id, info.Running, info.TurnRunning, len(info.Pending), err)
 		}
 		t.Fatalf("Wait: %v (run is %s: %s %s)", err, snap.Run.Status, snap.Run.Message, snap.Run.Error)
@@ -176,7 +177,7 @@ func TestDocumentationRun(t *testing.T) {
 		for _, w := range s.Workers {
 			if w.Waiting != nil && !asked[w.Waiting.RequestID] {
 				asked[w.Waiting.RequestID] = true
-				if err := eng.RespondPermission(context.Background(), s.Run.ID, w.TaskID, engine.AllowOnce, nil); err != nil {
+				if err := eng.RespondPermission(context.Background(), s.Run.ID, w.TaskID, session.AllowOnce, nil); err != nil {
 					t.Errorf("answer %s's prompt: %v", w.TaskID, err)
 				}
 			}
@@ -192,7 +193,7 @@ func TestDocumentationRun(t *testing.T) {
 	for _, w := range snap.Workers {
 		if w.Tools.Total == 0 || w.InputTokens == 0 || w.CostUSD <= 0 || w.Summary == "" || w.Unstructured {
 			t.Errorf("worker %s: tools %+v, tokens %d, cost %v, summary %q, unstructured %v", w.TaskID, w.Tools, w.InputTokens, w.CostUSD, w.Summary, w.Unstructured)
-			es := entries(t, r.host, engine.SessionID(w.SessionID))
+			es := entries(t, r.host, session.ID(w.SessionID))
 			for _, e := range es[max(0, len(es)-4):] {
 				t.Logf("  %s", e.raw[:min(len(e.raw), 300)])
 			}
@@ -218,13 +219,13 @@ func TestDocumentationRun(t *testing.T) {
 		t.Errorf("%d children run after the run; only the main session's may", n)
 	}
 	r.host.mu.Lock()
-	spawns := r.host.sessions[engine.SessionID(snap.Run.MainSessionID)].spawns
+	spawns := r.host.sessions[session.ID(snap.Run.MainSessionID)].spawns
 	r.host.mu.Unlock()
 	if spawns < 2 {
 		t.Errorf("the main session ran in %d child(ren); the idle stop should have made the aggregation resume it", spawns)
 	}
 	sessions, _ := r.host.List(context.Background(), false)
-	if len(sessions) != 1 || sessions[0].ID != engine.SessionID(snap.Run.MainSessionID) {
+	if len(sessions) != 1 || sessions[0].ID != session.ID(snap.Run.MainSessionID) {
 		t.Errorf("sessions without hidden workers: %+v", sessions)
 	}
 	all, _ := r.host.List(context.Background(), true)
@@ -247,19 +248,19 @@ func TestKilledWorkerGoesOn(t *testing.T) {
 		tmpl.Config.PermissionMode = "acceptEdits"
 	}
 	var (
-		killed     engine.SessionID
+		killed     session.ID
 		killedTask string
 		killedAt   time.Time
 	)
 	snap, ev := runEngine(t, r.host, tmpl, project(t), "Document this project", func(eng *engine.Engine, s engine.Snapshot) {
 		for _, w := range s.Workers {
 			if w.Waiting != nil {
-				_ = eng.RespondPermission(context.Background(), s.Run.ID, w.TaskID, engine.AllowOnce, nil)
+				_ = eng.RespondPermission(context.Background(), s.Run.ID, w.TaskID, session.AllowOnce, nil)
 			}
 			if killed != "" || w.SessionID == "" || w.Status != "running" {
 				continue
 			}
-			id := engine.SessionID(w.SessionID)
+			id := session.ID(w.SessionID)
 			for _, e := range entries(t, r.host, id) {
 				if e.Type == "assistant" {
 					if pid := r.host.PID(id); pid > 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -338,7 +339,7 @@ func TestRestoreAfterRestart(t *testing.T) {
 		}
 		for _, w := range snap.Workers {
 			if w.Waiting != nil {
-				_ = eng.RespondPermission(ctx, runID, w.TaskID, engine.AllowOnce, nil)
+				_ = eng.RespondPermission(ctx, runID, w.TaskID, session.AllowOnce, nil)
 			}
 		}
 	}
@@ -476,7 +477,7 @@ func TestCancelLeavesNoChild(t *testing.T) {
 		t.Fatalf("after Cancel: %s %v", snap.Run.Status, err)
 	}
 	for _, w := range snap.Workers {
-		if pid := r.host.PID(engine.SessionID(w.SessionID)); w.SessionID != "" && pid != 0 {
+		if pid := r.host.PID(session.ID(w.SessionID)); w.SessionID != "" && pid != 0 {
 			t.Errorf("worker %s's child %d runs after the cancel", w.TaskID, pid)
 		}
 	}

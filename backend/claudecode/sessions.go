@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/atomicfile"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // Sessions: their state in memory and in the state folder (a metadata
@@ -21,12 +21,12 @@ import (
 
 // meta is what the state folder keeps of a session besides its events.
 type meta struct {
-	ID             engine.SessionID `json:"id"`
-	UUID           string           `json:"uuid"`
-	Cwd            string           `json:"cwd"`
-	Title          string           `json:"title,omitempty"`
-	Model          string           `json:"model,omitempty"`
-	PermissionMode string           `json:"permissionMode,omitempty"`
+	ID             session.ID `json:"id"`
+	UUID           string     `json:"uuid"`
+	Cwd            string     `json:"cwd"`
+	Title          string     `json:"title,omitempty"`
+	Model          string     `json:"model,omitempty"`
+	PermissionMode string     `json:"permissionMode,omitempty"`
 	// SystemPrompt is given to every child of the session with
 	// --append-system-prompt (a resumed one too).
 	SystemPrompt string    `json:"systemPrompt,omitempty"`
@@ -34,7 +34,7 @@ type meta struct {
 	Archived     bool      `json:"archived,omitempty"`
 }
 
-type session struct {
+type cliSession struct {
 	meta    meta
 	entries []json.RawMessage
 	uuids   []string
@@ -58,23 +58,23 @@ type session struct {
 // holdFor bounds how long a text entry is kept back.
 const holdFor = 3 * time.Second
 
-// Session implements engine.SessionHost.
-func (h *Host) Session(ctx context.Context, id engine.SessionID) (engine.SessionInfo, error) {
+// Session implements session.Host.
+func (h *Host) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s, err := h.sessionLocked(id)
 	if err != nil {
-		return engine.SessionInfo{}, fmt.Errorf("session %s: %w", id, err)
+		return session.Info{}, fmt.Errorf("session %s: %w", id, err)
 	}
 	return s.info(), nil
 }
 
-func (s *session) info() engine.SessionInfo {
-	si := engine.SessionInfo{
+func (s *cliSession) info() session.Info {
+	si := session.Info{
 		ID: s.meta.ID, Title: s.meta.Title, Cwd: s.meta.Cwd, Model: s.meta.Model, PermissionMode: s.meta.PermissionMode,
 		Running: s.proc != nil, TurnRunning: s.turn, Archived: s.meta.Archived,
-		Hidden: engine.IsHidden(s.meta.ID, s.meta.Title), CreatedAt: s.meta.CreatedAt, LastActivityAt: s.last,
-		Pending: []engine.PermissionRequest{},
+		Hidden: session.IsHidden(s.meta.ID, s.meta.Title), CreatedAt: s.meta.CreatedAt, LastActivityAt: s.last,
+		Pending: []session.PermissionRequest{},
 	}
 	for _, p := range s.pending {
 		si.Pending = append(si.Pending, p.req)
@@ -82,18 +82,18 @@ func (s *session) info() engine.SessionInfo {
 	return si
 }
 
-// List implements engine.SessionBrowser: every session of the state
+// List implements session.Browser: every session of the state
 // folder, the newest activity first.
-func (h *Host) List(ctx context.Context, includeHidden bool) ([]engine.SessionInfo, error) {
+func (h *Host) List(ctx context.Context, includeHidden bool) ([]session.Info, error) {
 	files, err := filepath.Glob(filepath.Join(h.opts.StateDir, "*.json"))
 	if err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	seen := map[engine.SessionID]bool{}
-	var out []engine.SessionInfo
-	add := func(si engine.SessionInfo) {
+	seen := map[session.ID]bool{}
+	var out []session.Info
+	add := func(si session.Info) {
 		if seen[si.ID] || (si.Hidden && !includeHidden) {
 			return
 		}
@@ -108,19 +108,19 @@ func (h *Host) List(ctx context.Context, includeHidden bool) ([]engine.SessionIn
 		if err != nil || seen[m.ID] {
 			continue
 		}
-		s := &session{meta: m}
+		s := &cliSession{meta: m}
 		if st, err := os.Stat(strings.TrimSuffix(f, ".json") + ".jsonl"); err == nil {
 			s.last = st.ModTime()
 		}
 		add(s.info())
 	}
-	slices.SortFunc(out, func(a, b engine.SessionInfo) int { return b.LastActivityAt.Compare(a.LastActivityAt) })
+	slices.SortFunc(out, func(a, b session.Info) int { return b.LastActivityAt.Compare(a.LastActivityAt) })
 	return out, nil
 }
 
-// Archive implements engine.SessionHost: the session is marked archived
+// Archive implements session.Host: the session is marked archived
 // and its child ends (a later message resumes it).
-func (h *Host) Archive(ctx context.Context, id engine.SessionID) error {
+func (h *Host) Archive(ctx context.Context, id session.ID) error {
 	h.mu.Lock()
 	s, err := h.sessionLocked(id)
 	if err != nil {
@@ -137,12 +137,12 @@ func (h *Host) Archive(ctx context.Context, id engine.SessionID) error {
 	if err != nil {
 		return fmt.Errorf("archive %s: %w", id, err)
 	}
-	h.notify(id, engine.NoticeUpdated)
+	h.notify(id, session.NoticeUpdated)
 	return nil
 }
 
 // Unarchive shows an archived session again.
-func (h *Host) Unarchive(ctx context.Context, id engine.SessionID) error {
+func (h *Host) Unarchive(ctx context.Context, id session.ID) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s, err := h.sessionLocked(id)
@@ -154,7 +154,7 @@ func (h *Host) Unarchive(ctx context.Context, id engine.SessionID) error {
 }
 
 // sessionLocked returns the session, from memory or from the state folder.
-func (h *Host) sessionLocked(id engine.SessionID) (*session, error) {
+func (h *Host) sessionLocked(id session.ID) (*cliSession, error) {
 	if s, ok := h.sessions[id]; ok {
 		return s, nil
 	}
@@ -169,7 +169,7 @@ func (h *Host) sessionLocked(id engine.SessionID) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{meta: m}
+	s := &cliSession{meta: m}
 	if err := h.loadLog(s); err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func (h *Host) sessionLocked(id engine.SessionID) (*session, error) {
 
 // loadLog reads a session's stream log back after a restart. A turn the
 // log shows unfinished was cut off with Baton: it gets an error result.
-func (h *Host) loadLog(s *session) error {
+func (h *Host) loadLog(s *cliSession) error {
 	data, err := os.ReadFile(h.logPath(s.meta.UUID))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -219,7 +219,7 @@ func (h *Host) loadLog(s *session) error {
 	return nil
 }
 
-func (h *Host) openLogLocked(s *session) error {
+func (h *Host) openLogLocked(s *cliSession) error {
 	if s.logf != nil {
 		return nil
 	}
@@ -236,7 +236,7 @@ func (h *Host) openLogLocked(s *session) error {
 // is_error stays false: the session is not broken, only cut, so the engine
 // asks it again, which resumes it (claude --resume) where it stopped,
 // instead of failing a task that has not answered yet.
-func (h *Host) endTurnLocked(s *session, reason string) {
+func (h *Host) endTurnLocked(s *cliSession, reason string) {
 	u := newUUID()
 	entry, _ := json.Marshal(map[string]any{
 		"type": "result", "subtype": "error_during_execution", "is_error": false, "result": reason,
@@ -250,7 +250,7 @@ func (h *Host) endTurnLocked(s *session, reason string) {
 func (h *Host) metaPath(u string) string { return filepath.Join(h.opts.StateDir, u+".json") }
 func (h *Host) logPath(u string) string  { return filepath.Join(h.opts.StateDir, u+".jsonl") }
 
-func (h *Host) saveMeta(s *session) error {
+func (h *Host) saveMeta(s *cliSession) error {
 	b, err := json.MarshalIndent(s.meta, "", "  ")
 	if err != nil {
 		return err
@@ -276,7 +276,7 @@ func readMeta(path string) (meta, error) {
 // lostInputs is the text of the messages Baton sent to s so far, for a
 // child that starts the conversation anew because the CLI never recorded
 // them ("" when Baton sent none).
-func lostInputs(s *session) string {
+func lostInputs(s *cliSession) string {
 	var texts []string
 	for _, raw := range s.entries {
 		var e struct {

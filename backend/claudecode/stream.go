@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // The stream: what Baton sends (user lines) and reads (stream-json
@@ -19,7 +19,7 @@ import (
 
 // addInputLocked records a user message in the transcript and returns the
 // stream-json line that sends it.
-func (h *Host) addInputLocked(s *session, text string) []byte {
+func (h *Host) addInputLocked(s *cliSession, text string) []byte {
 	u := newUUID()
 	entry, _ := json.Marshal(map[string]any{
 		"type": "user", "message": map[string]any{"role": "user", "content": text},
@@ -37,7 +37,7 @@ func (h *Host) addInputLocked(s *session, text string) []byte {
 // tells whether its last turn finished.
 const batonInput = "baton_input"
 
-func (h *Host) appendLocked(s *session, entry json.RawMessage, u string) {
+func (h *Host) appendLocked(s *cliSession, entry json.RawMessage, u string) {
 	s.entries = append(s.entries, entry)
 	s.uuids = append(s.uuids, u)
 	s.last = time.Now()
@@ -48,15 +48,15 @@ func (h *Host) appendLocked(s *session, entry json.RawMessage, u string) {
 	}
 }
 
-// Read implements engine.SessionHost: the entries after cursor, from
+// Read implements session.Host: the entries after cursor, from
 // memory. Entries are the child's stream-json events (system, assistant,
 // user, result) and the user messages Baton sent.
-func (h *Host) Read(ctx context.Context, id engine.SessionID, cursor engine.Cursor) (engine.Batch, error) {
+func (h *Host) Read(ctx context.Context, id session.ID, cursor session.Cursor) (session.Batch, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s, err := h.sessionLocked(id)
 	if err != nil {
-		return engine.Batch{}, fmt.Errorf("read %s: %w", id, err)
+		return session.Batch{}, fmt.Errorf("read %s: %w", id, err)
 	}
 	total := len(s.entries)
 	start, reset := cursor.Index, false
@@ -65,11 +65,11 @@ func (h *Host) Read(ctx context.Context, id engine.SessionID, cursor engine.Curs
 	}
 	end := min(total, start+h.opts.ReadLimit)
 	out := append([]json.RawMessage{}, s.entries[start:end]...)
-	next := engine.Cursor{Index: end}
+	next := session.Cursor{Index: end}
 	if end > 0 {
 		next.UUID = s.uuids[end-1]
 	}
-	return engine.Batch{Entries: out, Next: next, Total: total, Reset: reset}, nil
+	return session.Batch{Entries: out, Next: next, Total: total, Reset: reset}, nil
 }
 
 // event is what the host reads of one stream-json line.
@@ -92,7 +92,7 @@ type event struct {
 }
 
 // read follows one child's output until it exits.
-func (h *Host) read(s *session, p *proc, stdout io.Reader) {
+func (h *Host) read(s *cliSession, p *proc, stdout io.Reader) {
 	defer h.readers.Done()
 	br := bufio.NewReaderSize(stdout, 64<<10)
 	var once sync.Once
@@ -114,7 +114,7 @@ func (h *Host) read(s *session, p *proc, stdout io.Reader) {
 	h.exited(s, p)
 }
 
-func (h *Host) handle(s *session, p *proc, line []byte) {
+func (h *Host) handle(s *cliSession, p *proc, line []byte) {
 	var e event
 	if err := json.Unmarshal(line, &e); err != nil {
 		h.release(s)
@@ -143,18 +143,18 @@ func (h *Host) handle(s *session, p *proc, line []byte) {
 		}
 		h.mu.Lock()
 		s.pending = append(s.pending, pendingRequest{
-			req: engine.PermissionRequest{RequestID: e.RequestID, SessionID: id, ToolName: e.Request.ToolName,
+			req: session.PermissionRequest{RequestID: e.RequestID, SessionID: id, ToolName: e.Request.ToolName,
 				Input: e.Request.Input, Suggestions: suggestionsJSON(e.Request.PermissionSuggestions)},
 			suggestions: e.Request.PermissionSuggestions,
 		})
 		s.last = time.Now()
 		h.mu.Unlock()
-		h.notify(id, engine.NoticePermission)
+		h.notify(id, session.NoticePermission)
 	case "control_cancel_request":
 		h.mu.Lock()
 		s.pending = slices.DeleteFunc(s.pending, func(r pendingRequest) bool { return r.req.RequestID == e.RequestID })
 		h.mu.Unlock()
-		h.notify(id, engine.NoticeUpdated)
+		h.notify(id, session.NoticeUpdated)
 	case "control_response":
 		if e.Response == nil {
 			return
@@ -177,9 +177,9 @@ func (h *Host) handle(s *session, p *proc, line []byte) {
 			return
 		}
 		h.appendLocked(s, json.RawMessage(bytes.Clone(line)), e.UUID)
-		kind := engine.NoticeMessage
+		kind := session.NoticeMessage
 		if e.Type == "result" {
-			kind = engine.NoticeResult
+			kind = session.NoticeResult
 			s.turn = false
 			s.pending = nil
 			h.startIdleLocked(s, p)
@@ -190,16 +190,16 @@ func (h *Host) handle(s *session, p *proc, line []byte) {
 }
 
 // release adds the entry kept back, if any.
-func (h *Host) release(s *session) {
+func (h *Host) release(s *cliSession) {
 	h.mu.Lock()
 	released := h.releaseLocked(s)
 	h.mu.Unlock()
 	if released {
-		h.notify(s.meta.ID, engine.NoticeMessage)
+		h.notify(s.meta.ID, session.NoticeMessage)
 	}
 }
 
-func (h *Host) releaseLocked(s *session) bool {
+func (h *Host) releaseLocked(s *cliSession) bool {
 	if s.held == nil {
 		return false
 	}

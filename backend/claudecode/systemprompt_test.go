@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the model-sim's writes.
@@ -62,14 +62,14 @@ func TestSystemPromptReachesTheModel(t *testing.T) {
 	var log lockedBuffer
 	r := newLoggedRig(t, "happy", &log)
 	h := r.host
-	if !engine.TakesSystemPrompt(h) {
+	if !session.TakesSystemPrompt(h) {
 		t.Fatal("the Claude Code host does not take a system prompt")
 	}
 
 	const system = "You are worker SYSPROMPTMARKER7 of a team."
 	ctx := context.Background()
-	id := engine.SessionID("local___orch_sys_worker_task_001")
-	if _, err := h.Start(ctx, engine.StartOptions{Cwd: project(t), Message: "Look at this project FIRSTMSG.", ID: id,
+	id := session.ID("local___orch_sys_worker_task_001")
+	if _, err := h.Start(ctx, session.StartOptions{Cwd: project(t), Message: "Look at this project FIRSTMSG.", ID: id,
 		PermissionMode: "acceptEdits", SystemPrompt: system}); err != nil {
 		t.Fatal(err)
 	}

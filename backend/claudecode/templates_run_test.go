@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/mailbox"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/templates"
 )
@@ -29,16 +30,16 @@ func allowAll(t *testing.T, h *Host) func(*engine.Engine, engine.Snapshot) {
 		for _, w := range s.Workers {
 			if w.Waiting != nil && w.Waiting.ToolName != "AskUserQuestion" && !asked[w.Waiting.RequestID] {
 				asked[w.Waiting.RequestID] = true
-				if err := eng.RespondPermission(context.Background(), s.Run.ID, w.TaskID, engine.AllowOnce, nil); err != nil {
+				if err := eng.RespondPermission(context.Background(), s.Run.ID, w.TaskID, session.AllowOnce, nil); err != nil {
 					t.Errorf("answer %s's prompt: %v", w.TaskID, err)
 				}
 			}
 		}
 		pending, _ := h.Pending(context.Background())
 		for _, p := range pending {
-			if p.SessionID == engine.SessionID(s.Run.MainSessionID) && p.ToolName != "AskUserQuestion" && !asked[p.RequestID] {
+			if p.SessionID == session.ID(s.Run.MainSessionID) && p.ToolName != "AskUserQuestion" && !asked[p.RequestID] {
 				asked[p.RequestID] = true
-				if err := h.RespondPermission(context.Background(), p.RequestID, engine.AllowOnce, nil); err != nil {
+				if err := h.RespondPermission(context.Background(), p.RequestID, session.AllowOnce, nil); err != nil {
 					t.Errorf("answer the main session's prompt: %v", err)
 				}
 			}
@@ -306,7 +307,7 @@ func TestQuestionAnsweredThroughTheEngine(t *testing.T) {
 		}
 		// The CLI's tool result for AskUserQuestion carries the answer.
 		found := false
-		for _, e := range entries(t, r.host, engine.SessionID(w.SessionID)) {
+		for _, e := range entries(t, r.host, session.ID(w.SessionID)) {
 			if e.Type == "user" && strings.Contains(string(e.raw), "tool_result") && strings.Contains(string(e.raw), "The store first") {
 				found = true
 			}

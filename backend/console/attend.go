@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
 	"golang.org/x/term"
 )
@@ -44,8 +45,8 @@ type attention struct {
 // mainHost is the session host, for the prompts of the run's main session,
 // which the engine does not follow.
 type mainHost interface {
-	Session(ctx context.Context, id engine.SessionID) (engine.SessionInfo, error)
-	RespondPermission(ctx context.Context, requestID string, decision engine.PermissionDecision, updatedInput json.RawMessage) error
+	Session(ctx context.Context, id session.ID) (session.Info, error)
+	RespondPermission(ctx context.Context, requestID string, decision session.PermissionDecision, updatedInput json.RawMessage) error
 }
 
 func newAttention(e *engine.Engine, host mainHost, runID string, stdin io.Reader, in *lineReader, out io.Writer) *attention {
@@ -139,7 +140,7 @@ func (a *attention) check(ctx context.Context) {
 				a.report(a.engine.Review(ctx, a.runID, w.TaskID, approve, reason), "record the review")
 			}
 		case w.Waiting != nil:
-			p := sessions.Permissions([]engine.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: w.Waiting.Input}})[0]
+			p := sessions.Permissions([]session.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: w.Waiting.Input}})[0]
 			if qs := parseAsk(w.Waiting.Input); w.Waiting.ToolName == "AskUserQuestion" && len(qs) > 0 {
 				// An AskUserQuestion call: the answers go into the call.
 				if a.once("permission", w.TaskID, p.RequestID) {
@@ -150,7 +151,7 @@ func (a *attention) check(ctx context.Context) {
 				}
 				continue
 			}
-			a.permission(w.TaskID, p, func(d engine.PermissionDecision) error {
+			a.permission(w.TaskID, p, func(d session.PermissionDecision) error {
 				return a.engine.RespondPermission(ctx, a.runID, w.TaskID, d, nil)
 			})
 		}
@@ -158,12 +159,12 @@ func (a *attention) check(ctx context.Context) {
 	if a.host == nil || snap.Run.MainSessionID == "" {
 		return
 	}
-	if l, ok := a.host.(engine.HostLink); ok && !l.Link().Up {
+	if l, ok := a.host.(session.HostLink); ok && !l.Link().Up {
 		return // the host is lost: the engine shows reconnecting
 	}
 	// Bounded: a host lost during the call must not hold the command.
 	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	info, err := a.host.Session(hctx, engine.SessionID(snap.Run.MainSessionID))
+	info, err := a.host.Session(hctx, session.ID(snap.Run.MainSessionID))
 	cancel()
 	if err != nil {
 		return
@@ -180,12 +181,12 @@ func (a *attention) check(ctx context.Context) {
 			}
 			input, err := answeredInput(req.Input, answers)
 			if err == nil {
-				err = a.host.RespondPermission(ctx, p.RequestID, engine.AllowOnce, input)
+				err = a.host.RespondPermission(ctx, p.RequestID, session.AllowOnce, input)
 			}
 			a.report(err, "send the answer")
 			continue
 		}
-		a.permission("The main session", p, func(d engine.PermissionDecision) error {
+		a.permission("The main session", p, func(d session.PermissionDecision) error {
 			rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
 			return a.host.RespondPermission(rctx, p.RequestID, d, nil)
@@ -194,7 +195,7 @@ func (a *attention) check(ctx context.Context) {
 }
 
 // permission asks about one permission prompt of who, once.
-func (a *attention) permission(who string, p sessions.Permission, respond func(engine.PermissionDecision) error) {
+func (a *attention) permission(who string, p sessions.Permission, respond func(session.PermissionDecision) error) {
 	if a.eof || a.once("permission", who, p.RequestID) {
 		return
 	}
@@ -203,8 +204,8 @@ func (a *attention) permission(who string, p sessions.Permission, respond func(e
 	if !ok {
 		return
 	}
-	decision, known := map[string]engine.PermissionDecision{"o": engine.AllowOnce, "once": engine.AllowOnce,
-		"a": engine.AllowAlways, "always": engine.AllowAlways, "d": engine.Deny, "deny": engine.Deny}[strings.ToLower(line)]
+	decision, known := map[string]session.PermissionDecision{"o": session.AllowOnce, "once": session.AllowOnce,
+		"a": session.AllowAlways, "always": session.AllowAlways, "d": session.Deny, "deny": session.Deny}[strings.ToLower(line)]
 	if !known {
 		fmt.Fprintf(a.out, "%q is not o, a or d: the prompt stays open.\n", line)
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
 	"github.com/baton-app/baton/backend/store"
 )
@@ -280,7 +281,7 @@ func openQuestions(snap engine.Snapshot) []string {
 			out = append(out, wk.TaskID+": "+line(q))
 		}
 		if wk.Waiting != nil && wk.Waiting.ToolName == "AskUserQuestion" {
-			p := sessions.Permissions([]engine.PermissionRequest{{RequestID: wk.Waiting.RequestID, ToolName: wk.Waiting.ToolName, Input: wk.Waiting.Input}})[0]
+			p := sessions.Permissions([]session.PermissionRequest{{RequestID: wk.Waiting.RequestID, ToolName: wk.Waiting.ToolName, Input: wk.Waiting.Input}})[0]
 			out = append(out, wk.TaskID+": "+line(p.Question))
 		}
 	}

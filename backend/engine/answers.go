@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/baton-app/baton/backend/session"
 )
 
 // AnswerQuestion answers the question (AskUserQuestion) the worker of
@@ -29,7 +31,7 @@ func (e *Engine) AnswerQuestion(ctx context.Context, runID, taskID string, answe
 	if err != nil {
 		return err
 	}
-	return e.RespondPermission(ctx, runID, taskID, AllowOnce, updated)
+	return e.RespondPermission(ctx, runID, taskID, session.AllowOnce, updated)
 }
 
 // withAnswers returns the AskUserQuestion input with "answers" set; every

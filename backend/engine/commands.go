@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -57,7 +58,7 @@ func (r *runner) resumeRun(ctx context.Context) error {
 	}
 	if r.main.Asked != "" {
 		r.main.AskedAt = now
-		r.markDirty(SessionID(r.run.MainSessionID), NoticeMessage)
+		r.markDirty(session.ID(r.run.MainSessionID), session.NoticeMessage)
 	}
 	return r.commit(ctx, store.Change{}, nil, r.ev(EventResumed, nil, ""))
 }
@@ -84,7 +85,7 @@ func (r *runner) cancel(ctx context.Context) error {
 	}
 	if r.main.Asked != "" && r.run.MainSessionID != "" {
 		hctx, cancel := r.hostCtx(ctx)
-		if err := r.e.host.Interrupt(hctx, SessionID(r.run.MainSessionID)); err != nil {
+		if err := r.e.host.Interrupt(hctx, session.ID(r.run.MainSessionID)); err != nil {
 			r.log().Debug("interrupt the main session", "err", err)
 		}
 		cancel()
@@ -141,7 +142,7 @@ func (r *runner) resumeWorker(ctx context.Context, taskID string) error {
 	}
 	if next == WorkerRunning {
 		ws.activity = r.e.now()
-		r.markDirty(SessionID(ws.w.SessionID), NoticeMessage)
+		r.markDirty(session.ID(ws.w.SessionID), session.NoticeMessage)
 	}
 	ws.book.Resume = ""
 	return r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerResumed, ws, ""))
@@ -256,9 +257,9 @@ func (r *runner) reattachWorker(ctx context.Context, ws *workerState) error {
 		return nil
 	}
 	hctx, cancel := r.hostCtx(ctx)
-	_, err := r.e.host.Session(hctx, SessionID(ws.w.SessionID))
+	_, err := r.e.host.Session(hctx, session.ID(ws.w.SessionID))
 	cancel()
-	missing := errors.Is(err, ErrNoSession)
+	missing := errors.Is(err, session.ErrNoSession)
 	switch {
 	case err == nil && ws.status == WorkerTimeout:
 		// Timed out before the stop: stop it now.
@@ -302,7 +303,7 @@ func (r *runner) reattachWorker(ctx context.Context, ws *workerState) error {
 	return nil
 }
 
-func (r *runner) respondPermission(ctx context.Context, taskID string, decision PermissionDecision, input json.RawMessage) error {
+func (r *runner) respondPermission(ctx context.Context, taskID string, decision session.PermissionDecision, input json.RawMessage) error {
 	ws, err := r.worker(taskID)
 	if err != nil {
 		return err
@@ -324,6 +325,6 @@ func (r *runner) respondPermission(ctx context.Context, taskID string, decision 
 	}
 	ws.w.Waiting = nil
 	ws.activity = r.e.now()
-	r.markDirty(SessionID(ws.w.SessionID), NoticePermission)
+	r.markDirty(session.ID(ws.w.SessionID), session.NoticePermission)
 	return r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerWaiting, ws, "permission answered: "+string(decision)))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -46,7 +47,7 @@ func (r *runner) answerWorker(ctx context.Context, taskID, text string) error {
 		return fmt.Errorf("the answer to %s is empty: %w", taskID, ErrBadRequest)
 	}
 	msg := answerMessage(text)
-	id := SessionID(ws.w.SessionID)
+	id := session.ID(ws.w.SessionID)
 	hctx, cancel := r.hostCtx(ctx)
 	defer cancel()
 	if err := r.e.host.Send(hctx, id, msg); err != nil {
@@ -59,7 +60,7 @@ func (r *runner) answerWorker(ctx context.Context, taskID, text string) error {
 	now := r.e.now()
 	ws.activity = now
 	ws.w.LastActivityAt = &now
-	r.markDirty(id, NoticeMessage)
+	r.markDirty(id, session.NoticeMessage)
 	return r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerAnswered, ws, text))
 }
 

@@ -1,6 +1,6 @@
 // Package engine runs orchestrations: one main session that analyses,
 // plans, aggregates and verifies, and a pool of worker sessions, one per
-// task, all through a SessionHost.
+// task, all through a session.Host.
 //
 // Each run is owned by one goroutine (its runner). Every change of a run's
 // state happens there, is committed to the store in one transaction with the

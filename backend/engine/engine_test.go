@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -121,7 +122,7 @@ func TestSchedulingNeverExceedsMaxWorkers(t *testing.T) {
 		})
 		// Finish the running worker that started first.
 		h.host.mu.Lock()
-		var next SessionID
+		var next session.ID
 		var task string
 		for _, sid := range h.host.order {
 			m := workerRe.FindStringSubmatch(string(sid))
@@ -529,7 +530,7 @@ func TestPauseResumeCancel(t *testing.T) {
 	}
 }
 
-func contains(ids []SessionID, id SessionID) bool {
+func contains(ids []session.ID, id session.ID) bool {
 	for _, x := range ids {
 		if x == id {
 			return true

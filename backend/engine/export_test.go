@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -19,19 +20,19 @@ type storeOnlyHost struct{}
 
 var errNotReached = errors.New("the host is not reached in this test")
 
-func (storeOnlyHost) Start(context.Context, StartOptions) (SessionID, error) {
+func (storeOnlyHost) Start(context.Context, session.StartOptions) (session.ID, error) {
 	return "", errNotReached
 }
-func (storeOnlyHost) Send(context.Context, SessionID, string) error { return errNotReached }
-func (storeOnlyHost) Read(context.Context, SessionID, Cursor) (Batch, error) {
-	return Batch{}, errNotReached
+func (storeOnlyHost) Send(context.Context, session.ID, string) error { return errNotReached }
+func (storeOnlyHost) Read(context.Context, session.ID, session.Cursor) (session.Batch, error) {
+	return session.Batch{}, errNotReached
 }
-func (storeOnlyHost) Session(context.Context, SessionID) (SessionInfo, error) {
-	return SessionInfo{}, errNotReached
+func (storeOnlyHost) Session(context.Context, session.ID) (session.Info, error) {
+	return session.Info{}, errNotReached
 }
-func (storeOnlyHost) Interrupt(context.Context, SessionID) error { return errNotReached }
-func (storeOnlyHost) Archive(context.Context, SessionID) error   { return errNotReached }
-func (storeOnlyHost) Notices() <-chan Notice                     { return nil }
+func (storeOnlyHost) Interrupt(context.Context, session.ID) error { return errNotReached }
+func (storeOnlyHost) Archive(context.Context, session.ID) error   { return errNotReached }
+func (storeOnlyHost) Notices() <-chan session.Notice              { return nil }
 
 type noTemplates struct{}
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -22,60 +23,60 @@ import (
 type agentFunc func(h *fakeHost, s *fakeSession, text string)
 
 type fakeSession struct {
-	id          SessionID
-	opts        StartOptions
+	id          session.ID
+	opts        session.StartOptions
 	entries     []json.RawMessage
 	turnRunning bool
 	archived    bool
-	pending     []PermissionRequest
+	pending     []session.PermissionRequest
 	asked       string // the phase of the last "ASK" prompt
 	n           int
 }
 
-// fakeHost is an in-memory SessionHost that records every call.
+// fakeHost is an in-memory session.Host that records every call.
 type fakeHost struct {
 	mu       sync.Mutex
-	sessions map[SessionID]*fakeSession
-	order    []SessionID
-	notices  chan Notice
+	sessions map[session.ID]*fakeSession
+	order    []session.ID
+	notices  chan session.Notice
 	agent    agentFunc
 	push     bool
 
-	starts     []StartOptions
+	starts     []session.StartOptions
 	sends      []string
-	interrupts []SessionID
-	archives   []SessionID
+	interrupts []session.ID
+	archives   []session.ID
 	live       int // sessions started and neither interrupted nor finished
 	maxLive    int
-	startErr   func(opts StartOptions) error
+	startErr   func(opts session.StartOptions) error
 	responses  []string
 	opaque     bool // errors about unknown sessions do not wrap ErrNoSession
 	onRespond  func(s *fakeSession)
-	onStart    func(opts StartOptions)
+	onStart    func(opts session.StartOptions)
 	// reads counts the Reads of each session; readTo is where the last one
 	// ended.
-	reads  map[SessionID]int
-	readTo map[SessionID]int
+	reads  map[session.ID]int
+	readTo map[session.ID]int
 	// startDelay holds Start back after the agent answered, like a host
 	// whose start call returns late.
 	startDelay time.Duration
 }
 
 func newFakeHost(agent agentFunc, push bool) *fakeHost {
-	return &fakeHost{sessions: map[SessionID]*fakeSession{}, notices: make(chan Notice, 4096), agent: agent, push: push}
+	return &fakeHost{sessions: map[session.ID]*fakeSession{}, notices: make(chan session.Notice, 4096), agent: agent, push: push}
 }
 
-func (h *fakeHost) notify(id SessionID, k NoticeKind) {
+func (h *fakeHost) notify(id session.ID, k session.NoticeKind) {
 	if !h.push {
 		return
 	}
 	select {
-	case h.notices <- Notice{SessionID: id, Kind: k}:
+	case h.notices <- session.Notice{SessionID: id, Kind: k}:
 	default:
 	}
 }
 
-func (h *fakeHost) Start(ctx context.Context, opts StartOptions) (SessionID, error) {
+func (h *fakeHost) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	if h.onStart != nil {
 		h.onStart(opts)
 	}
@@ -89,7 +90,7 @@ func (h *fakeHost) Start(ctx context.Context, opts StartOptions) (SessionID, err
 	}
 	id := opts.ID
 	if id == "" {
-		id = SessionID(fmt.Sprintf("local_main_%d", len(h.order)))
+		id = session.ID(fmt.Sprintf("local_main_%d", len(h.order)))
 	}
 	if _, dup := h.sessions[id]; dup {
 		h.mu.Unlock()
@@ -109,11 +110,11 @@ func (h *fakeHost) Start(ctx context.Context, opts StartOptions) (SessionID, err
 	delay := h.startDelay
 	h.mu.Unlock()
 	time.Sleep(delay)
-	h.notify(id, NoticeMessage)
+	h.notify(id, session.NoticeMessage)
 	return id, nil
 }
 
-func (h *fakeHost) Send(ctx context.Context, id SessionID, text string) error {
+func (h *fakeHost) Send(ctx context.Context, id session.ID, text string) error {
 	h.mu.Lock()
 	s, ok := h.sessions[id]
 	if !ok {
@@ -125,44 +126,44 @@ func (h *fakeHost) Send(ctx context.Context, id SessionID, text string) error {
 	s.user(text)
 	h.agent(h, s, text)
 	h.mu.Unlock()
-	h.notify(id, NoticeMessage)
+	h.notify(id, session.NoticeMessage)
 	return nil
 }
 
-func (h *fakeHost) Read(ctx context.Context, id SessionID, c Cursor) (Batch, error) {
+func (h *fakeHost) Read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s, ok := h.sessions[id]
 	if !ok {
-		return Batch{}, fmt.Errorf("no session %s", id)
+		return session.Batch{}, fmt.Errorf("no session %s", id)
 	}
 	if c.Index > len(s.entries) {
 		c.Index = len(s.entries)
 	}
 	out := append([]json.RawMessage(nil), s.entries[c.Index:]...)
 	if h.reads == nil {
-		h.reads, h.readTo = map[SessionID]int{}, map[SessionID]int{}
+		h.reads, h.readTo = map[session.ID]int{}, map[session.ID]int{}
 	}
 	h.reads[id]++
 	h.readTo[id] = len(s.entries)
-	return Batch{Entries: out, Next: Cursor{Index: len(s.entries)}, Total: len(s.entries)}, nil
+	return session.Batch{Entries: out, Next: session.Cursor{Index: len(s.entries)}, Total: len(s.entries)}, nil
 }
 
-func (h *fakeHost) Session(ctx context.Context, id SessionID) (SessionInfo, error) {
+func (h *fakeHost) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s, ok := h.sessions[id]
 	if !ok {
 		if h.opaque {
-			return SessionInfo{}, errors.New("the page did not answer")
+			return session.Info{}, errors.New("the page did not answer")
 		}
-		return SessionInfo{}, fmt.Errorf("session %s: %w", id, ErrNoSession)
+		return session.Info{}, fmt.Errorf("session %s: %w", id, session.ErrNoSession)
 	}
-	return SessionInfo{ID: id, Running: true, TurnRunning: s.turnRunning, Archived: s.archived,
-		Pending: append([]PermissionRequest(nil), s.pending...)}, nil
+	return session.Info{ID: id, Running: true, TurnRunning: s.turnRunning, Archived: s.archived,
+		Pending: append([]session.PermissionRequest(nil), s.pending...)}, nil
 }
 
-func (h *fakeHost) Interrupt(ctx context.Context, id SessionID) error {
+func (h *fakeHost) Interrupt(ctx context.Context, id session.ID) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.interrupts = append(h.interrupts, id)
@@ -175,7 +176,7 @@ func (h *fakeHost) Interrupt(ctx context.Context, id SessionID) error {
 	return nil
 }
 
-func (h *fakeHost) Archive(ctx context.Context, id SessionID) error {
+func (h *fakeHost) Archive(ctx context.Context, id session.ID) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.archives = append(h.archives, id)
@@ -185,12 +186,12 @@ func (h *fakeHost) Archive(ctx context.Context, id SessionID) error {
 	return nil
 }
 
-// List and RespondPermission make the fake a SessionBrowser.
-func (h *fakeHost) List(ctx context.Context, includeHidden bool) ([]SessionInfo, error) {
+// List and RespondPermission make the fake a session.Browser.
+func (h *fakeHost) List(ctx context.Context, includeHidden bool) ([]session.Info, error) {
 	return nil, nil
 }
 
-func (h *fakeHost) RespondPermission(ctx context.Context, requestID string, d PermissionDecision, input json.RawMessage) error {
+func (h *fakeHost) RespondPermission(ctx context.Context, requestID string, d session.PermissionDecision, input json.RawMessage) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.responses = append(h.responses, requestID+":"+string(d))
@@ -208,7 +209,7 @@ func (h *fakeHost) RespondPermission(ctx context.Context, requestID string, d Pe
 	return fmt.Errorf("no request %s", requestID)
 }
 
-func (h *fakeHost) Notices() <-chan Notice {
+func (h *fakeHost) Notices() <-chan session.Notice {
 	if !h.push {
 		return nil
 	}
@@ -216,13 +217,13 @@ func (h *fakeHost) Notices() <-chan Notice {
 }
 
 // finishTurn ends a turn started earlier (for scripted slow workers).
-func (h *fakeHost) finishTurn(id SessionID, text string) {
+func (h *fakeHost) finishTurn(id session.ID, text string) {
 	h.mu.Lock()
 	s := h.sessions[id]
 	s.say(text)
 	s.endTurn(h)
 	h.mu.Unlock()
-	h.notify(id, NoticeResult)
+	h.notify(id, session.NoticeResult)
 }
 
 func (h *fakeHost) workerStarts() map[string]int {
@@ -514,7 +515,7 @@ type harness struct {
 	storeOpts []store.Option
 	// engineHost, when set, is the engine's host instead of host (a
 	// wrapper of it); engineOpts change the engine's options.
-	engineHost SessionHost
+	engineHost session.Host
 	engineOpts func(*Options)
 	// autoResume is the engine's AutoResumeAfterLimit (nil: on).
 	autoResume func() bool
@@ -542,7 +543,7 @@ func (h *harness) open() {
 	h.st = st
 	h.rec = newRecorder(h.t, st)
 	n := 0
-	var host SessionHost = h.host
+	var host session.Host = h.host
 	if h.engineHost != nil {
 		host = h.engineHost
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -295,7 +296,7 @@ func TestFinalReportOnlyForFinishedRuns(t *testing.T) {
 func TestFinalReportOfARunInError(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, testTemplate(nil), scripted(nil, nil), true)
-	h.host.startErr = func(opts StartOptions) error { return errBoom }
+	h.host.startErr = func(opts session.StartOptions) error { return errBoom }
 	id := h.create()
 	ctx := context.Background()
 	_ = h.eng.Start(ctx, id)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // messageReadGap is the least time between two reads of a worker session
@@ -23,9 +24,9 @@ const messageReadGap = 100 * time.Millisecond
 // the same place.
 type transcriptCursor struct {
 	// Prompt is the cursor at the last prompt: answers count only after it.
-	Prompt Cursor `json:"prompt"`
+	Prompt session.Cursor `json:"prompt"`
 	// Cursor is how far the transcript has been read.
-	Cursor Cursor `json:"cursor"`
+	Cursor session.Cursor `json:"cursor"`
 	// Usage of the session.
 	InputTokens  int64   `json:"inputTokens,omitempty"`
 	OutputTokens int64   `json:"outputTokens,omitempty"`
@@ -51,7 +52,7 @@ type transcriptCursor struct {
 }
 
 // reset starts reading anew at a prompt sent at cursor at.
-func (c *transcriptCursor) reset(at Cursor) {
+func (c *transcriptCursor) reset(at session.Cursor) {
 	c.Prompt, c.Cursor = at, at
 	c.entries, c.assistant, c.result = nil, false, false
 	c.replayTo = 0
@@ -85,8 +86,8 @@ func (c *transcriptCursor) usageSeen() *usageBook {
 
 // prefetch is one Read made ahead by step.
 type prefetch struct {
-	cursor Cursor
-	batch  Batch
+	cursor session.Cursor
+	batch  session.Batch
 	err    error
 }
 
@@ -95,7 +96,7 @@ type prefetch struct {
 // one read per messageReadGap for bursts of message notices) and absorbing
 // what they wrote into their transcriptCursor.
 type follower struct {
-	host      SessionHost
+	host      session.Host
 	hostWait  time.Duration
 	now       func() time.Time // the engine's clock
 	pollEvery time.Duration
@@ -103,19 +104,19 @@ type follower struct {
 	wake chan struct{}
 
 	mu    sync.Mutex
-	dirty map[SessionID]NoticeKind
+	dirty map[session.ID]session.NoticeKind
 
 	// prefetched holds the reads made at once for the sessions about to be
 	// checked, consumed by absorb.
-	prefetched map[SessionID]prefetch
+	prefetched map[session.ID]prefetch
 	// laterTimer wakes the loop at laterAt for the message notices put off.
 	laterTimer *time.Timer
 	laterAt    time.Time
 }
 
-func newFollower(host SessionHost, hostWait time.Duration, now func() time.Time, pollEvery time.Duration) *follower {
+func newFollower(host session.Host, hostWait time.Duration, now func() time.Time, pollEvery time.Duration) *follower {
 	return &follower{host: host, hostWait: hostWait, now: now, pollEvery: pollEvery, wake: make(chan struct{}, 1),
-		dirty: map[SessionID]NoticeKind{}}
+		dirty: map[session.ID]session.NoticeKind{}}
 }
 
 func (f *follower) hostCtx(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -124,7 +125,7 @@ func (f *follower) hostCtx(ctx context.Context) (context.Context, context.Cancel
 
 // mark notes that session id changed and wakes the loop. Safe from any
 // goroutine.
-func (f *follower) mark(id SessionID, kind NoticeKind) {
+func (f *follower) mark(id session.ID, kind session.NoticeKind) {
 	f.mu.Lock()
 	f.dirty[id] = kind
 	f.mu.Unlock()
@@ -139,20 +140,20 @@ func (f *follower) poke() {
 }
 
 // take returns the sessions that changed since the last call.
-func (f *follower) take() map[SessionID]NoticeKind {
+func (f *follower) take() map[session.ID]session.NoticeKind {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d := f.dirty
-	f.dirty = map[SessionID]NoticeKind{}
+	f.dirty = map[session.ID]session.NoticeKind{}
 	return d
 }
 
 // later keeps session id dirty, without waking the loop now, and makes
 // sure the loop wakes within after to read it.
-func (f *follower) later(id SessionID, after time.Duration) {
+func (f *follower) later(id session.ID, after time.Duration) {
 	f.mu.Lock()
 	if _, ok := f.dirty[id]; !ok {
-		f.dirty[id] = NoticeMessage
+		f.dirty[id] = session.NoticeMessage
 	}
 	f.mu.Unlock()
 	now := time.Now()
@@ -176,7 +177,7 @@ func (f *follower) stop() {
 
 // prefetch reads the sessions ids from cursors concurrently; read and
 // absorb take the results.
-func (f *follower) prefetch(ctx context.Context, ids []SessionID, cursors []Cursor) {
+func (f *follower) prefetch(ctx context.Context, ids []session.ID, cursors []session.Cursor) {
 	out := make([]prefetch, len(ids))
 	var wg sync.WaitGroup
 	for i := range ids {
@@ -190,7 +191,7 @@ func (f *follower) prefetch(ctx context.Context, ids []SessionID, cursors []Curs
 		}()
 	}
 	wg.Wait()
-	f.prefetched = make(map[SessionID]prefetch, len(ids))
+	f.prefetched = make(map[session.ID]prefetch, len(ids))
 	for i, id := range ids {
 		f.prefetched[id] = out[i]
 	}
@@ -201,7 +202,7 @@ func (f *follower) dropPrefetched() { f.prefetched = nil }
 
 // read returns the entries of session id after c: the prefetched ones when
 // they were read ahead from the same cursor, otherwise a Read.
-func (f *follower) read(ctx context.Context, id SessionID, c Cursor) (Batch, error) {
+func (f *follower) read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
 	if p, ok := f.prefetched[id]; ok {
 		delete(f.prefetched, id)
 		if p.cursor == c {
@@ -214,7 +215,7 @@ func (f *follower) read(ctx context.Context, id SessionID, c Cursor) (Batch, err
 }
 
 // absorb reads the new entries of session id into c.
-func (f *follower) absorb(ctx context.Context, id SessionID, c *transcriptCursor) (digest, error) {
+func (f *follower) absorb(ctx context.Context, id session.ID, c *transcriptCursor) (digest, error) {
 	batch, err := f.read(ctx, id, c.Cursor)
 	if err != nil {
 		c.failures++
@@ -267,14 +268,14 @@ func (f *follower) absorb(ctx context.Context, id SessionID, c *transcriptCursor
 	}
 	if batch.Next.Index < batch.Total {
 		// The host returned a part: read the rest on the next step.
-		f.mark(id, NoticeMessage)
+		f.mark(id, session.NoticeMessage)
 	}
 	return d, nil
 }
 
 // readToEnd reads (and counts the usage of) everything of session id after
 // c's cursor and returns the end.
-func (f *follower) readToEnd(ctx context.Context, id SessionID, c *transcriptCursor) (Cursor, error) {
+func (f *follower) readToEnd(ctx context.Context, id session.ID, c *transcriptCursor) (session.Cursor, error) {
 	at := c.Cursor
 	for {
 		b, err := f.host.Read(ctx, id, at)
@@ -296,7 +297,7 @@ func (f *follower) readToEnd(ctx context.Context, id SessionID, c *transcriptCur
 // since a host's turn state may lag behind its transcript. A host that does
 // not report turns (TurnUnknown: only isRunning, which means the process is
 // alive) ends a turn with its result only.
-func (f *follower) turnOver(ctx context.Context, id SessionID, c *transcriptCursor) (SessionInfo, bool) {
+func (f *follower) turnOver(ctx context.Context, id session.ID, c *transcriptCursor) (session.Info, bool) {
 	hctx, cancel := f.hostCtx(ctx)
 	defer cancel()
 	info, err := f.host.Session(hctx, id)

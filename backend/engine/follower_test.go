@@ -7,11 +7,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/baton-app/baton/backend/session"
 )
 
 // transcriptHost serves one transcript to Read and counts the reads.
 type transcriptHost struct {
-	SessionHost
+	session.Host
 	mu      sync.Mutex
 	entries []json.RawMessage
 	reads   int
@@ -19,7 +21,7 @@ type transcriptHost struct {
 	reset   bool
 }
 
-func (h *transcriptHost) Read(ctx context.Context, id SessionID, c Cursor) (Batch, error) {
+func (h *transcriptHost) Read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.reads++
@@ -31,7 +33,7 @@ func (h *transcriptHost) Read(ctx context.Context, id SessionID, c Cursor) (Batc
 	if h.part > 0 && to-from > h.part {
 		to = from + h.part
 	}
-	return Batch{Entries: h.entries[from:to], Next: Cursor{Index: to}, Total: len(h.entries), Reset: from != c.Index}, nil
+	return session.Batch{Entries: h.entries[from:to], Next: session.Cursor{Index: to}, Total: len(h.entries), Reset: from != c.Index}, nil
 }
 
 func assistantEntry(id, text string, in int) json.RawMessage {
@@ -55,7 +57,7 @@ func TestFollowerAbsorbsCountsOnceAndReplays(t *testing.T) {
 	h.entries = append(h.entries, assistantEntry("m2", "two", 5))
 	h.reset = true
 	h.mu.Unlock()
-	c.Prompt = Cursor{Index: 1}
+	c.Prompt = session.Cursor{Index: 1}
 	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +87,7 @@ func TestFollowerPartialReadStaysDirty(t *testing.T) {
 	if !c.more {
 		t.Error("a part was read, more is false")
 	}
-	if d := f.take(); d["s"] != NoticeMessage {
+	if d := f.take(); d["s"] != session.NoticeMessage {
 		t.Errorf("dirty after a part = %v", d)
 	}
 	select {
@@ -99,18 +101,18 @@ func TestFollowerPrefetchIsUsedOnceFromTheSameCursor(t *testing.T) {
 	t.Parallel()
 	h := &transcriptHost{entries: []json.RawMessage{assistantEntry("m1", "a", 1)}}
 	f := newFollower(h, time.Second, time.Now, time.Second)
-	f.prefetch(context.Background(), []SessionID{"s", "t"}, []Cursor{{}, {Index: 1}})
+	f.prefetch(context.Background(), []session.ID{"s", "t"}, []session.Cursor{{}, {Index: 1}})
 	if h.reads != 2 {
 		t.Fatalf("prefetch made %d reads", h.reads)
 	}
-	if b, err := f.read(context.Background(), "s", Cursor{}); err != nil || len(b.Entries) != 1 || h.reads != 2 {
+	if b, err := f.read(context.Background(), "s", session.Cursor{}); err != nil || len(b.Entries) != 1 || h.reads != 2 {
 		t.Errorf("read after prefetch = %+v, %v (%d reads)", b, err, h.reads)
 	}
-	if _, err := f.read(context.Background(), "s", Cursor{}); err != nil || h.reads != 3 {
+	if _, err := f.read(context.Background(), "s", session.Cursor{}); err != nil || h.reads != 3 {
 		t.Errorf("second read used the prefetch again (%d reads)", h.reads)
 	}
 	// Prefetched from another cursor: read again.
-	if _, err := f.read(context.Background(), "t", Cursor{}); err != nil || h.reads != 4 {
+	if _, err := f.read(context.Background(), "t", session.Cursor{}); err != nil || h.reads != 4 {
 		t.Errorf("read from another cursor used the prefetch (%d reads)", h.reads)
 	}
 }
@@ -130,13 +132,13 @@ func TestFollowerLaterKeepsDirtyAndWakes(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("never woke")
 	}
-	if d := f.take(); d["s"] != NoticeMessage {
+	if d := f.take(); d["s"] != session.NoticeMessage {
 		t.Errorf("dirty = %v", d)
 	}
 	// A notice that came meanwhile is kept as it was.
-	f.mark("s", NoticeResult)
+	f.mark("s", session.NoticeResult)
 	f.later("s", time.Millisecond)
-	if d := f.take(); d["s"] != NoticeResult {
+	if d := f.take(); d["s"] != session.NoticeResult {
 		t.Errorf("later overwrote a result notice: %v", d)
 	}
 }

@@ -3,13 +3,15 @@ package engine
 import (
 	"errors"
 	"testing"
+
+	"github.com/baton-app/baton/backend/session"
 )
 
 func TestWorkerSessionID(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		orch, task string
-		want       SessionID
+		want       session.ID
 		err        bool
 	}{
 		{"abc123", "task_001", "local___orch_abc123_worker_task_001", false},
@@ -35,40 +37,9 @@ func TestWorkerSessionID(t *testing.T) {
 			if err != nil || got != tt.want {
 				t.Fatalf("WorkerSessionID(%q, %q) = %q, %v; want %q", tt.orch, tt.task, got, err, tt.want)
 			}
-			if !IsHidden(got, "") {
+			if !session.IsHidden(got, "") {
 				t.Fatalf("IsHidden(%q) = false", got)
 			}
 		})
-	}
-}
-
-func TestIsHidden(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		id    SessionID
-		title string
-		want  bool
-	}{
-		{"local_123", "Fix the build", false},
-		{"local___orch_x_worker_y", "", true},
-		{"local_123", "worker __orch_x", true},
-		{"local_orch_", "orch", false},
-	}
-	for _, tt := range tests {
-		if got := IsHidden(tt.id, tt.title); got != tt.want {
-			t.Errorf("IsHidden(%q, %q) = %v, want %v", tt.id, tt.title, got, tt.want)
-		}
-	}
-}
-
-func TestPermissionDecisionValid(t *testing.T) {
-	t.Parallel()
-	for _, d := range []PermissionDecision{AllowOnce, AllowAlways, Deny} {
-		if !d.Valid() {
-			t.Errorf("%q.Valid() = false", d)
-		}
-	}
-	if PermissionDecision("yes").Valid() {
-		t.Error(`"yes".Valid() = true`)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/mailbox"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/worktree"
 )
@@ -495,7 +496,7 @@ func TestWorktreeSharedOnlyHost(t *testing.T) {
 	h.sharedOnly = func() bool { return true }
 	h.open()
 	var cwd string
-	h.host.onStart = func(o StartOptions) {
+	h.host.onStart = func(o session.StartOptions) {
 		if strings.Contains(string(o.ID), "_worker_") {
 			cwd = o.Cwd
 		}

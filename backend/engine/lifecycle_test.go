@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -19,7 +20,7 @@ func TestPermissionSurfaced(t *testing.T) {
 	tasks := plan(planned{"a", 5, nil})
 	h := newHarness(t, testTemplate(nil), scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
 		s.tool("Bash", map[string]any{"command": "rm -rf build"})
-		s.pending = []PermissionRequest{{RequestID: "req1", ToolName: "Bash", Input: []byte(`{"command":"rm -rf build"}`)}}
+		s.pending = []session.PermissionRequest{{RequestID: "req1", ToolName: "Bash", Input: []byte(`{"command":"rm -rf build"}`)}}
 		return true
 	}), true)
 	id := h.create()
@@ -42,7 +43,7 @@ func TestPermissionSurfaced(t *testing.T) {
 		s.say(block("completion", map[string]any{"task_id": "a", "status": "success"}))
 		s.endTurn(h.host)
 	}
-	if err := h.eng.RespondPermission(ctx, id, "a", AllowOnce, nil); err != nil {
+	if err := h.eng.RespondPermission(ctx, id, "a", session.AllowOnce, nil); err != nil {
 		t.Fatal(err)
 	}
 	if run := h.wait(id); run.Status != "completed" {
@@ -62,7 +63,7 @@ func TestStartErrorsRetryThenFail(t *testing.T) {
 	t.Parallel()
 	tasks := plan(planned{"a", 5, nil})
 	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxRetries = 2 }), scripted(tasks, nil), true)
-	h.host.startErr = func(o StartOptions) error {
+	h.host.startErr = func(o session.StartOptions) error {
 		if isWorkerSession(o.ID) {
 			return errBoom
 		}
@@ -164,7 +165,7 @@ func TestShutdownGivesUpWithContext(t *testing.T) {
 	tasks := plan(planned{"a", 5, nil})
 	block := make(chan struct{})
 	h := newHarness(t, testTemplate(nil), scripted(tasks, nil), true)
-	h.host.onStart = func(o StartOptions) {
+	h.host.onStart = func(o session.StartOptions) {
 		if isWorkerSession(o.ID) {
 			<-block // the host hangs while starting a worker, ignoring its context
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -541,7 +542,7 @@ func (r *runner) endLimitWait(ctx context.Context) error {
 // the worker count allows (one at least when none runs).
 func (r *runner) resumeWaiting(ctx context.Context) error {
 	if w := r.limits.MainWait; w != nil {
-		id := SessionID(r.run.MainSessionID)
+		id := session.ID(r.run.MainSessionID)
 		hctx, cancel := r.hostCtx(ctx)
 		err := r.e.host.Send(hctx, id, limitContinueMain)
 		cancel()
@@ -549,7 +550,7 @@ func (r *runner) resumeWaiting(ctx context.Context) error {
 		if err != nil {
 			return r.fail(ctx, fmt.Sprintf("resume the main session after the %s: %v", w.Kind.describe(), err))
 		}
-		r.markDirty(id, NoticeMessage)
+		r.markDirty(id, session.NoticeMessage)
 		r.main.AskedAt = r.e.now()
 		if err := r.commit(ctx, store.Change{}, nil); err != nil {
 			return err
@@ -587,7 +588,7 @@ func (r *runner) resumeWaiting(ctx context.Context) error {
 
 // continueWorker sends the continue message to a waiting worker's session.
 func (r *runner) continueWorker(ctx context.Context, ws *workerState) error {
-	id := SessionID(ws.w.SessionID)
+	id := session.ID(ws.w.SessionID)
 	kind := ws.book.Wait.Kind
 	ws.book.Waited += max(0, r.e.now().Sub(ws.book.Wait.Since))
 	hctx, cancel := r.hostCtx(ctx)
@@ -598,7 +599,7 @@ func (r *runner) continueWorker(ctx context.Context, ws *workerState) error {
 		return r.workerFailed(ctx, ws, fmt.Sprintf("resume after the %s: %v", kind.describe(), err), true)
 	}
 	now := r.e.now()
-	r.markDirty(id, NoticeMessage)
+	r.markDirty(id, session.NoticeMessage)
 	ws.book.reset(ws.book.Cursor)
 	ws.activity = now
 	ws.w.LastActivityAt = &now

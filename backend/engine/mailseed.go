@@ -8,6 +8,7 @@ import (
 
 	"github.com/baton-app/baton/backend/mailbox"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/skills"
 	"github.com/baton-app/baton/backend/store"
 )
@@ -84,7 +85,7 @@ func (r *runner) refuseReport(ctx context.Context, ws *workerState, problem stri
 	if ws.status != WorkerRunning || ws.w.SessionID == "" || ws.book.Reprompts >= r.tmpl.Config.MaxRetries {
 		return r.workerFailed(ctx, ws, why, false)
 	}
-	id := SessionID(ws.w.SessionID)
+	id := session.ID(ws.w.SessionID)
 	text := mailReprompt(problem, delimiters(r.tmpl))
 	hctx, cancel := r.hostCtx(ctx)
 	err := r.e.host.Send(hctx, id, text)
@@ -93,7 +94,7 @@ func (r *runner) refuseReport(ctx context.Context, ws *workerState, problem stri
 		return r.workerFailed(ctx, ws, fmt.Sprintf("send the re-prompt: %v", err), true)
 	}
 	n := ws.book.Reprompts + 1
-	r.markDirty(id, NoticeMessage)
+	r.markDirty(id, session.NoticeMessage)
 	ws.book.reset(ws.book.Cursor)
 	ws.book.Reprompts = n
 	ws.w.Error = why

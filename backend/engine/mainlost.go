@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/baton-app/baton/backend/session"
 )
 
 // A host that comes back without the run's main session (a fresh host, a
@@ -20,9 +22,9 @@ func (r *runner) lostMain(ctx context.Context) bool {
 		return false
 	}
 	hctx, cancel := r.hostCtx(ctx)
-	_, err := r.e.host.Session(hctx, SessionID(r.run.MainSessionID))
+	_, err := r.e.host.Session(hctx, session.ID(r.run.MainSessionID))
 	cancel()
-	if !errors.Is(err, ErrNoSession) {
+	if !errors.Is(err, session.ErrNoSession) {
 		return false
 	}
 	r.log().Warn("the host no longer has the main session; the next prompt starts a new one", "session", r.run.MainSessionID)

@@ -6,19 +6,20 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
 // isWorkerSession tells a worker's session id from the main session's (both
 // are chosen by the engine).
-func isWorkerSession(id SessionID) bool { return strings.Contains(string(id), "_worker_") }
+func isWorkerSession(id session.ID) bool { return strings.Contains(string(id), "_worker_") }
 
 // mainSessions lists the sessions of the fake host that are not workers.
-func (h *fakeHost) mainSessions() []SessionID {
+func (h *fakeHost) mainSessions() []session.ID {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []SessionID
-	seen := map[SessionID]bool{}
+	var out []session.ID
+	seen := map[session.ID]bool{}
 	for _, id := range h.order {
 		if _, ok := h.sessions[id]; ok && !isWorkerSession(id) && !seen[id] {
 			seen[id] = true
@@ -45,9 +46,9 @@ func TestOneMainSessionAcrossACrashAtItsStart(t *testing.T) {
 			var (
 				mu      sync.Mutex
 				atStart *store.Run
-				asked   SessionID
+				asked   session.ID
 			)
-			h.host.onStart = func(o StartOptions) {
+			h.host.onStart = func(o session.StartOptions) {
 				if strings.Contains(string(o.ID), "_worker_") {
 					return
 				}
@@ -68,7 +69,7 @@ func TestOneMainSessionAcrossACrashAtItsStart(t *testing.T) {
 			mu.Lock()
 			snap := *atStart
 			mu.Unlock()
-			if snap.MainSessionID == "" || SessionID(snap.MainSessionID) != asked {
+			if snap.MainSessionID == "" || session.ID(snap.MainSessionID) != asked {
 				t.Fatalf("when the main session was started the store held main session %q; the start asked for %q", snap.MainSessionID, asked)
 			}
 			// Crash: the store is as it was when the session was started.

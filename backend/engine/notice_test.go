@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestMessageNoticesAreCoalesced(t *testing.T) {
 	t.Parallel()
 	tasks := plan(planned{"task_001", 5, nil})
-	var sid SessionID
+	var sid session.ID
 	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
 		// The turn goes on: the test adds the entries.
 		sid = s.id
@@ -43,7 +44,7 @@ func TestMessageNoticesAreCoalesced(t *testing.T) {
 		h.host.mu.Lock()
 		s.tool("Read", map[string]any{"file_path": fmt.Sprintf("/p/f%d.go", i)})
 		h.host.mu.Unlock()
-		h.host.notify(sid, NoticeMessage)
+		h.host.notify(sid, session.NoticeMessage)
 		time.Sleep(5 * time.Millisecond)
 	}
 	h.until("the burst is read", func() bool {
@@ -63,7 +64,7 @@ func TestMessageNoticesAreCoalesced(t *testing.T) {
 	s.say(block("completion", map[string]any{"task_id": "task_001", "status": "success", "summary": "Read everything"}))
 	s.endTurn(h.host)
 	h.host.mu.Unlock()
-	h.host.notify(sid, NoticeResult)
+	h.host.notify(sid, session.NoticeResult)
 	run := h.wait(id)
 	if run.Status != "completed" {
 		t.Fatalf("run = %s: %s", run.Status, run.Error)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/templates"
@@ -121,7 +122,7 @@ func TestOverridesLimitWorkersAndAreStoredWithTheRun(t *testing.T) {
 					t.Fatalf("%d workers active, maxWorkers is %d", active, tc.workers)
 				}
 				h.host.mu.Lock()
-				var next SessionID
+				var next session.ID
 				var task string
 				for _, sid := range h.host.order {
 					if m := workerRe.FindStringSubmatch(string(sid)); m != nil && !finished[m[1]] && h.host.sessions[sid].turnRunning {

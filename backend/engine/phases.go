@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -44,7 +45,7 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 	if r.e.hostDown() {
 		// The host is lost: nothing failed yet. The run waits for it and
 		// does this step again when it is back (or stops as interrupted).
-		return lostErr(reason)
+		return session.LostError(reason)
 	}
 	if err := r.move(RunError); err != nil {
 		return err
@@ -103,14 +104,14 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 	}
 	hctx, cancel := r.hostCtx(ctx)
 	defer cancel()
-	var at Cursor
+	var at session.Cursor
 	start := r.run.MainSessionID == "" || r.mainGone
 	if !start && r.main.Asked == "" && r.main.transcriptCursor.Cursor.Index == 0 {
 		// An id was stored but nothing was asked yet: the process may have
 		// stopped between storing the id and starting the session. Start
 		// it only when the host does not have it.
-		_, serr := r.e.host.Session(hctx, SessionID(r.run.MainSessionID))
-		start = errors.Is(serr, ErrNoSession)
+		_, serr := r.e.host.Session(hctx, session.ID(r.run.MainSessionID))
+		start = errors.Is(serr, session.ErrNoSession)
 	}
 	if start {
 		// The id is chosen and stored before the session is started, as a
@@ -126,7 +127,7 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 				return err
 			}
 		}
-		chosen := SessionID(r.run.MainSessionID)
+		chosen := session.ID(r.run.MainSessionID)
 		r.e.track(chosen, r)
 		if r.mainGone {
 			// The host lost the main session: a new one (under the same
@@ -136,7 +137,7 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 				OutputTokens: r.main.OutputTokens, CostUSD: r.main.CostUSD}
 		}
 		title := clip("Baton: "+r.run.Request, 80)
-		id, err := r.e.host.Start(hctx, r.withSystem(StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
+		id, err := r.e.host.Start(hctx, r.withSystem(session.StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
 			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode}, phase, values))
 		if err != nil {
 			// The call failed, but the host may have created the session.
@@ -153,15 +154,15 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 			r.e.track(id, r)
 		}
 	} else {
-		at, err = r.follow.readToEnd(hctx, SessionID(r.run.MainSessionID), &r.main.transcriptCursor)
-		if err != nil && errors.Is(err, ErrNoSession) && r.lostMain(ctx) {
+		at, err = r.follow.readToEnd(hctx, session.ID(r.run.MainSessionID), &r.main.transcriptCursor)
+		if err != nil && errors.Is(err, session.ErrNoSession) && r.lostMain(ctx) {
 			return r.askWith(ctx, phase, want, values)
 		}
 		if err != nil {
 			return errors.Join(err, r.fail(ctx, fmt.Sprintf("read the main session: %v", err)))
 		}
-		if err := r.e.host.Send(hctx, SessionID(r.run.MainSessionID), text); err != nil {
-			if errors.Is(err, ErrNoSession) && r.lostMain(ctx) {
+		if err := r.e.host.Send(hctx, session.ID(r.run.MainSessionID), text); err != nil {
+			if errors.Is(err, session.ErrNoSession) && r.lostMain(ctx) {
 				return r.askWith(ctx, phase, want, values)
 			}
 			return errors.Join(err, r.fail(ctx, fmt.Sprintf("send the %s prompt: %v", phase, err)))
@@ -172,14 +173,14 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 	r.main.Reprompts = 0
 	r.main.AskedAt = r.e.now()
 	// A notice may have come before the session was known: look once now.
-	r.markDirty(SessionID(r.run.MainSessionID), NoticeMessage)
+	r.markDirty(session.ID(r.run.MainSessionID), session.NoticeMessage)
 	return r.commit(ctx, store.Change{}, nil)
 }
 
 func (r *runner) checkMain(ctx context.Context) error {
-	id := SessionID(r.run.MainSessionID)
+	id := session.ID(r.run.MainSessionID)
 	d, err := r.follow.absorb(ctx, id, &r.main.transcriptCursor)
-	if err != nil && errors.Is(err, ErrNoSession) && r.lostMain(ctx) {
+	if err != nil && errors.Is(err, session.ErrNoSession) && r.lostMain(ctx) {
 		return nil // the next step asks a new main session
 	}
 	if err != nil {
@@ -232,7 +233,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return r.fail(ctx, fmt.Sprintf("send the re-prompt: %v", err))
 	}
 	asked, n := r.main.Asked, r.main.Reprompts+1
-	r.markDirty(id, NoticeMessage)
+	r.markDirty(id, session.NoticeMessage)
 	r.main.reset(at)
 	r.main.Asked, r.main.Reprompts = asked, n
 	return r.commit(ctx, store.Change{Answers: []store.PhaseAnswer{ans}}, nil,
@@ -258,7 +259,7 @@ func (r *runner) checkPhaseTimeout(ctx context.Context) error {
 		return nil
 	}
 	hctx, cancel := r.hostCtx(ctx)
-	if err := r.e.host.Interrupt(hctx, SessionID(r.run.MainSessionID)); err != nil {
+	if err := r.e.host.Interrupt(hctx, session.ID(r.run.MainSessionID)); err != nil {
 		r.log().Debug("interrupt the main session", "err", err)
 	}
 	cancel()

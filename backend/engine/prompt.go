@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -39,24 +40,15 @@ func (r *runner) renderParts(phase template.Phase, extra map[string]any) (templa
 	return r.tmpl.Render(phase, values)
 }
 
-// joinPrompt puts a system text before a message, for a host without a
-// system prompt of its own.
-func joinPrompt(system, user string) string {
-	parts := []string{}
-	for _, s := range []string{system, user} {
-		if strings.TrimSpace(s) != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "\n\n")
-}
+// joinPrompt joins a system text and a user text (session.JoinPrompt).
+func joinPrompt(system, user string) string { return session.JoinPrompt(system, user) }
 
 // withSystem gives a session that starts with the prompt of phase the
 // phase's system text as its system prompt, when the host takes one apart
 // (TakesSystemPrompt); otherwise opts are left as they are, the system text
 // in the message.
-func (r *runner) withSystem(opts StartOptions, phase template.Phase, extra map[string]any) StartOptions {
-	if !TakesSystemPrompt(r.e.host) {
+func (r *runner) withSystem(opts session.StartOptions, phase template.Phase, extra map[string]any) session.StartOptions {
+	if !session.TakesSystemPrompt(r.e.host) {
 		return opts
 	}
 	p, err := r.renderParts(phase, extra)
@@ -78,7 +70,7 @@ func (r *runner) workerPrompt(t *store.Task, ws *workerState) (prompt func() str
 		return nil, "", fmt.Errorf("render the worker prompt: %w", err)
 	}
 	text := joinPrompt(p.System, p.User)
-	if TakesSystemPrompt(r.e.host) && strings.TrimSpace(p.System) != "" && strings.TrimSpace(p.User) != "" {
+	if session.TakesSystemPrompt(r.e.host) && strings.TrimSpace(p.System) != "" && strings.TrimSpace(p.User) != "" {
 		text, system = p.User, p.System
 	}
 	task, feedback, hooks := *t, ws.book.Feedback, r.hooks

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -131,7 +132,7 @@ func TestDependencyDeadlockIsExplained(t *testing.T) {
 		t.Fatalf("run is %s while task_003 runs", got)
 	}
 	w := h.workers(id)["task_003"]
-	h.host.finishTurn(SessionID(w.SessionID), block("completion", map[string]any{"task_id": "task_003", "status": "success", "summary": "ok"}))
+	h.host.finishTurn(session.ID(w.SessionID), block("completion", map[string]any{"task_id": "task_003", "status": "success", "summary": "ok"}))
 	run := h.wait(id)
 	if run.Status != "error" || !strings.Contains(run.Error, "dependency deadlock") ||
 		!strings.Contains(run.Error, "task_002 waits for task_001 (failed)") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -17,27 +18,6 @@ import (
 // events EventReconnecting and EventReconnected, Snapshot.Reconnecting) and
 // takes no step until the link is back; after Options.ReconnectFor it stops
 // as interrupted, keeping everything done, and Resume continues it.
-
-// ErrHostLost is matched by the error of a host call made while, or cut
-// because, the connection to the host was lost.
-var ErrHostLost = errors.New("the connection to the session host is lost")
-
-// HostLink is implemented by a host whose connection can be lost and come
-// back on its own (the CDP hosts reattach with capped backoff).
-type HostLink interface {
-	// Link returns the state of the connection now.
-	Link() LinkState
-}
-
-// LinkState is the state of a host's connection.
-type LinkState struct {
-	// Up is false while the connection is lost.
-	Up bool
-	// Reason says why it is lost.
-	Reason string
-	// Changed is closed at the next change (nil: it never changes).
-	Changed <-chan struct{}
-}
 
 // Reconnecting describes a run that waits for its host to come back.
 type Reconnecting struct {
@@ -58,33 +38,26 @@ const (
 // fails at once while the link is down, and is cut when the link goes down
 // while it runs; such errors wrap ErrHostLost.
 type guardHost struct {
-	inner SessionHost
-	link  HostLink // nil: the host's connection is never lost
+	inner session.Host
+	link  session.HostLink // nil: the host's connection is never lost
 	wait  time.Duration
 	quick time.Duration
 }
 
 // TakesSystemPrompt passes the wrapped host's answer on (SystemPrompter).
-func (g *guardHost) TakesSystemPrompt() bool { return TakesSystemPrompt(g.inner) }
+func (g *guardHost) TakesSystemPrompt() bool { return session.TakesSystemPrompt(g.inner) }
 
-func newGuardHost(h SessionHost, wait, quick time.Duration) *guardHost {
+func newGuardHost(h session.Host, wait, quick time.Duration) *guardHost {
 	g := &guardHost{inner: h, wait: wait, quick: min(quick, wait)}
-	g.link, _ = h.(HostLink)
+	g.link, _ = h.(session.HostLink)
 	return g
 }
 
-func (g *guardHost) state() LinkState {
+func (g *guardHost) state() session.LinkState {
 	if g.link == nil {
-		return LinkState{Up: true}
+		return session.LinkState{Up: true}
 	}
 	return g.link.Link()
-}
-
-func lostErr(reason string) error {
-	if reason == "" {
-		return ErrHostLost
-	}
-	return fmt.Errorf("%w (%s)", ErrHostLost, reason)
 }
 
 // begin returns the context of one call, or ErrHostLost while the link is
@@ -92,7 +65,7 @@ func lostErr(reason string) error {
 func (g *guardHost) begin(ctx context.Context, d time.Duration) (context.Context, func(), error) {
 	st := g.state()
 	if !st.Up {
-		return nil, nil, lostErr(st.Reason)
+		return nil, nil, session.LostError(st.Reason)
 	}
 	cctx, cancelCause := context.WithCancelCause(ctx)
 	tctx, cancelTimeout := context.WithTimeout(cctx, d)
@@ -108,7 +81,7 @@ func (g *guardHost) begin(ctx context.Context, d time.Duration) (context.Context
 				}
 				now := g.state()
 				if !now.Up {
-					cancelCause(lostErr(now.Reason))
+					cancelCause(session.LostError(now.Reason))
 					return
 				}
 				changed = now.Changed
@@ -123,19 +96,19 @@ func (g *guardHost) begin(ctx context.Context, d time.Duration) (context.Context
 
 // end wraps a call's error in ErrHostLost when the link went down.
 func (g *guardHost) end(ctx context.Context, err error) error {
-	if err == nil || errors.Is(err, ErrHostLost) {
+	if err == nil || errors.Is(err, session.ErrHostLost) {
 		return err
 	}
-	if cause := context.Cause(ctx); errors.Is(cause, ErrHostLost) {
+	if cause := context.Cause(ctx); errors.Is(cause, session.ErrHostLost) {
 		return fmt.Errorf("%w: %w", cause, err)
 	}
 	if st := g.state(); !st.Up {
-		return fmt.Errorf("%w: %w", lostErr(st.Reason), err)
+		return fmt.Errorf("%w: %w", session.LostError(st.Reason), err)
 	}
 	return err
 }
 
-func (g *guardHost) Start(ctx context.Context, opts StartOptions) (SessionID, error) {
+func (g *guardHost) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	cctx, done, err := g.begin(ctx, g.wait)
 	if err != nil {
 		return "", err
@@ -145,7 +118,7 @@ func (g *guardHost) Start(ctx context.Context, opts StartOptions) (SessionID, er
 	return id, g.end(cctx, err)
 }
 
-func (g *guardHost) Send(ctx context.Context, id SessionID, text string) error {
+func (g *guardHost) Send(ctx context.Context, id session.ID, text string) error {
 	cctx, done, err := g.begin(ctx, g.wait)
 	if err != nil {
 		return err
@@ -154,27 +127,27 @@ func (g *guardHost) Send(ctx context.Context, id SessionID, text string) error {
 	return g.end(cctx, g.inner.Send(cctx, id, text))
 }
 
-func (g *guardHost) Read(ctx context.Context, id SessionID, c Cursor) (Batch, error) {
+func (g *guardHost) Read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
-		return Batch{}, err
+		return session.Batch{}, err
 	}
 	defer done()
 	b, err := g.inner.Read(cctx, id, c)
 	return b, g.end(cctx, err)
 }
 
-func (g *guardHost) Session(ctx context.Context, id SessionID) (SessionInfo, error) {
+func (g *guardHost) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
-		return SessionInfo{}, err
+		return session.Info{}, err
 	}
 	defer done()
 	info, err := g.inner.Session(cctx, id)
 	return info, g.end(cctx, err)
 }
 
-func (g *guardHost) Interrupt(ctx context.Context, id SessionID) error {
+func (g *guardHost) Interrupt(ctx context.Context, id session.ID) error {
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
 		return err
@@ -183,7 +156,7 @@ func (g *guardHost) Interrupt(ctx context.Context, id SessionID) error {
 	return g.end(cctx, g.inner.Interrupt(cctx, id))
 }
 
-func (g *guardHost) Archive(ctx context.Context, id SessionID) error {
+func (g *guardHost) Archive(ctx context.Context, id session.ID) error {
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
 		return err
@@ -192,11 +165,11 @@ func (g *guardHost) Archive(ctx context.Context, id SessionID) error {
 	return g.end(cctx, g.inner.Archive(cctx, id))
 }
 
-func (g *guardHost) Notices() <-chan Notice { return g.inner.Notices() }
+func (g *guardHost) Notices() <-chan session.Notice { return g.inner.Notices() }
 
-// browser is the host's SessionBrowser, with the same guard, or nil.
-func (g *guardHost) browser() SessionBrowser {
-	b, ok := g.inner.(SessionBrowser)
+// browser is the host's session.Browser, with the same guard, or nil.
+func (g *guardHost) browser() session.Browser {
+	b, ok := g.inner.(session.Browser)
 	if !ok {
 		return nil
 	}
@@ -205,10 +178,10 @@ func (g *guardHost) browser() SessionBrowser {
 
 type guardBrowser struct {
 	g *guardHost
-	b SessionBrowser
+	b session.Browser
 }
 
-func (gb guardBrowser) List(ctx context.Context, includeHidden bool) ([]SessionInfo, error) {
+func (gb guardBrowser) List(ctx context.Context, includeHidden bool) ([]session.Info, error) {
 	cctx, done, err := gb.g.begin(ctx, gb.g.quick)
 	if err != nil {
 		return nil, err
@@ -218,7 +191,7 @@ func (gb guardBrowser) List(ctx context.Context, includeHidden bool) ([]SessionI
 	return l, gb.g.end(cctx, err)
 }
 
-func (gb guardBrowser) RespondPermission(ctx context.Context, requestID string, d PermissionDecision, input json.RawMessage) error {
+func (gb guardBrowser) RespondPermission(ctx context.Context, requestID string, d session.PermissionDecision, input json.RawMessage) error {
 	cctx, done, err := gb.g.begin(ctx, gb.g.wait)
 	if err != nil {
 		return err
@@ -391,7 +364,7 @@ func (r *runner) giveUp(ctx context.Context) {
 
 // lostHost reports whether err came from a host that was lost; the step
 // that got it changes nothing, and the run waits for the host.
-func lostHost(err error) bool { return errors.Is(err, ErrHostLost) }
+func lostHost(err error) bool { return errors.Is(err, session.ErrHostLost) }
 
 // startLost: a worker's start was cut because the host was lost. Nothing is
 // counted against the task: it is started again, under the same id, when

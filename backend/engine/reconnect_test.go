@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -23,10 +24,10 @@ type linkedHost struct {
 
 func newLinkedHost(h *fakeHost) *linkedHost { return &linkedHost{fakeHost: h, ch: make(chan struct{})} }
 
-func (l *linkedHost) Link() LinkState {
+func (l *linkedHost) Link() session.LinkState {
 	l.lmu.Lock()
 	defer l.lmu.Unlock()
-	return LinkState{Up: !l.down, Reason: l.reason, Changed: l.ch}
+	return session.LinkState{Up: !l.down, Reason: l.reason, Changed: l.ch}
 }
 
 func (l *linkedHost) set(down bool, reason string) {
@@ -46,30 +47,30 @@ func (l *linkedHost) isDown() error {
 	return nil
 }
 
-func (l *linkedHost) Start(ctx context.Context, o StartOptions) (SessionID, error) {
+func (l *linkedHost) Start(ctx context.Context, o session.StartOptions) (session.ID, error) {
 	if err := l.isDown(); err != nil {
 		return "", err
 	}
 	return l.fakeHost.Start(ctx, o)
 }
 
-func (l *linkedHost) Send(ctx context.Context, id SessionID, text string) error {
+func (l *linkedHost) Send(ctx context.Context, id session.ID, text string) error {
 	if err := l.isDown(); err != nil {
 		return err
 	}
 	return l.fakeHost.Send(ctx, id, text)
 }
 
-func (l *linkedHost) Read(ctx context.Context, id SessionID, c Cursor) (Batch, error) {
+func (l *linkedHost) Read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
 	if err := l.isDown(); err != nil {
-		return Batch{}, err
+		return session.Batch{}, err
 	}
 	return l.fakeHost.Read(ctx, id, c)
 }
 
-func (l *linkedHost) Session(ctx context.Context, id SessionID) (SessionInfo, error) {
+func (l *linkedHost) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	if err := l.isDown(); err != nil {
-		return SessionInfo{}, err
+		return session.Info{}, err
 	}
 	return l.fakeHost.Session(ctx, id)
 }
@@ -77,7 +78,7 @@ func (l *linkedHost) Session(ctx context.Context, id SessionID) (SessionInfo, er
 // forget drops every session, as a fresh host has none of the old ones.
 func (l *linkedHost) forget() {
 	l.fakeHost.mu.Lock()
-	l.fakeHost.sessions = map[SessionID]*fakeSession{}
+	l.fakeHost.sessions = map[session.ID]*fakeSession{}
 	l.fakeHost.live = 0
 	l.fakeHost.mu.Unlock()
 }
@@ -99,7 +100,7 @@ func linkedHarness(t *testing.T, tasks []map[string]any, hold func(task string) 
 
 func (h *harness) finishWorker(id, task string) {
 	h.t.Helper()
-	sid := SessionID(h.workers(id)[task].SessionID)
+	sid := session.ID(h.workers(id)[task].SessionID)
 	h.host.finishTurn(sid, block("completion", map[string]any{"task_id": task, "status": "success", "summary": "Did " + task,
 		"output_files": []string{"docs/" + task + ".md"}}))
 }
@@ -244,7 +245,7 @@ func TestResumeWithMainGoneStartsNewMainWithSummary(t *testing.T) {
 	if run := h.wait(id); run.Status != "interrupted" {
 		t.Fatalf("run %s, want interrupted", run.Status)
 	}
-	mainID := SessionID(mustRun(t, h, id).MainSessionID)
+	mainID := session.ID(mustRun(t, h, id).MainSessionID)
 	lh.forget()
 	hold.Delete("b")
 	lh.set(false, "")
@@ -256,7 +257,7 @@ func TestResumeWithMainGoneStartsNewMainWithSummary(t *testing.T) {
 		t.Fatalf("resumed run %s with %d completed: %s %s; b: %+v", run.Status, run.TasksCompleted, run.Message, run.Error, h.workers(id)["b"])
 	}
 	h.host.mu.Lock()
-	var mains []StartOptions
+	var mains []session.StartOptions
 	for _, s := range h.host.starts {
 		if s.ID == mainID {
 			mains = append(mains, s)
@@ -293,14 +294,14 @@ func mustRun(t *testing.T, h *harness, id string) store.Run {
 // page that no longer answers does.
 type blockingHost struct{ *linkedHost }
 
-func (b blockingHost) Send(ctx context.Context, id SessionID, text string) error {
+func (b blockingHost) Send(ctx context.Context, id session.ID, text string) error {
 	<-ctx.Done()
 	return ctx.Err()
 }
 
-func (b blockingHost) Session(ctx context.Context, id SessionID) (SessionInfo, error) {
+func (b blockingHost) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	<-ctx.Done()
-	return SessionInfo{}, ctx.Err()
+	return session.Info{}, ctx.Err()
 }
 
 // Every host call has a deadline (a shorter one for the calls that only
@@ -342,14 +343,14 @@ func TestGuardHostDeadlinesAndCuts(t *testing.T) {
 		t.Fatal("the call was not cut when the link went down")
 	}
 	// While the link is down, calls fail at once without reaching the host.
-	if _, err := g.Start(ctx, StartOptions{}); !lostHost(err) {
+	if _, err := g.Start(ctx, session.StartOptions{}); !lostHost(err) {
 		t.Fatalf("Start while down = %v", err)
 	}
 	if n := len(lh.fakeHost.starts); n != 0 {
 		t.Fatalf("the host got %d starts while down", n)
 	}
 	lh.set(false, "")
-	if id, err := g.Start(ctx, StartOptions{ID: "local_x", Cwd: "/", Message: "hi"}); err != nil || id != "local_x" {
+	if id, err := g.Start(ctx, session.StartOptions{ID: "local_x", Cwd: "/", Message: "hi"}); err != nil || id != "local_x" {
 		t.Fatalf("Start after the link is back = %q, %v", id, err)
 	}
 }

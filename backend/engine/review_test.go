@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -185,7 +186,7 @@ func TestReviewByUser(t *testing.T) {
 		t.Errorf("decision on a running task: %v", err)
 	}
 	w := h.workers(id)["task_001"]
-	h.host.finishTurn(SessionID(w.SessionID), block("completion", map[string]any{"task_id": "task_001", "status": "success", "summary": "Added it"}))
+	h.host.finishTurn(session.ID(w.SessionID), block("completion", map[string]any{"task_id": "task_001", "status": "success", "summary": "Added it"}))
 	if p := workerPrompts(h.host, "task_001")[1]; !strings.Contains(p, "add a changelog entry") || !strings.Contains(p, "the user") {
 		t.Errorf("retry prompt lacks the user's reason:\n%s", p)
 	}

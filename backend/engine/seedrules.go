@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/skills"
 	"github.com/baton-app/baton/backend/store"
 )
@@ -33,7 +34,7 @@ func (r *runner) conflictReport(ctx context.Context, ws *workerState, c *protoco
 	ws.w.Conflicts = conflicts(c)
 	ws.w.Questions = nil
 	if ws.w.SessionID != "" {
-		r.archive.add(SessionID(ws.w.SessionID))
+		r.archive.add(session.ID(ws.w.SessionID))
 	}
 	return r.finalFail(ctx, ws, "conflict: "+strings.Join(ws.w.Conflicts, "; "))
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claude"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -77,7 +77,7 @@ func TestSimulatorRealShapes(t *testing.T) {
 	var cost float64
 	var out, in int64
 	for _, s := range sessions {
-		b, err := host.Read(ctx, s.ID, engine.Cursor{})
+		b, err := host.Read(ctx, s.ID, session.Cursor{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/baton-app/baton/backend/session"
 )
 
 // A result wrapped in the entry's message, with camelCase fields, ends the
@@ -39,27 +41,13 @@ func TestDigestWrappedCamelCaseResult(t *testing.T) {
 	}
 }
 
-// canonicalEntry leaves other entries alone, byte for byte.
-func TestCanonicalEntryLeavesOthers(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{
-		`{"type":"assistant","message":{"content":[{"type":"text","text":"the result is"}]}}`,
-		`{"type":"result","subtype":"success","is_error":false,"total_cost_usd":1}`,
-		`{"type":"user","message":{"role":"user","content":"result"}}`,
-	} {
-		if got := string(canonicalEntry([]byte(s))); got != s {
-			t.Errorf("canonicalEntry(%s) = %s", s, got)
-		}
-	}
-}
-
 // sessionStateHost reports one session state.
 type sessionStateHost struct {
 	transcriptHost
-	info SessionInfo
+	info session.Info
 }
 
-func (h *sessionStateHost) Session(ctx context.Context, id SessionID) (SessionInfo, error) {
+func (h *sessionStateHost) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	return h.info, nil
 }
 
@@ -69,7 +57,7 @@ func TestTurnOverNeedsResultWhenTurnUnknown(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	clock := func() time.Time { return now }
-	h := &sessionStateHost{info: SessionInfo{Running: true, TurnRunning: false, TurnUnknown: true}}
+	h := &sessionStateHost{info: session.Info{Running: true, TurnRunning: false, TurnUnknown: true}}
 	h.entries = lines(`{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Reading files."}]}}`)
 	f := newFollower(h, time.Second, clock, time.Second)
 	var c transcriptCursor

@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -217,7 +218,7 @@ func TestSimulatorRuns(t *testing.T) {
 				}
 				for _, w := range snap.Workers {
 					if w.Waiting != nil && w.Waiting.ToolName == "Write" {
-						if err := eng.RespondPermission(ctx, run.ID, w.TaskID, engine.AllowOnce, nil); err != nil {
+						if err := eng.RespondPermission(ctx, run.ID, w.TaskID, session.AllowOnce, nil); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -351,7 +352,7 @@ func TestSimulatorRestoreMidRun(t *testing.T) {
 // startSimRun opens a store and an engine on host and starts a run of tmpl
 // on a copy of the sample project. stop shuts the engine down and closes the
 // store; defer it before the host is closed.
-func startSimRun(ctx context.Context, t *testing.T, host engine.SessionHost, tmpl template.Template) (*engine.Engine, *events, store.Run, func()) {
+func startSimRun(ctx context.Context, t *testing.T, host session.Host, tmpl template.Template) (*engine.Engine, *events, store.Run, func()) {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "baton.db"), store.WithLogger(quiet))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -312,7 +313,7 @@ func TestSimulatorWorkflows(t *testing.T) {
 // page and the Claude Desktop adapter, as the engine reads them.
 type transcripts struct {
 	ctx  context.Context
-	host engine.SessionHost
+	host session.Host
 }
 
 // text joins the text blocks of a session's entries of type typ ("user"
@@ -320,9 +321,9 @@ type transcripts struct {
 func (tr transcripts) text(t *testing.T, id, typ string) string {
 	t.Helper()
 	var b strings.Builder
-	var c engine.Cursor
+	var c session.Cursor
 	for {
-		batch, err := tr.host.Read(tr.ctx, engine.SessionID(id), c)
+		batch, err := tr.host.Read(tr.ctx, session.ID(id), c)
 		if err != nil {
 			t.Fatalf("read the transcript of %s: %v", id, err)
 		}

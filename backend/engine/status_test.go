@@ -275,21 +275,6 @@ func TestStatusConstantsNameTheirStatus(t *testing.T) {
 	}
 }
 
-func TestToolSummaryStyles(t *testing.T) {
-	t.Parallel()
-	bash := json.RawMessage(`{"command":"go test\n  ./...","description":"Run the tests"}`)
-	if got := ToolSummary("Bash", bash, ToolCard); got != "Bash Run the tests" {
-		t.Errorf("card = %q", got)
-	}
-	if got := ToolSummary("Bash", bash, ToolLine); got != "Bash go test ./..." {
-		t.Errorf("line = %q", got)
-	}
-	long := json.RawMessage(`{"file_path":"/p/` + strings.Repeat("é", 100) + `"}`)
-	if got := ToolSummary("Read", long, ToolCard); got != "Read "+strings.Repeat("é", 77)+"..." {
-		t.Errorf("long card = %q", got)
-	}
-}
-
 func TestClipCutsByCharacter(t *testing.T) {
 	t.Parallel()
 	s := strings.Repeat("ü", 10)

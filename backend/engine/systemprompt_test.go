@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -17,7 +18,7 @@ type systemFake struct{ *fakeHost }
 func (systemFake) TakesSystemPrompt() bool { return true }
 
 // runWithHost runs the test template on host until it finishes.
-func runWithHost(t *testing.T, tmpl template.Template, host SessionHost) store.Run {
+func runWithHost(t *testing.T, tmpl template.Template, host session.Host) store.Run {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(dir+"/baton.db", store.WithLogger(quiet))
@@ -60,7 +61,7 @@ func TestSystemPromptApartForHostsThatTakeIt(t *testing.T) {
 	})
 	for _, apart := range []bool{true, false} {
 		fake := newFakeHost(scripted(tasks, nil), true)
-		var host SessionHost = fake
+		var host session.Host = fake
 		if apart {
 			host = systemFake{fake}
 		}
@@ -69,7 +70,7 @@ func TestSystemPromptApartForHostsThatTakeIt(t *testing.T) {
 			t.Fatalf("apart=%v: run %s: %s", apart, run.Status, run.Error)
 		}
 		fake.mu.Lock()
-		starts, sends := append([]StartOptions{}, fake.starts...), append([]string{}, fake.sends...)
+		starts, sends := append([]session.StartOptions{}, fake.starts...), append([]string{}, fake.sends...)
 		fake.mu.Unlock()
 		if len(starts) != 3 {
 			t.Fatalf("apart=%v: %d starts, want the main session and two workers", apart, len(starts))
@@ -103,11 +104,11 @@ func TestSystemPromptApartForHostsThatTakeIt(t *testing.T) {
 
 // WithSystemPrompt puts the system prompt before the message.
 func TestWithSystemPrompt(t *testing.T) {
-	o := WithSystemPrompt(StartOptions{Message: "Do it.", SystemPrompt: "You work."})
+	o := session.WithSystemPrompt(session.StartOptions{Message: "Do it.", SystemPrompt: "You work."})
 	if o.Message != "You work.\n\nDo it." || o.SystemPrompt != "" {
 		t.Errorf("%+v", o)
 	}
-	if o := WithSystemPrompt(StartOptions{Message: "Do it."}); o.Message != "Do it." {
+	if o := session.WithSystemPrompt(session.StartOptions{Message: "Do it."}); o.Message != "Do it." {
 		t.Errorf("%+v", o)
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -178,7 +178,7 @@ type digest struct {
 func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 	var d digest
 	for _, r := range raw {
-		r = canonicalEntry(r)
+		r = session.CanonicalEntry(r)
 		var e protocol.Entry
 		if err := json.Unmarshal(r, &e); err != nil {
 			continue
@@ -213,7 +213,7 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 					continue
 				}
 				countTool(&d.tools, b.Name)
-				d.lastAction = ToolSummary(b.Name, b.Input, ToolCard)
+				d.lastAction = session.ToolSummary(b.Name, b.Input, session.ToolCard)
 				if f := writtenFile(b.Name, b.Input); f != "" {
 					d.files = append(d.files, f)
 				}
@@ -325,50 +325,6 @@ func writtenFile(name string, input json.RawMessage) string {
 		return in.FilePath
 	}
 	return in.NotebookPath
-}
-
-// ToolStyle is how ToolSummary writes a tool call.
-type ToolStyle struct {
-	keys     []string // the input fields tried, in order, for the argument
-	baseName bool     // file paths shortened to their last element
-	collapse bool     // runs of white space made one space
-	max      int      // characters of the argument at most, ellipsis included
-	ellipsis string
-}
-
-var (
-	// ToolCard is a worker card's current action: what the agent does, in
-	// a few words ("Edit api.go", "Bash Run the tests").
-	ToolCard = ToolStyle{keys: []string{"file_path", "notebook_path", "description", "command", "pattern", "url", "query", "path"},
-		baseName: true, max: 80, ellipsis: "..."}
-	// ToolLine is a transcript line: the tool and its main argument as
-	// given ("Read a/b.go", "Bash go test ./...").
-	ToolLine = ToolStyle{keys: []string{"file_path", "path", "notebook_path", "command", "pattern", "url", "query", "description", "prompt"},
-		collapse: true, max: 120, ellipsis: "…"}
-)
-
-// ToolSummary is the one-line gist of a tool call: the tool and its main
-// argument (a path, a command, a pattern, a URL), written in style.
-func ToolSummary(tool string, input json.RawMessage, style ToolStyle) string {
-	var in map[string]any
-	_ = json.Unmarshal(input, &in)
-	for _, key := range style.keys {
-		v, ok := in[key].(string)
-		if !ok || v == "" {
-			continue
-		}
-		if style.baseName && (key == "file_path" || key == "notebook_path") {
-			v = filepath.Base(v)
-		}
-		if style.collapse {
-			v = strings.Join(strings.Fields(v), " ")
-		}
-		if utf8.RuneCountInString(v) > style.max {
-			v = firstRunes(v, style.max-utf8.RuneCountInString(style.ellipsis)) + style.ellipsis
-		}
-		return tool + " " + v
-	}
-	return tool
 }
 
 // assistantText joins the text the agent said in entries (for keyword

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -80,12 +81,12 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	ws.w.SessionID = string(id)
 	ws.w.Model = r.modelFor(t)
 	ws.w.Error = ""
-	ws.book.reset(Cursor{})
+	ws.book.reset(session.Cursor{})
 	if err := r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerSpawned, ws, "")); err != nil {
 		return err
 	}
 	r.e.track(id, r)
-	opts := StartOptions{Cwd: cwd, Title: hiddenPrefix(r.run.ID) + " " + t.ID + ": " + t.Title,
+	opts := session.StartOptions{Cwd: cwd, Title: hiddenPrefix(r.run.ID) + " " + t.ID + ": " + t.Title,
 		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}
 	r.inflight++
 	attempt := ws.book.Attempt
@@ -139,7 +140,7 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 		// before trying again, and try again under the same id, so that
 		// one task never gets two sessions.
 		hctx, cancel := r.hostCtx(ctx)
-		_, serr := r.e.host.Session(hctx, SessionID(ws.w.SessionID))
+		_, serr := r.e.host.Session(hctx, session.ID(ws.w.SessionID))
 		cancel()
 		if serr != nil {
 			reason := fmt.Sprintf("start the worker session: %v", res.err)
@@ -149,10 +150,10 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 			return r.finalFail(ctx, ws, reason)
 		}
 		r.log().Info("the worker session exists although its start failed", "task", ws.w.TaskID, "err", res.err)
-		res.id = SessionID(ws.w.SessionID)
+		res.id = session.ID(ws.w.SessionID)
 	}
 	if string(res.id) != ws.w.SessionID {
-		r.e.untrack(SessionID(ws.w.SessionID))
+		r.e.untrack(session.ID(ws.w.SessionID))
 		ws.w.SessionID = string(res.id)
 		r.e.track(res.id, r)
 	}
@@ -174,7 +175,7 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 	if err := r.commit(ctx, store.Change{}, []*workerState{ws}, evs...); err != nil {
 		return err
 	}
-	r.markDirty(res.id, NoticeMessage)
+	r.markDirty(res.id, session.NoticeMessage)
 	if rep := ws.early; rep != nil {
 		ws.early = nil
 		return r.onMail(ctx, *rep)
@@ -184,21 +185,21 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 
 // checkWorkers reads the running workers that changed (all of them at a
 // poll) and moves each on with what it wrote.
-func (r *runner) checkWorkers(ctx context.Context, dirty map[SessionID]NoticeKind, poll bool) error {
+func (r *runner) checkWorkers(ctx context.Context, dirty map[session.ID]session.NoticeKind, poll bool) error {
 	now := time.Now()
 	type check struct {
 		ws   *workerState
-		kind NoticeKind
+		kind session.NoticeKind
 	}
 	var checks []check
 	for _, ws := range r.plan.inOrder() {
 		if ws.status != WorkerRunning || ws.book.Wait != nil {
 			continue // a worker waiting for a limit has nothing new
 		}
-		kind, ok := dirty[SessionID(ws.w.SessionID)]
-		if ok && kind == NoticeMessage && !ws.book.more {
+		kind, ok := dirty[session.ID(ws.w.SessionID)]
+		if ok && kind == session.NoticeMessage && !ws.book.more {
 			if wait := messageReadGap - now.Sub(ws.book.lastRead); wait > 0 {
-				r.follow.later(SessionID(ws.w.SessionID), wait)
+				r.follow.later(session.ID(ws.w.SessionID), wait)
 				continue
 			}
 		}
@@ -217,10 +218,10 @@ func (r *runner) checkWorkers(ctx context.Context, dirty map[SessionID]NoticeKin
 		// Read the sessions at once: each Read is a round trip to the host,
 		// and the last of several workers finishing together should not
 		// wait for the others' reads.
-		ids := make([]SessionID, len(checks))
-		cursors := make([]Cursor, len(checks))
+		ids := make([]session.ID, len(checks))
+		cursors := make([]session.Cursor, len(checks))
 		for i, c := range checks {
-			ids[i], cursors[i] = SessionID(c.ws.w.SessionID), c.ws.book.Cursor
+			ids[i], cursors[i] = session.ID(c.ws.w.SessionID), c.ws.book.Cursor
 		}
 		r.follow.prefetch(ctx, ids, cursors)
 	}
@@ -237,8 +238,8 @@ func (r *runner) checkWorkers(ctx context.Context, dirty map[SessionID]NoticeKin
 
 // checkWorker reads a running worker's new entries: progress, a completion
 // report, a permission request, or a turn that ended without a report.
-func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKind) error {
-	id := SessionID(ws.w.SessionID)
+func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.NoticeKind) error {
+	id := session.ID(ws.w.SessionID)
 	d, err := r.follow.absorb(ctx, id, &ws.book.transcriptCursor)
 	if err != nil {
 		r.log().Warn("read worker session", "task", ws.w.TaskID, "err", err)
@@ -278,7 +279,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKi
 			return r.workerReport(ctx, ws, c, false)
 		}
 	}
-	if kind == NoticeMessage && !d.result && !d.text {
+	if kind == session.NoticeMessage && !d.result && !d.text {
 		// Only tool calls came: the turn goes on, and a permission request
 		// would come with its own notice (or the next poll).
 		return nil
@@ -319,7 +320,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind NoticeKi
 			return r.workerFailed(ctx, ws, fmt.Sprintf("send the re-prompt: %v", err), true)
 		}
 		n := ws.book.Reprompts + 1
-		r.markDirty(id, NoticeMessage)
+		r.markDirty(id, session.NoticeMessage)
 		ws.book.reset(ws.book.Cursor)
 		ws.book.Reprompts = n
 		ws.activity = now
@@ -345,7 +346,7 @@ func completion(res protocol.Result) (*protocol.Completion, bool) {
 }
 
 // permission surfaces a permission request the worker is blocked on.
-func (r *runner) permission(ctx context.Context, ws *workerState, info SessionInfo) error {
+func (r *runner) permission(ctx context.Context, ws *workerState, info session.Info) error {
 	var p *store.Permission
 	if len(info.Pending) > 0 {
 		q := info.Pending[0]
@@ -417,7 +418,7 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 			msg = "completed without a structured report (guessed from its words)"
 		}
 		if ws.w.SessionID != "" {
-			r.archive.add(SessionID(ws.w.SessionID))
+			r.archive.add(session.ID(ws.w.SessionID))
 		}
 		if r.tmpl.Phases.Review.Enabled {
 			return r.awaitReview(ctx, ws, c, msg)
@@ -446,16 +447,16 @@ func (r *runner) workerReport(ctx context.Context, ws *workerState, c *protocol.
 // host that must not delay the next detection. The run waits for it before
 // it counts as finished.
 type archiver struct {
-	host     SessionHost
+	host     session.Host
 	hostWait time.Duration
-	untrack  func(SessionID)
+	untrack  func(session.ID)
 	log      *slog.Logger
-	pending  []SessionID
+	pending  []session.ID
 	running  sync.WaitGroup
 }
 
 // add puts a session on the list of the next flush.
-func (a *archiver) add(id SessionID) { a.pending = append(a.pending, id) }
+func (a *archiver) add(id session.ID) { a.pending = append(a.pending, id) }
 
 // flush starts archiving the sessions added since the last flush.
 func (a *archiver) flush(ctx context.Context) {
@@ -483,7 +484,7 @@ func (r *runner) stopSession(ctx context.Context, ws *workerState) {
 		ws.status != WorkerSpawning && ws.status != WorkerTimeout) {
 		return
 	}
-	id := SessionID(ws.w.SessionID)
+	id := session.ID(ws.w.SessionID)
 	hctx, cancel := r.hostCtx(ctx)
 	if err := r.e.host.Interrupt(hctx, id); err != nil {
 		r.log().Debug("interrupt worker session", "task", ws.w.TaskID, "err", err)
@@ -506,7 +507,7 @@ func (r *runner) workerFailed(ctx context.Context, ws *workerState, reason strin
 	if r.e.hostDown() {
 		// The host is lost, not the worker: it is read again when the
 		// host is back (or the run stops as interrupted).
-		return lostErr(reason)
+		return session.LostError(reason)
 	}
 	r.stopSession(ctx, ws)
 	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.held() {
@@ -538,7 +539,7 @@ func (r *runner) requeue(ctx context.Context, ws *workerState, reason string, au
 	ws.w.Waiting = nil
 	ws.w.CompletedAt = nil
 	ws.book.Reprompts = 0
-	ws.book.reset(Cursor{})
+	ws.book.reset(session.Cursor{})
 	return r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerRetrying, ws, reason))
 }
 
@@ -593,7 +594,7 @@ func (r *runner) checkTimeouts(ctx context.Context) error {
 			continue
 		}
 		hctx, cancel := r.hostCtx(ctx)
-		if err := r.e.host.Interrupt(hctx, SessionID(ws.w.SessionID)); err != nil {
+		if err := r.e.host.Interrupt(hctx, session.ID(ws.w.SessionID)); err != nil {
 			r.log().Debug("interrupt worker session", "task", ws.w.TaskID, "err", err)
 		}
 		cancel()

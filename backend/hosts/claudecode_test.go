@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claudecodetest"
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/modelsim"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/settings"
 )
 
@@ -45,7 +45,7 @@ func TestClaudeCodeHost(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	id, err := m.Start(ctx, engine.StartOptions{Cwd: dir, Message: "Look around.", PermissionMode: "acceptEdits"})
+	id, err := m.Start(ctx, session.StartOptions{Cwd: dir, Message: "Look around.", PermissionMode: "acceptEdits"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestClaudeCodeHost(t *testing.T) {
 	for done := false; !done; {
 		select {
 		case n := <-m.Notices():
-			if n.SessionID == id && n.Kind == engine.NoticeResult {
+			if n.SessionID == id && n.Kind == session.NoticeResult {
 				done = true
 			}
 		case <-ctx.Done():

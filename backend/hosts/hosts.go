@@ -18,7 +18,7 @@ import (
 	"github.com/baton-app/baton/backend/chrome"
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/claudecode"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/simulator"
 )
@@ -92,16 +92,16 @@ type Options struct {
 	SimulatorStateDir string
 }
 
-// session is what the Manager needs of a connected host.
-type session interface {
-	engine.SessionHost
-	engine.SessionBrowser
-	Pending(ctx context.Context) ([]engine.PermissionRequest, error)
+// connected is what the Manager needs of a connected host.
+type connected interface {
+	session.Host
+	session.Browser
+	Pending(ctx context.Context) ([]session.PermissionRequest, error)
 	Close(ctx context.Context) error
 }
 
 // Manager owns the connection. It is safe for concurrent use. It is itself
-// an engine.SessionHost: each call goes to the host in use, connecting first
+// an session.Host: each call goes to the host in use, connecting first
 // when needed, and the notices of whichever host is connected arrive on one
 // channel, so the engine keeps working across a reconnect.
 type Manager struct {
@@ -112,7 +112,7 @@ type Manager struct {
 
 	mu     sync.Mutex
 	cfg    settings.Settings
-	host   session
+	host   connected
 	cdp    *claude.Host // host, when it is the CDP adapter
 	sim    *simulator.Instance
 	status Status
@@ -120,15 +120,15 @@ type Manager struct {
 
 	// notices is given to every host this Manager connects, which writes
 	// onto it; the engine reads it.
-	notices chan engine.Notice
-	// linkCh is closed when the connection is lost or back (engine.HostLink).
+	notices chan session.Notice
+	// linkCh is closed when the connection is lost or back (session.HostLink).
 	linkCh chan struct{}
 }
 
 var (
-	_ engine.SessionHost    = (*Manager)(nil)
-	_ engine.SessionBrowser = (*Manager)(nil)
-	_ engine.HostLink       = (*Manager)(nil)
+	_ session.Host     = (*Manager)(nil)
+	_ session.Browser  = (*Manager)(nil)
+	_ session.HostLink = (*Manager)(nil)
 )
 
 // New returns a Manager for the host that cfg chooses; nothing is started.
@@ -136,7 +136,7 @@ func New(cfg settings.Settings, opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	m := &Manager{opts: opts, log: opts.Logger.With("component", "hosts"), cfg: cfg, notices: make(chan engine.Notice, 256), linkCh: make(chan struct{})}
+	m := &Manager{opts: opts, log: opts.Logger.With("component", "hosts"), cfg: cfg, notices: make(chan session.Notice, 256), linkCh: make(chan struct{})}
 	m.status = Status{Host: cfg.Host, Label: Label(cfg.Host), State: StateIdle}
 	return m
 }
@@ -167,12 +167,12 @@ func (m *Manager) setStatus(s Status) {
 // reattaches on its own, with capped backoff.
 func lost(s Status) bool { return s.State == StateReconnecting }
 
-// Link implements engine.HostLink: the engine's runs wait for a lost
+// Link implements session.HostLink: the engine's runs wait for a lost
 // connection (and show "reconnecting") for a bounded time.
-func (m *Manager) Link() engine.LinkState {
+func (m *Manager) Link() session.LinkState {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return engine.LinkState{Up: !lost(m.status), Reason: m.status.Reason, Changed: m.linkCh}
+	return session.LinkState{Up: !lost(m.status), Reason: m.status.Reason, Changed: m.linkCh}
 }
 
 // ConnectionChanged reports whether moving from a to b needs a new connection.
@@ -200,7 +200,7 @@ func (m *Manager) Configure(ctx context.Context, cfg settings.Settings) error {
 }
 
 // Host returns the connected host, connecting first if needed.
-func (m *Manager) Host(ctx context.Context) (session, error) {
+func (m *Manager) Host(ctx context.Context) (connected, error) {
 	m.connect.Lock()
 	defer m.connect.Unlock()
 	m.mu.Lock()
@@ -384,27 +384,27 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	return m.disconnectLocked(ctx)
 }
 
-// Notices implements engine.SessionHost: the notices of the connected host.
-func (m *Manager) Notices() <-chan engine.Notice { return m.notices }
+// Notices implements session.Host: the notices of the connected host.
+func (m *Manager) Notices() <-chan session.Notice { return m.notices }
 
 // Simulated reports whether the sessions run on the simulator, whose costs
 // are simulated (the engine labels a run's cost so).
 func (m *Manager) Simulated() bool { return m.Status().Host == settings.HostSimulator }
 
-// Start implements engine.SessionHost.
-func (m *Manager) Start(ctx context.Context, opts engine.StartOptions) (engine.SessionID, error) {
+// Start implements session.Host.
+func (m *Manager) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	h, err := m.Host(ctx)
 	if err != nil {
 		return "", err
 	}
-	if !engine.TakesSystemPrompt(h) {
+	if !session.TakesSystemPrompt(h) {
 		// The settings changed to such a host since the engine asked.
-		opts = engine.WithSystemPrompt(opts)
+		opts = session.WithSystemPrompt(opts)
 	}
 	return h.Start(ctx, opts)
 }
 
-// TakesSystemPrompt implements engine.SystemPrompter: the host the settings
+// TakesSystemPrompt implements session.SystemPrompter: the host the settings
 // choose takes a system prompt apart (the Claude Code CLI does).
 func (m *Manager) TakesSystemPrompt() bool {
 	m.mu.Lock()
@@ -412,8 +412,8 @@ func (m *Manager) TakesSystemPrompt() bool {
 	return m.cfg.Host == settings.HostClaudeCode
 }
 
-// Send implements engine.SessionHost.
-func (m *Manager) Send(ctx context.Context, id engine.SessionID, text string) error {
+// Send implements session.Host.
+func (m *Manager) Send(ctx context.Context, id session.ID, text string) error {
 	h, err := m.Host(ctx)
 	if err != nil {
 		return err
@@ -421,26 +421,26 @@ func (m *Manager) Send(ctx context.Context, id engine.SessionID, text string) er
 	return h.Send(ctx, id, text)
 }
 
-// Read implements engine.SessionHost.
-func (m *Manager) Read(ctx context.Context, id engine.SessionID, cursor engine.Cursor) (engine.Batch, error) {
+// Read implements session.Host.
+func (m *Manager) Read(ctx context.Context, id session.ID, cursor session.Cursor) (session.Batch, error) {
 	h, err := m.Host(ctx)
 	if err != nil {
-		return engine.Batch{}, err
+		return session.Batch{}, err
 	}
 	return h.Read(ctx, id, cursor)
 }
 
-// Session implements engine.SessionHost.
-func (m *Manager) Session(ctx context.Context, id engine.SessionID) (engine.SessionInfo, error) {
+// Session implements session.Host.
+func (m *Manager) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	h, err := m.Host(ctx)
 	if err != nil {
-		return engine.SessionInfo{}, err
+		return session.Info{}, err
 	}
 	return h.Session(ctx, id)
 }
 
-// Interrupt implements engine.SessionHost.
-func (m *Manager) Interrupt(ctx context.Context, id engine.SessionID) error {
+// Interrupt implements session.Host.
+func (m *Manager) Interrupt(ctx context.Context, id session.ID) error {
 	h, err := m.Host(ctx)
 	if err != nil {
 		return err
@@ -448,8 +448,8 @@ func (m *Manager) Interrupt(ctx context.Context, id engine.SessionID) error {
 	return h.Interrupt(ctx, id)
 }
 
-// Archive implements engine.SessionHost.
-func (m *Manager) Archive(ctx context.Context, id engine.SessionID) error {
+// Archive implements session.Host.
+func (m *Manager) Archive(ctx context.Context, id session.ID) error {
 	h, err := m.Host(ctx)
 	if err != nil {
 		return err
@@ -457,8 +457,8 @@ func (m *Manager) Archive(ctx context.Context, id engine.SessionID) error {
 	return h.Archive(ctx, id)
 }
 
-// List implements engine.SessionBrowser.
-func (m *Manager) List(ctx context.Context, includeHidden bool) ([]engine.SessionInfo, error) {
+// List implements session.Browser.
+func (m *Manager) List(ctx context.Context, includeHidden bool) ([]session.Info, error) {
 	h, err := m.Host(ctx)
 	if err != nil {
 		return nil, err
@@ -466,8 +466,8 @@ func (m *Manager) List(ctx context.Context, includeHidden bool) ([]engine.Sessio
 	return h.List(ctx, includeHidden)
 }
 
-// RespondPermission implements engine.SessionBrowser.
-func (m *Manager) RespondPermission(ctx context.Context, requestID string, decision engine.PermissionDecision, updatedInput json.RawMessage) error {
+// RespondPermission implements session.Browser.
+func (m *Manager) RespondPermission(ctx context.Context, requestID string, decision session.PermissionDecision, updatedInput json.RawMessage) error {
 	h, err := m.Host(ctx)
 	if err != nil {
 		return err
@@ -477,7 +477,7 @@ func (m *Manager) RespondPermission(ctx context.Context, requestID string, decis
 
 // Pending returns the permission requests waiting in every session of the
 // host, hidden ones included.
-func (m *Manager) Pending(ctx context.Context) ([]engine.PermissionRequest, error) {
+func (m *Manager) Pending(ctx context.Context) ([]session.PermissionRequest, error) {
 	h, err := m.Host(ctx)
 	if err != nil {
 		return nil, err

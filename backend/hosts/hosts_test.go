@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/settings"
 )
 
@@ -82,7 +82,7 @@ func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
 
 	// The Manager is itself a session host: calls go to the simulator and
 	// its notices arrive on the Manager's channel.
-	id, err := m.Start(ctx, engine.StartOptions{Cwd: t.TempDir(), Message: "Say hello", Title: "hello"})
+	id, err := m.Start(ctx, session.StartOptions{Cwd: t.TempDir(), Message: "Say hello", Title: "hello"})
 	if err != nil {
 		t.Fatalf("start a session through the Manager: %v", err)
 	}
@@ -95,7 +95,7 @@ func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
 			t.Fatalf("no notice for session %s reached the Manager's channel", id)
 		}
 	}
-	batch, err := m.Read(ctx, id, engine.Cursor{})
+	batch, err := m.Read(ctx, id, session.Cursor{})
 	if err != nil || len(batch.Entries) == 0 {
 		t.Fatalf("Read through the Manager = %d entries, %v", len(batch.Entries), err)
 	}
@@ -159,7 +159,7 @@ func closedAddr(t *testing.T) string {
 	return addr
 }
 
-// The Manager is an engine.HostLink: a CDP connection that reconnects is a
+// The Manager is an session.HostLink: a CDP connection that reconnects is a
 // lost link until it is connected again, and each change closes Changed.
 func TestLinkFollowsTheConnection(t *testing.T) {
 	m := New(settings.Defaults(), Options{})

@@ -3,7 +3,7 @@ package hosts
 import (
 	"testing"
 
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/settings"
 )
 
@@ -16,7 +16,7 @@ func TestManagerTakesSystemPromptForClaudeCodeOnly(t *testing.T) {
 	} {
 		cfg := settings.Defaults()
 		cfg.Host = host
-		if got := engine.TakesSystemPrompt(New(cfg, Options{})); got != want {
+		if got := session.TakesSystemPrompt(New(cfg, Options{})); got != want {
 			t.Errorf("host %s: TakesSystemPrompt %v, want %v", host, got, want)
 		}
 	}

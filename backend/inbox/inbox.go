@@ -16,6 +16,7 @@ import (
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
 	"github.com/baton-app/baton/backend/store"
 )
@@ -72,7 +73,7 @@ type Runs interface {
 // Sessions is the session host, which the inbox asks for the prompts a
 // run's main session waits on: the engine follows only the workers'.
 type Sessions interface {
-	Session(ctx context.Context, id engine.SessionID) (engine.SessionInfo, error)
+	Session(ctx context.Context, id session.ID) (session.Info, error)
 }
 
 // Collect returns every waiting item of the active runs, oldest first.
@@ -114,7 +115,7 @@ func collect(ctx context.Context, runs Runs, host Sessions) ([]Item, bool, error
 // waits on. The host gives no time for a prompt; the session's last
 // activity is when it stopped to ask.
 func mainPrompts(ctx context.Context, host Sessions, run store.Run) []Item {
-	info, err := host.Session(ctx, engine.SessionID(run.MainSessionID))
+	info, err := host.Session(ctx, session.ID(run.MainSessionID))
 	if err != nil || len(info.Pending) == 0 {
 		return nil
 	}
@@ -198,7 +199,7 @@ func fromSnapshot(s engine.Snapshot) []Item {
 			continue
 		}
 		it := Item{Kind: KindPermission, RunID: s.Run.ID, RunName: name, TaskID: w.TaskID, RequestID: w.Waiting.RequestID, Since: w.UpdatedAt}
-		perm := sessions.Permissions([]engine.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: json.RawMessage(w.Waiting.Input)}})[0]
+		perm := sessions.Permissions([]session.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: json.RawMessage(w.Waiting.Input)}})[0]
 		if perm.Question != "" {
 			it.Kind, it.Title, it.Detail = KindQuestion, who+" asks you", perm.Question
 		} else {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -228,22 +229,22 @@ func TestCollectFailedVerifications(t *testing.T) {
 // fakeHost is a session host with the given sessions; it counts the calls.
 type fakeHost struct {
 	mu       sync.Mutex
-	sessions map[engine.SessionID]engine.SessionInfo
+	sessions map[session.ID]session.Info
 	calls    int
 }
 
-func (h *fakeHost) Session(_ context.Context, id engine.SessionID) (engine.SessionInfo, error) {
+func (h *fakeHost) Session(_ context.Context, id session.ID) (session.Info, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.calls++
 	s, ok := h.sessions[id]
 	if !ok {
-		return engine.SessionInfo{}, errors.New("no such session")
+		return session.Info{}, errors.New("no such session")
 	}
 	return s, nil
 }
 
-func (h *fakeHost) set(id engine.SessionID, s engine.SessionInfo) {
+func (h *fakeHost) set(id session.ID, s session.Info) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.sessions[id] = s
@@ -258,14 +259,14 @@ func (h *fakeHost) count() int {
 func TestCollectMainSessionPrompts(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	host := &fakeHost{sessions: map[engine.SessionID]engine.SessionInfo{
-		"main_a": {ID: "main_a", LastActivityAt: t0.Add(time.Minute), Pending: []engine.PermissionRequest{
+	host := &fakeHost{sessions: map[session.ID]session.Info{
+		"main_a": {ID: "main_a", LastActivityAt: t0.Add(time.Minute), Pending: []session.PermissionRequest{
 			{RequestID: "m1", SessionID: "main_a", ToolName: "Bash", Input: json.RawMessage(`{"command":"ls docs"}`)},
 		}},
-		"main_b": {ID: "main_b", Pending: []engine.PermissionRequest{
+		"main_b": {ID: "main_b", Pending: []session.PermissionRequest{
 			{RequestID: "m2", SessionID: "main_b", ToolName: "AskUserQuestion", Input: json.RawMessage(`{"questions":[{"question":"Which module first?"}]}`)},
 		}},
-		"main_idle": {ID: "main_idle", Pending: []engine.PermissionRequest{}},
+		"main_idle": {ID: "main_idle", Pending: []session.PermissionRequest{}},
 	}}
 	runs := fakeRuns{
 		"a":    {Run: store.Run{ID: "a", TemplateName: "Docs", Request: "Document it", Status: "analyzing", MainSessionID: "main_a"}},
@@ -299,7 +300,7 @@ func TestCollectMainSessionPrompts(t *testing.T) {
 
 func TestWatcherLooksAgainForMainSessionPrompts(t *testing.T) {
 	t.Parallel()
-	host := &fakeHost{sessions: map[engine.SessionID]engine.SessionInfo{"main": {ID: "main"}}}
+	host := &fakeHost{sessions: map[session.ID]session.Info{"main": {ID: "main"}}}
 	runs := fakeRuns{"r1": {Run: store.Run{ID: "r1", Status: "analyzing", MainSessionID: "main"}}}
 	got := make(chan Summary, 64)
 	w := NewWatcher(runs, host, time.Millisecond, time.Millisecond, func(s Summary) { got <- s }, nil)
@@ -317,7 +318,7 @@ func TestWatcherLooksAgainForMainSessionPrompts(t *testing.T) {
 		t.Fatalf("%d summaries without any change", len(got))
 	}
 	// A prompt of the main session arrives without an engine event.
-	host.set("main", engine.SessionInfo{ID: "main", Pending: []engine.PermissionRequest{{RequestID: "m1", SessionID: "main", ToolName: "Write", Input: json.RawMessage(`{"file_path":"notes.md"}`)}}})
+	host.set("main", session.Info{ID: "main", Pending: []session.PermissionRequest{{RequestID: "m1", SessionID: "main", ToolName: "Write", Input: json.RawMessage(`{"file_path":"notes.md"}`)}}})
 	s := receive(t, got)
 	if len(s.Items) != 1 || s.Items[0].RequestID != "m1" || s.Items[0].Kind != KindPermission {
 		t.Fatalf("summary = %+v, want the main session's prompt", s)

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
 )
 
 // MaxText bounds the text of one item; longer text is cut with a note, so a
@@ -51,7 +51,7 @@ type Item struct {
 // queue-operation, api-request or cost-state) are left out and not counted.
 func Items(raw []json.RawMessage) (items []Item, skipped int) {
 	for _, r := range raw {
-		r = engine.CanonicalEntry(r) // a result wrapped in message, camelCase
+		r = session.CanonicalEntry(r) // a result wrapped in message, camelCase
 		var head struct {
 			Type string `json:"type"`
 		}
@@ -171,7 +171,7 @@ func prettyJSON(raw json.RawMessage) string {
 // ToolSummary is the one-line gist of a tool call: the tool and its main
 // argument (a path, a command, a pattern, a URL), as a transcript line.
 func ToolSummary(tool string, input json.RawMessage) string {
-	return engine.ToolSummary(tool, input, engine.ToolLine)
+	return session.ToolSummary(tool, input, session.ToolLine)
 }
 
 // Permission is a pending permission prompt as the view shows it.
@@ -186,7 +186,7 @@ type Permission struct {
 }
 
 // Permissions converts pending requests for display.
-func Permissions(reqs []engine.PermissionRequest) []Permission {
+func Permissions(reqs []session.PermissionRequest) []Permission {
 	out := make([]Permission, 0, len(reqs))
 	for _, r := range reqs {
 		p := Permission{

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/baton-app/baton/backend/claudecodetest"
-	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/session"
 )
 
 func raws(lines ...string) []json.RawMessage {
@@ -92,7 +92,7 @@ func TestToolSummary(t *testing.T) {
 
 func TestPermissions(t *testing.T) {
 	t.Parallel()
-	got := Permissions([]engine.PermissionRequest{
+	got := Permissions([]session.PermissionRequest{
 		{RequestID: "p1", SessionID: "local_1", ToolName: "Bash", Input: json.RawMessage(`{"command":"rm -rf build"}`)},
 		{RequestID: "p2", SessionID: "local_2", ToolName: "AskUserQuestion", Input: json.RawMessage(`{"questions":[{"question":"Which database?"},{"question":"Keep v1?"}]}`)},
 	})

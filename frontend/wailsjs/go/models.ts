@@ -593,26 +593,6 @@ export namespace engine {
 	}
 	
 	
-	export class PermissionRequest {
-	    requestId: string;
-	    sessionId?: string;
-	    toolName: string;
-	    input?: number[];
-	    suggestions?: number[];
-	
-	    static createFrom(source: any = {}) {
-	        return new PermissionRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.requestId = source["requestId"];
-	        this.sessionId = source["sessionId"];
-	        this.toolName = source["toolName"];
-	        this.input = source["input"];
-	        this.suggestions = source["suggestions"];
-	    }
-	}
 	export class Reconnecting {
 	    // Go type: time
 	    since: any;
@@ -652,62 +632,6 @@ export namespace engine {
 	
 	
 	
-	export class SessionInfo {
-	    id: string;
-	    title: string;
-	    cwd: string;
-	    model?: string;
-	    permissionMode?: string;
-	    running: boolean;
-	    turnRunning: boolean;
-	    turnUnknown?: boolean;
-	    archived: boolean;
-	    hidden: boolean;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    lastActivityAt: any;
-	    pending: PermissionRequest[];
-	
-	    static createFrom(source: any = {}) {
-	        return new SessionInfo(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.cwd = source["cwd"];
-	        this.model = source["model"];
-	        this.permissionMode = source["permissionMode"];
-	        this.running = source["running"];
-	        this.turnRunning = source["turnRunning"];
-	        this.turnUnknown = source["turnUnknown"];
-	        this.archived = source["archived"];
-	        this.hidden = source["hidden"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.lastActivityAt = this.convertValues(source["lastActivityAt"], null);
-	        this.pending = this.convertValues(source["pending"], PermissionRequest);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class TaskChanges {
 	    taskId: string;
 	    merged: boolean;
@@ -1001,6 +925,87 @@ export namespace main {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.cancelled = source["cancelled"];
 	        this.template = this.convertValues(source["template"], template.Template);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace session {
+	
+	export class PermissionRequest {
+	    requestId: string;
+	    sessionId?: string;
+	    toolName: string;
+	    input?: number[];
+	    suggestions?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.sessionId = source["sessionId"];
+	        this.toolName = source["toolName"];
+	        this.input = source["input"];
+	        this.suggestions = source["suggestions"];
+	    }
+	}
+	export class Info {
+	    id: string;
+	    title: string;
+	    cwd: string;
+	    model?: string;
+	    permissionMode?: string;
+	    running: boolean;
+	    turnRunning: boolean;
+	    turnUnknown?: boolean;
+	    archived: boolean;
+	    hidden: boolean;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    lastActivityAt: any;
+	    pending: PermissionRequest[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.cwd = source["cwd"];
+	        this.model = source["model"];
+	        this.permissionMode = source["permissionMode"];
+	        this.running = source["running"];
+	        this.turnRunning = source["turnRunning"];
+	        this.turnUnknown = source["turnUnknown"];
+	        this.archived = source["archived"];
+	        this.hidden = source["hidden"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.lastActivityAt = this.convertValues(source["lastActivityAt"], null);
+	        this.pending = this.convertValues(source["pending"], PermissionRequest);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

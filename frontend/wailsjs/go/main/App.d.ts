@@ -8,6 +8,7 @@ import {main} from '../models';
 import {store} from '../models';
 import {hosts} from '../models';
 import {inbox} from '../models';
+import {session} from '../models';
 import {sessions} from '../models';
 import {desktop} from '../models';
 import {settings} from '../models';
@@ -57,7 +58,7 @@ export function ImportTemplate():Promise<main.TemplateImport>;
 
 export function Inbox():Promise<Array<inbox.Item>>;
 
-export function ListSessions(arg1:boolean):Promise<Array<engine.SessionInfo>>;
+export function ListSessions(arg1:boolean):Promise<Array<session.Info>>;
 
 export function ListTemplates():Promise<Array<template.TemplateInfo>>;
 
