@@ -3,10 +3,11 @@
 // pointed at it) runs its real tools on real files while only the model's
 // words are scripted.
 //
-// Its replies come from the simulator's scripted agent (agent.Answer):
-// the same decisions as on the simulator page, played through the CLI's
-// tools. The server adds what a model API adds: Server-Sent Events framed
-// as the real API frames them (message_start, content_block_start /
+// Its replies come from the scripted agent's model face (backend/agent,
+// agent.Answer): the same decisions as on the simulator page, played
+// through the CLI's tools; it links no browser code (no chromedp, which a
+// test holds). The server adds what a model API adds: Server-Sent Events
+// framed as the real API frames them (message_start, content_block_start /
 // content_block_delta (text_delta, input_json_delta) / content_block_stop,
 // message_delta with the stop reason and usage, message_stop, ping), the
 // non-streaming JSON reply, count_tokens, the model list, usage on every
