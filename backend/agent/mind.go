@@ -145,7 +145,7 @@ func (m *Mind) objectBlocks(objs []map[string]any, before string, attempt int) s
 	return b.String()
 }
 
-// keyFiles returns up to n files an agent would read first.
+// KeyFiles returns up to n files an agent would read first.
 func (m *Mind) KeyFiles(n int) []string {
 	var out []string
 	prio := []string{"README.md", "README", "readme.md", "go.mod", "package.json", "main.go", "Cargo.toml", "pyproject.toml", "Makefile"}
@@ -432,7 +432,7 @@ func scopeList(c component) []string {
 
 var taskIDPattern = regexp.MustCompile(`"(?:task_id|taskId)"\s*:\s*"([A-Za-z0-9_-]+)"|\b(task_[A-Za-z0-9-]+)\b`)
 
-// taskID is the task a prompt is about. A worker session's task is named in
+// TaskID is the task a prompt is about. A worker session's task is named in
 // its first prompt: a later message (a re-prompt quoting an example, an
 // answer) may name other ids.
 func (m *Mind) TaskID() string {
@@ -462,7 +462,8 @@ const (
 	reportConflict = "conflict"
 )
 
-// report is the outcome of a worker turn, written in either dialect.
+// Report is the outcome of a worker turn, written in the turn's dialect
+// by the phase dispatch.
 type Report struct {
 	id, kind, before string
 	summary, output  string
@@ -566,9 +567,10 @@ func (r Report) attemptCompletion() map[string]any {
 	return d
 }
 
-// workerScope is the files a worker turn works on: those of the listing
-// the prompt names (by path, or by their folder with a slash), else the
-// key files; three at most.
+// WorkerScope is the files a worker turn works on: those of the task's
+// scope (five at most), else those of the listing the prompt names (by
+// path, or by their folder with a slash), else the key files (three at
+// most).
 func (m *Mind) WorkerScope() []string {
 	if scope := m.inScope(m.taskScope()); len(scope) > 0 {
 		return scope[:min(5, len(scope))]
@@ -586,8 +588,8 @@ func (m *Mind) WorkerScope() []string {
 	return scope[:min(3, len(scope))]
 }
 
-// workerReport is the report the scenario calls for once the worker has
-// read its scope (m.reads holds what it read). first is set on the
+// WorkerReport is the report the scenario calls for once the worker has
+// read its scope (Read recorded what it read). first is set on the
 // session's first completion. For worker-fails, the face has run a build
 // that failed; buildErr is its output ("" for the simulated failure).
 func (m *Mind) WorkerReport(scope []string, first bool, buildErr string) Report {
@@ -646,7 +648,7 @@ func (m *Mind) WorkerReport(scope []string, first bool, buildErr string) Report 
 		metrics: map[string]any{"files_read": len(scope), "lines_read": lines}}
 }
 
-// progress is a worker's progress text while it works on file, the i-th
+// Progress is a worker's progress text while it works on file, the i-th
 // of n: a progress block in the orchestrator dialect, which has them.
 func (m *Mind) Progress(file string, i, n int) string {
 	if m.delegation {
@@ -711,6 +713,9 @@ func (m *Mind) aggregation() (map[string]any, string) {
 	}, "I merged the results."
 }
 
+// Verification is the verification answer of the attempt-th asking and
+// the text before its block: qa-fails fails the first with one issue per
+// task the prompt names, else it passes.
 func (m *Mind) Verification(attempt int) (map[string]any, string) {
 	if m.scenario == "qa-fails" && attempt == 1 {
 		var issues []any
@@ -762,7 +767,7 @@ var (
 	quotedReport    = regexp.MustCompile(`"type"\s*:\s*"completion_report"`)
 )
 
-// detect reads which phase the prompt asks for, and in which dialect:
+// Detect reads which phase the prompt asks for, and in which dialect:
 //
 //  1. quoted block examples such as "phase": "task_list": that phase, in
 //     the orchestrator dialect;
