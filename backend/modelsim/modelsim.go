@@ -3,10 +3,11 @@
 // pointed at it) runs its real tools on real files while only the model's
 // words are scripted.
 //
-// Its replies come from the simulator's scripted agent (simulator.Answer):
-// the same decisions as on the simulator page, played through the CLI's
-// tools. The server adds what a model API adds: Server-Sent Events framed
-// as the real API frames them (message_start, content_block_start /
+// Its replies come from the scripted agent's model face (backend/agent,
+// agent.Answer): the same decisions as on the simulator page, played
+// through the CLI's tools; it links no browser code (no chromedp, which a
+// test holds). The server adds what a model API adds: Server-Sent Events
+// framed as the real API frames them (message_start, content_block_start /
 // content_block_delta (text_delta, input_json_delta) / content_block_stop,
 // message_delta with the stop reason and usage, message_stop, ping), the
 // non-streaming JSON reply, count_tokens, the model list, usage on every
@@ -46,7 +47,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baton-app/baton/backend/simulator"
+	"github.com/baton-app/baton/backend/agent"
 )
 
 // Scenario is one named behaviour of the stand-in.
@@ -233,11 +234,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 
 // request is the part of a Messages API request model-sim reads.
 type request struct {
-	Model    string                   `json:"model"`
-	System   json.RawMessage          `json:"system"`
-	Messages []simulator.ModelMessage `json:"messages"`
-	Tools    json.RawMessage          `json:"tools"`
-	Stream   bool                     `json:"stream"`
+	Model    string               `json:"model"`
+	System   json.RawMessage      `json:"system"`
+	Messages []agent.ModelMessage `json:"messages"`
+	Tools    json.RawMessage      `json:"tools"`
+	Stream   bool                 `json:"stream"`
 	Metadata struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
@@ -280,9 +281,9 @@ func sessionID(r *http.Request, req request) string {
 
 // scenario chooses the session's scenario and its parameters (see the
 // package documentation).
-func (s *Server) scenario(mr simulator.ModelRequest) (string, map[string]string) {
+func (s *Server) scenario(mr agent.ModelRequest) (string, map[string]string) {
 	prompts := mr.Prompts()
-	if name, params, ok := simulator.Marker(strings.Join(prompts, "\n"), ValidScenario); ok {
+	if name, params, ok := agent.Marker(strings.Join(prompts, "\n"), ValidScenario); ok {
 		return name, params
 	}
 	first := ""
@@ -347,7 +348,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		s.record(exchange{Path: r.URL.Path, Status: http.StatusBadRequest, Request: json.RawMessage(validJSON(body))})
 		return
 	}
-	mr := simulator.ModelRequest{System: req.System, Messages: req.Messages, SessionID: sessionID(r, req)}
+	mr := agent.ModelRequest{System: req.System, Messages: req.Messages, SessionID: sessionID(r, req)}
 	var tools []struct {
 		Name string `json:"name"`
 	}
@@ -363,7 +364,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	if fault := s.fault(w, r, name, params, mr.SessionID, &ex); fault {
 		return
 	}
-	reply := simulator.Answer(mr)
+	reply := agent.Answer(mr)
 	ex.Phase, ex.Step = reply.Phase, reply.Step
 	if reply.Hang {
 		ex.Reply = "held open: the agent never answers"
@@ -442,7 +443,7 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request, name string, para
 			"data: ]]]\n\n")
 		ex.Reply = "garbage"
 	case "cut-stream":
-		msg := &message{ID: "msg_" + randomID(24), Model: Models[1].ID, Content: []simulator.ModelBlock{{Type: "text", Text: "I am reading the project and will answer with the block once I have looked at every file of the scope."}}, StopReason: "end_turn", usage: usage{Input: 10, Output: 30}}
+		msg := &message{ID: "msg_" + randomID(24), Model: Models[1].ID, Content: []agent.ModelBlock{{Type: "text", Text: "I am reading the project and will answer with the block once I have looked at every file of the scope."}}, StopReason: "end_turn", usage: usage{Input: 10, Output: 30}}
 		ex.Reply = "cut in the middle of a text block"
 		_ = stream(r.Context(), w, msg, 0, 1)
 		// end the response without the chunked terminator: the client sees

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/baton-app/baton/backend/simulator"
+	"github.com/baton-app/baton/backend/agent"
 )
 
 // usage is a reply's token counts, as the API reports them.
@@ -39,7 +39,7 @@ func countUsage(req request) usage {
 	msgs, _ := json.Marshal(req.Messages)
 	prefix := tokens(req.System) + tokens(req.Tools)
 	u := usage{Input: tokens(msgs)}
-	first := !slices.ContainsFunc(req.Messages, func(m simulator.ModelMessage) bool { return m.Role == "assistant" })
+	first := !slices.ContainsFunc(req.Messages, func(m agent.ModelMessage) bool { return m.Role == "assistant" })
 	if first {
 		u.CacheCreation = prefix
 	} else {
@@ -51,12 +51,12 @@ func countUsage(req request) usage {
 // message is one assistant reply.
 type message struct {
 	ID, Model  string
-	Content    []simulator.ModelBlock
+	Content    []agent.ModelBlock
 	StopReason string
 	usage      usage
 }
 
-func newMessage(req request, reply simulator.ModelReply) *message {
+func newMessage(req request, reply agent.ModelReply) *message {
 	model := req.Model
 	if model == "" {
 		model = Models[1].ID

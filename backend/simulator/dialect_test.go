@@ -2,94 +2,31 @@ package simulator
 
 import (
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/agent/agenttest"
 	"github.com/baton-app/baton/backend/protocol"
-	"github.com/baton-app/baton/backend/template"
 )
-
-// sparcPrompts renders the sparc template's planning prompt and the worker
-// prompt of task CODE-002 (scope api/) as the engine sends them: system
-// text, a blank line, then the user text.
-func sparcPrompts(t *testing.T, dir string) (planning, worker string) {
-	t.Helper()
-	mgr, err := template.New(t.TempDir(), template.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := mgr.Get("sparc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	values := map[string]any{
-		template.VarCWD: dir, template.VarUserRequest: "Document this project",
-		template.VarTaskID: "CODE-002", template.VarTaskTitle: "Work on api.", template.VarTaskDescription: "Work on api.",
-		template.VarTaskScope: "api/",
-		template.VarTaskJSON: `{"taskId":"CODE-002","delegatedToMode":"code","objective":"Work on api.",` +
-			`"inputs":[{"type":"code","path":"api/"}],"acceptanceCriteria":["api/ was read"]}`,
-	}
-	render := func(phase template.Phase) string {
-		p, err := tmpl.Render(phase, values)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.System + "\n\n" + p.User
-	}
-	return render(template.PhaseTaskPlanning), render(template.PhaseWorkerExecution)
-}
-
-func TestDetectSparcPrompts(t *testing.T) {
-	t.Parallel()
-	planning, worker := sparcPrompts(t, "/tmp/project")
-	if phase, dialect := detect(planning); phase != "task_list" || dialect != dialectDelegation {
-		t.Errorf("sparc planning prompt read as %q, %q", phase, dialect)
-	}
-	if phase, dialect := detect(worker); phase != "completion" || dialect != dialectDelegation {
-		t.Errorf("sparc worker prompt read as %q, %q", phase, dialect)
-	}
-}
-
-// parse reads an answer with Baton's own parser, as the engine does.
-func parse(t *testing.T, text string, phase protocol.Phase) protocol.Result {
-	t.Helper()
-	p, err := protocol.NewParser(protocol.Delimiters{Start: startDelim, End: endDelim}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.ParseText(text, protocol.Options{Phase: phase})
-}
-
-// validCompletion returns the valid completion of text in dialect d.
-func validCompletion(t *testing.T, text string, d protocol.Dialect) *protocol.Completion {
-	t.Helper()
-	res := parse(t, text, protocol.PhaseCompletion)
-	resp, ok := res.Last(protocol.PhaseCompletion)
-	if !ok || resp.Dialect != d {
-		t.Fatalf("no valid %s completion (failure %+v) in:\n%s", d, res.Failure, text)
-	}
-	return resp.Data.(*protocol.Completion)
-}
 
 func TestDelegationPlan(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{})
-	dir := project(t)
-	planning, _ := sparcPrompts(t, dir)
+	dir := agenttest.Project(t)
+	planning, _ := agenttest.SparcPrompts(t, dir)
 	id := start(t, base, map[string]any{"cwd": dir, "message": planning})
 	text := finalText(waitResult(t, base, id, 1))
 	if strings.Contains(text, `"phase"`) {
 		t.Errorf("the plan uses phase blocks:\n%s", text)
 	}
-	res := parse(t, text, protocol.PhaseTaskList)
+	res := agenttest.Parse(t, text, protocol.PhaseTaskList)
 	resp, ok := res.Last(protocol.PhaseTaskList)
 	if !ok || resp.Dialect != protocol.DialectNewTask || !resp.Delimited || len(resp.Warnings) > 0 {
 		t.Fatalf("plan = %+v (failure %+v):\n%s", resp, res.Failure, text)
 	}
 	tasks := resp.Data.(*protocol.TaskList).Tasks
 	// One block per task: ".", api and store, then the integration task.
-	if n := strings.Count(text, startDelim); len(tasks) != 4 || n != 4 {
+	if n := strings.Count(text, protocol.DefaultStart); len(tasks) != 4 || n != 4 {
 		t.Fatalf("%d tasks in %d blocks: %+v", len(tasks), n, tasks)
 	}
 	var parts []string
@@ -111,20 +48,20 @@ func TestDelegationPlan(t *testing.T) {
 func TestDelegationReports(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{})
-	dir := project(t)
-	_, worker := sparcPrompts(t, dir)
+	dir := agenttest.Project(t)
+	_, worker := agenttest.SparcPrompts(t, dir)
 	tests := []struct {
 		scenario string
 		check    func(t *testing.T, id, text string, entries []map[string]any)
 	}{
 		{"happy", func(t *testing.T, id, text string, entries []map[string]any) {
-			c := validCompletion(t, text, protocol.DialectAttemptCompletion)
+			c := agenttest.ValidCompletion(t, text, protocol.DialectAttemptCompletion)
 			if c.TaskID != "CODE-002" || c.Status != "success" || !strings.Contains(c.Summary, "api/") {
 				t.Errorf("completion = %+v", c)
 			}
 		}},
 		{"clarification", func(t *testing.T, id, text string, entries []map[string]any) {
-			c := validCompletion(t, text, protocol.DialectAttemptCompletion)
+			c := agenttest.ValidCompletion(t, text, protocol.DialectAttemptCompletion)
 			if c.Status != "needs_input" || len(c.Questions) != 1 || !strings.Contains(c.Questions[0], "CODE-002") {
 				t.Fatalf("first completion = %+v", c)
 			}
@@ -133,13 +70,13 @@ func TestDelegationReports(t *testing.T) {
 			call(t, "POST", base+"/api/send", map[string]string{"sessionId": id,
 				"message": "The answer to your questions:\nMarkdown.\n\nContinue the task with this answer and report completion as before."})
 			text = finalText(waitResult(t, base, id, 2))
-			c = validCompletion(t, text, protocol.DialectAttemptCompletion)
+			c = agenttest.ValidCompletion(t, text, protocol.DialectAttemptCompletion)
 			if c.Status != "success" || c.TaskID != "CODE-002" {
 				t.Errorf("completion after the answer = %+v", c)
 			}
 		}},
 		{"worker-fails", func(t *testing.T, id, text string, entries []map[string]any) {
-			c := validCompletion(t, text, protocol.DialectAttemptCompletion)
+			c := agenttest.ValidCompletion(t, text, protocol.DialectAttemptCompletion)
 			if c.Status != "failed" || !strings.Contains(c.Error, "simulated failure") {
 				t.Errorf("completion = %+v", c)
 			}
@@ -148,7 +85,7 @@ func TestDelegationReports(t *testing.T) {
 			}
 		}},
 		{"conflict", func(t *testing.T, id, text string, entries []map[string]any) {
-			c := validCompletion(t, text, protocol.DialectAttemptCompletion)
+			c := agenttest.ValidCompletion(t, text, protocol.DialectAttemptCompletion)
 			if c.Status != "conflict" || len(c.Issues) != 1 {
 				t.Fatalf("completion = %+v", c)
 			}
@@ -199,9 +136,9 @@ func assistantTexts(e map[string]any) []string {
 func TestConflictOrchestratorDialect(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{Scenario: "conflict"})
-	dir := project(t)
+	dir := agenttest.Project(t)
 	id := start(t, base, map[string]any{"cwd": dir, "message": `Do task_004 on store/. Answer {"phase": "completion", "data": {"task_id": "task_004"}}`})
-	c := validCompletion(t, finalText(waitResult(t, base, id, 1)), protocol.DialectOrchestrator)
+	c := agenttest.ValidCompletion(t, finalText(waitResult(t, base, id, 1)), protocol.DialectOrchestrator)
 	if c.TaskID != "task_004" || c.Status != "conflict" || len(c.Issues) != 1 ||
 		!strings.HasPrefix(c.Issues[0].Description, "store/db.go: ") || c.Issues[0].SuggestedResolution == "" {
 		t.Errorf("completion = %+v", c)
@@ -214,12 +151,9 @@ func TestConflictOrchestratorDialect(t *testing.T) {
 func TestDelegationBrokenAnswers(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{})
-	dir := project(t)
-	planning, worker := sparcPrompts(t, dir)
-	p, err := protocol.NewParser(protocol.Delimiters{Start: startDelim, End: endDelim}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := agenttest.Project(t)
+	planning, worker := agenttest.SparcPrompts(t, dir)
+	p := agenttest.Parser(t)
 	prompts := map[protocol.Phase]string{protocol.PhaseTaskList: planning, protocol.PhaseCompletion: worker}
 	tests := []struct {
 		scenario string
@@ -236,7 +170,7 @@ func TestDelegationBrokenAnswers(t *testing.T) {
 			return false
 		}},
 		{"no-delimiters", func(res protocol.Result, text string) bool {
-			return !strings.Contains(text, startDelim) && strings.Contains(text, "```json")
+			return !strings.Contains(text, protocol.DefaultStart) && strings.Contains(text, "```json")
 		}},
 		{"missing-fields", func(res protocol.Result, text string) bool {
 			return res.Failure != nil && res.Failure.Kind == protocol.FailureInvalidData
@@ -263,63 +197,6 @@ func TestDelegationBrokenAnswers(t *testing.T) {
 					t.Fatalf("the answer to the re-prompt is not a valid %s:\n%s", phase, text)
 				}
 			})
-		}
-	}
-}
-
-// The plan's verbs follow the user's request quoted in Baton's prompt, not
-// the template's own words around it.
-func TestVerbFollowsTheUserRequest(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ prompt, want string }{
-		{"## The request\nDocument the inventory service\n\n## The project\nRun the tests when you can.", "Document"},
-		{"## The request\nAdd tests to every package\n\n## The project\nWrite documentation.", "Add tests for"},
-		{"Your task: x\n\nThe user's request, for context only (do your task, not the whole request):\nReview the API\n\n## How to work\nDocument and test.", "Review"},
-		{"please document this", "Document"},
-		{"Clean it up", "Work on"},
-	} {
-		tr := &turn{ss: &session{initialMessage: tt.prompt}}
-		if got := tr.verb(); got != tt.want {
-			t.Errorf("verb for %q = %q, want %q", tt.prompt, got, tt.want)
-		}
-	}
-}
-
-// Every system template's prompts, rendered as the engine sends them, are
-// read as the phase they ask for: the simulator answers the first prompt of
-// each phase without a re-prompt.
-func TestDetectEverySystemTemplatePrompt(t *testing.T) {
-	t.Parallel()
-	mgr, err := template.New(t.TempDir(), template.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	infos, err := mgr.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	values := map[string]any{
-		template.VarCWD: "/tmp/project", template.VarUserRequest: "Document this project",
-		template.VarTaskID: "task_002", template.VarTaskTitle: "Work on api", template.VarTaskDescription: "Work on api.",
-		template.VarTaskScope: "api/", template.VarTaskJSON: `{"taskId":"task_002","delegatedToMode":"code","objective":"Work on api."}`,
-	}
-	want := map[template.Phase]string{
-		template.PhaseAnalysis: "analysis", template.PhaseTaskPlanning: "task_list", template.PhaseWorkerExecution: "completion",
-		template.PhaseAggregation: "aggregation", template.PhaseVerification: "verification", template.PhaseReview: "review",
-	}
-	for _, info := range infos {
-		tmpl, err := mgr.Get(info.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for phase, wantPhase := range want {
-			p, err := tmpl.Render(phase, values)
-			if err != nil || strings.TrimSpace(p.User) == "" {
-				continue // the template has no prompt for this phase
-			}
-			if got, _ := detect(p.System + "\n\n" + p.User); got != wantPhase {
-				t.Errorf("%s: the %s prompt is read as %q, want %q", info.ID, phase, got, wantPhase)
-			}
 		}
 	}
 }

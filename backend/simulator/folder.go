@@ -13,18 +13,11 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/baton-app/baton/backend/agent"
 )
 
-const (
-	maxListed   = 500
-	maxReadSize = 64 << 10
-)
-
-// fileInfo is one entry of a folder listing.
-type fileInfo struct {
-	Path string `json:"path"`
-	Size int64  `json:"size"`
-}
+const maxReadSize = 64 << 10
 
 func checkDir(dir string) error {
 	if dir == "" || !filepath.IsAbs(dir) {
@@ -40,26 +33,22 @@ func checkDir(dir string) error {
 	return nil
 }
 
-// skipDir reports whether a directory is left out of listings.
-func skipDir(name string) bool {
-	return strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || name == "dist" || name == "build"
-}
-
 // listFolder lists the regular files under dir through an os.Root, so
-// nothing outside dir (no "..", no symlink out) is ever reached.
-func listFolder(dir string) ([]fileInfo, error) {
+// nothing outside dir (no "..", no symlink out) is ever reached; it leaves
+// out what the agent's listings leave out (agent.SkipDir, agent.MaxListed).
+func listFolder(dir string) ([]agent.File, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	var out []fileInfo
+	var out []agent.File
 	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable parts are left out
 		}
 		if d.IsDir() {
-			if p != "." && (skipDir(d.Name()) || strings.Count(p, "/") >= 6) {
+			if p != "." && (agent.SkipDir(d.Name()) || strings.Count(p, "/") >= 6) {
 				return fs.SkipDir
 			}
 			return nil
@@ -71,8 +60,8 @@ func listFolder(dir string) ([]fileInfo, error) {
 		if err != nil {
 			return nil
 		}
-		out = append(out, fileInfo{Path: p, Size: info.Size()})
-		if len(out) >= maxListed {
+		out = append(out, agent.File{Path: p, Size: info.Size()})
+		if len(out) >= agent.MaxListed {
 			return fs.SkipAll
 		}
 		return nil
@@ -175,12 +164,12 @@ func (f folderClient) get(ctx context.Context, p string, q url.Values) ([]byte, 
 	return b, nil
 }
 
-func (f folderClient) list(ctx context.Context) ([]fileInfo, error) {
+func (f folderClient) list(ctx context.Context) ([]agent.File, error) {
 	b, err := f.get(ctx, "list", nil)
 	if err != nil {
 		return nil, err
 	}
-	var out []fileInfo
+	var out []agent.File
 	return out, json.Unmarshal(b, &out)
 }
 

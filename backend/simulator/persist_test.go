@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baton-app/baton/backend/agent/agenttest"
 )
 
 // A simulator started again on its StateDir has its sessions back, with
@@ -16,7 +18,7 @@ func TestSessionsSurviveARestart(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
 	s, base := newSim(t, Options{StateDir: state})
-	dir := project(t)
+	dir := agenttest.Project(t)
 	id := start(t, base, map[string]any{"cwd": dir, "sessionId": "local___orch_r1_worker_task_001",
 		"message": `Do it; answer {"phase": "completion"}`})
 	done := waitResult(t, base, id, 1)

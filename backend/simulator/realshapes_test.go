@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/agent/agenttest"
 	"github.com/baton-app/baton/backend/claudecodetest"
 )
 
@@ -152,7 +153,7 @@ func TestSimulatorEntriesHaveTheRealShapes(t *testing.T) {
 	t.Parallel()
 	real := realSchema(t)
 	_, base := newSim(t, Options{})
-	dir := project(t)
+	dir := agenttest.Project(t)
 	var entries []map[string]any
 	for _, msg := range []string{
 		`Do task_001 on store/. Answer {"phase": "completion", "data": {"task_id": "task_001"}}`,

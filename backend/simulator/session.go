@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/baton-app/baton/backend/agent"
 )
 
 // session is the Go-side state of one simulated session. Fields are
@@ -98,8 +99,6 @@ func (ss *session) interruptLocked() {
 	}
 }
 
-var markerPattern = regexp.MustCompile(`\[\[sim:scenario=([a-z-]+)((?:\s+[a-z]+=[A-Za-z0-9_-]+)*)\]\]`)
-
 // enqueue records the user's message in the transcript at once (so a
 // sender sees it land) and makes sure a runner answers it.
 func (s *Simulator) enqueue(ss *session, text string) { s.enqueueUUID(ss, text, "") }
@@ -114,13 +113,8 @@ func (s *Simulator) enqueueUUID(ss *session, text, uuid string) {
 		entry["uuid"] = uuid
 	}
 	s.mu.Lock()
-	if m := markerPattern.FindStringSubmatch(text); m != nil && ValidScenario(m[1]) {
-		ss.scenario = m[1]
-		ss.params = map[string]string{}
-		for _, kv := range strings.Fields(m[2]) {
-			k, v, _ := strings.Cut(kv, "=")
-			ss.params[k] = v
-		}
+	if name, params, ok := agent.Marker(text, ValidScenario); ok {
+		ss.scenario, ss.params = name, params
 	}
 	if !ss.holdLocked(text, uuid) {
 		s.appendLocked(ss, entry)
@@ -196,10 +190,7 @@ func (s *Simulator) runner(ss *session) {
 		ctx, cancel := context.WithCancel(s.ctx)
 		ss.turnCancel = cancel
 		ss.turnRunning = true
-		t := &turn{s: s, ss: ss, ctx: ctx, started: time.Now(), mind: mind{
-			cwd: ss.cwd, sessionID: ss.id, initial: ss.initialMessage,
-			prompt: text, scenario: s.scenarioLocked(ss),
-		}}
+		t := &turn{s: s, ss: ss, ctx: ctx, started: time.Now(), prompt: text, scenario: s.scenarioLocked(ss)}
 		s.mu.Unlock()
 		s.publishUpdate(ss)
 

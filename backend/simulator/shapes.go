@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/baton-app/baton/backend/agent"
 )
 
 // Shapes make the page and the transcripts take the shapes that the real
@@ -200,7 +202,7 @@ func (ss *session) retitleLocked() bool {
 		return false
 	}
 	ss.shape.retitled = true
-	text := markerPattern.ReplaceAllString(ss.initialMessage, "")
+	text := agent.StripMarkers(ss.initialMessage)
 	ss.title = "Claude: " + firstLine(strings.ReplaceAll(text, "__orch_", ""), 40)
 	return true
 }

@@ -1,14 +1,15 @@
 // Package simulator is Baton's embedded stand-in for Claude Desktop: a Go
-// loopback HTTP server that owns session state and a scripted agent, and an
-// embedded page that exposes the same window['claude.web'].LocalSessions
-// surface as Claude Desktop (see CLAUDE_DESKTOP_API.md) on top of it. Baton
-// drives the page through real Chromium with the very adapter it uses for
-// Claude Desktop.
+// loopback HTTP server that owns session state and plays the scripted
+// agent (backend/agent) in them, and an embedded page that exposes the
+// same window['claude.web'].LocalSessions surface as Claude Desktop (see
+// CLAUDE_DESKTOP_API.md) on top of it. Baton drives the page through real
+// Chromium with the very adapter it uses for Claude Desktop (Launch starts
+// the server and a browser on its page).
 //
 // # Scenarios
 //
-// A scenario decides how the scripted agent of a session behaves. It is
-// chosen, first match wins, by:
+// A scenario decides how the scripted agent of a session behaves (see
+// backend/agent for what each does). It is chosen, first match wins, by:
 //
 //  1. a marker in a message of the session: [[sim:scenario=NAME]] (optionally
 //     followed by parameters, e.g. [[sim:scenario=flood entries=10000]]); it
@@ -18,46 +19,24 @@
 //     of the session id;
 //  3. Options.Scenario, the simulator-wide default ("happy" when empty).
 //
-// The names are listed in Scenarios. The bad-answer scenarios
-// (malformed-json, no-delimiters, missing-fields) break only the first answer
-// to each phase, so a stricter re-prompt gets a valid one. The workflow
-// scenarios play one side of seed 001, 003 and 004 and answer every other
-// phase as happy does: rejected-once (a review prompt, "phase": "review",
-// is rejected the first time for each task and approved after; in other
-// scenarios a review is approved), clarification (a worker's first
-// completion is status needs_input with a question; the next message, the
-// answer, gets a normal completion), qa-fails (the first verification
-// fails with one issue per task named in the prompt, later ones pass) and
-// conflict (a worker reports a conflict: another agent changed the first
-// file of its scope; the issue names that file and a suggested resolution).
+// The names are listed in Scenarios. Besides the agent's, the page plays
+// slow (every delay ten times longer), flood (thousands of tool calls
+// before the answer), page-reload (the page reloads in the middle of the
+// first turn), needs-permission (a Write that waits for the page's
+// permission answer), asks-question (an AskUserQuestion) and worker-hangs
+// (a turn that never ends until interrupted).
 //
-// # How the agent answers
+// # How a turn is played
 //
 // The agent runs on the Go side, one turn per user message, so a reload of
-// the page loses nothing. It reads which phase the message asks for (quoted
-// block examples such as "phase": "task_list" first, then keywords) and in
-// which dialect: a prompt that quotes an attempt_completion report or a
-// new_task object instead of a phase block (the sparc template, seed 003)
-// gets one in return, a plan as one new_task object per block (ids such as
-// DOCS-001, the specialist in delegatedToMode) and a worker's report as an
-// attempt_completion whose result (success, failure, clarification_needed,
-// conflict_detected) follows the scenario; a follow-up that names neither
-// (the answer to a question) is answered in the dialect the phase was last
-// asked in. The aggregation answer lists every "Conflict to resolve:" line
-// of its prompt as a conflict left to the user.
-//
-// The agent has two faces over one set of decisions (mind.go): this page,
-// where a turn plays the tools itself, and the model face (Answer, in
-// model.go) behind "baton model-sim", which answers the real Claude Code
-// CLI with tool calls its real tools run.
-//
-// It lists and reads the session's cwd through the server's loopback
-// endpoint /fs/{session}/list and /fs/{session}/read (served through an
-// os.Root of that folder only: no "..", no absolute paths, no symlinks out),
-// and writes Claude Code transcript entries: tool_use and tool_result pairs,
-// assistant text with the <<<ORCHESTRATOR_RESPONSE>>> block built from those
-// files, usage on assistant entries, and a result entry with cost at the end
-// of each turn. Options.Speed divides every delay.
+// the page loses nothing. A turn (turn.go) is the page's face of the
+// agent: it lists and reads the session's cwd through the server's
+// loopback endpoint /fs/{session}/list and /fs/{session}/read (served
+// through an os.Root of that folder only: no "..", no absolute paths, no
+// symlinks out), and writes Claude Code transcript entries: tool_use and
+// tool_result pairs, assistant text with the <<<ORCHESTRATOR_RESPONSE>>>
+// block the agent decided, usage on assistant entries, and a result entry
+// with cost at the end of each turn. Options.Speed divides every delay.
 //
 // # The page
 //
@@ -111,6 +90,10 @@ var Scenarios = []string{
 	"conflict",         // as worker, reports a conflict with another agent over a file of its scope, with a suggested resolution
 	"deadlock",         // at the slow pace, plans a chain (task 2 after task 1) beside an independent task 3; task 1 fails, so a retry of the skipped task 2 meets the dependency deadlock check
 }
+
+// permissionModes are the Claude Code permission modes a session takes
+// (start's permissionMode, setPermissionMode).
+var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
 
 // ValidScenario reports whether name is a known scenario.
 func ValidScenario(name string) bool { return slices.Contains(Scenarios, name) }
@@ -431,9 +414,7 @@ func (s *Simulator) start(info startInfo) (string, error) {
 	if err := checkDir(info.Cwd); err != nil {
 		return "", fmt.Errorf("start: %w", err)
 	}
-	switch info.PermissionMode {
-	case "", "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
-	default:
+	if info.PermissionMode != "" && !slices.Contains(permissionModes, info.PermissionMode) {
 		return "", fmt.Errorf("start: unknown permission mode %q", info.PermissionMode)
 	}
 	id := info.SessionID
@@ -570,10 +551,9 @@ func (s *Simulator) apiAction(w http.ResponseWriter, r *http.Request) {
 	case "model":
 		ss.model = req.Value
 	case "mode":
-		switch req.Value {
-		case "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
+		if slices.Contains(permissionModes, req.Value) {
 			ss.permissionMode = req.Value
-		default:
+		} else {
 			err = fmt.Errorf("unknown permission mode %q", req.Value)
 		}
 	default:

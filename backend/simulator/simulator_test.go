@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/baton-app/baton/backend/agent/agenttest"
+	"github.com/baton-app/baton/backend/protocol"
 )
 
 func newSim(t *testing.T, opts Options) (*Simulator, string) {
@@ -79,27 +82,6 @@ func call(t *testing.T, method, u string, body any) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-func project(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"README.md":       "# Demo\n",
-		"go.mod":          "module demo\n",
-		"api/server.go":   "package api\n",
-		"api/handlers.go": "package api\n",
-		"store/db.go":     "package store\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func start(t *testing.T, base string, info map[string]any) string {
 	t.Helper()
 	code, b := call(t, "POST", base+"/api/start", info)
@@ -160,48 +142,21 @@ func finalText(entries []map[string]any) string {
 
 // parseBlock returns the JSON between the delimiters, or "" and false.
 func parseBlock(text string) (string, bool) {
-	s := strings.LastIndex(text, startDelim)
+	s := strings.LastIndex(text, protocol.DefaultStart)
 	if s < 0 {
 		return "", false
 	}
-	e := strings.Index(text[s:], endDelim)
+	e := strings.Index(text[s:], protocol.DefaultEnd)
 	if e < 0 {
 		return "", false
 	}
-	return strings.TrimSpace(text[s+len(startDelim) : s+e]), true
-}
-
-func TestDetect(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ prompt, phase, dialect string }{
-		{`Explore and answer {"phase": "analysis", "data": {}}`, "analysis", dialectOrchestrator},
-		{`Make the plan: {"phase":"task_list","data":{"tasks":[]}}`, "task_list", dialectOrchestrator},
-		{`Do task_003. Report {"phase": "progress"} while working and {"phase": "completion"} at the end.`, "completion", dialectOrchestrator},
-		{`Merge them: {"phase": "aggregation"} — earlier phases were "phase": "analysis"`, "aggregation", dialectOrchestrator},
-		{`Delegate each task with one new_task object: {"taskId": "...", "objective": "..."}`, "task_list", dialectDelegation},
-		// A worker's prompt quotes its own new_task too: the report wins.
-		{`Your task (a new_task): {"taskId": "A-1", "objective": "x"}. End with an attempt_completion: {"taskId": "A-1", "result": "..."}`, "completion", dialectDelegation},
-		// A phase block example wins over the dialect's words.
-		{`Merge the attempt_completion reports {"result": "success"}; answer {"phase": "aggregation"}`, "aggregation", dialectOrchestrator},
-		// Words alone say no dialect.
-		{`Without new_task objects or attempt_completion reports, write the task list.`, "task_list", ""},
-		{`The answer to your questions: yes. Continue and report completion as before.`, "completion", ""},
-		{`Verify everything and report.`, "verification", ""},
-		{`Please write the task list now.`, "task_list", ""},
-		{`Analyze the repository.`, "analysis", ""},
-		{`hello`, "", ""},
-	}
-	for _, tt := range tests {
-		if phase, dialect := detect(tt.prompt); phase != tt.phase || dialect != tt.dialect {
-			t.Errorf("detect(%q) = %q, %q, want %q, %q", tt.prompt, phase, dialect, tt.phase, tt.dialect)
-		}
-	}
+	return strings.TrimSpace(text[s+len(protocol.DefaultStart) : s+e]), true
 }
 
 func TestPhaseAnswers(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{})
-	dir := project(t)
+	dir := agenttest.Project(t)
 	required := map[string][]string{
 		"analysis":     {"summary", "recommended_splits"},
 		"task_list":    {"tasks"},
@@ -257,7 +212,7 @@ func TestPhaseAnswers(t *testing.T) {
 			}
 		}},
 		{"no-delimiters", func(t *testing.T, phase, text string) {
-			if strings.Contains(text, startDelim) || !strings.Contains(text, `"phase"`) {
+			if strings.Contains(text, protocol.DefaultStart) || !strings.Contains(text, `"phase"`) {
 				t.Fatalf("want JSON without delimiters, got %q", text)
 			}
 		}},
@@ -311,7 +266,7 @@ func TestWorkerFails(t *testing.T) {
 	if err := s.SetScenario("_worker_task_002", "worker-fails"); err != nil {
 		t.Fatal(err)
 	}
-	dir := project(t)
+	dir := agenttest.Project(t)
 	id := start(t, base, map[string]any{"cwd": dir, "sessionId": "local___orch_r1_worker_task_002", "message": `Do it; answer {"phase": "completion"}`})
 	entries := waitResult(t, base, id, 1)
 	body, _ := parseBlock(finalText(entries))
@@ -335,7 +290,7 @@ func TestWorkerFails(t *testing.T) {
 func TestFolderEndpointStaysInside(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{Scenario: "worker-hangs"})
-	dir := project(t)
+	dir := agenttest.Project(t)
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	if err := os.WriteFile(outside, []byte("TOPSECRET-CONTENT"), 0o600); err != nil {
 		t.Fatal(err)
@@ -374,7 +329,7 @@ func TestFolderEndpointStaysInside(t *testing.T) {
 func TestStartValidation(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{Scenario: "worker-hangs"})
-	dir := project(t)
+	dir := agenttest.Project(t)
 	tests := []struct {
 		name string
 		info map[string]any
@@ -410,7 +365,7 @@ func TestForeignHostRefused(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("foreign Host = %d, want 403", resp.StatusCode)
 	}
-	dir := project(t)
+	dir := agenttest.Project(t)
 	body := `{"cwd":` + strconvQuote(dir) + `,"message":"x"}`
 	tests := []struct {
 		name, origin, ctype string
@@ -466,7 +421,7 @@ func TestOptionsValidation(t *testing.T) {
 func TestAPIRequiresTheLaunchToken(t *testing.T) {
 	t.Parallel()
 	s, base := newSim(t, Options{})
-	dir := project(t)
+	dir := agenttest.Project(t)
 	if code, b := call(t, "POST", base+"/api/start", map[string]any{"cwd": dir, "message": "x", "sessionId": "local_tok"}); code != http.StatusOK {
 		t.Fatalf("start with the token = %d %s", code, b)
 	}

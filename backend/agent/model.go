@@ -1,6 +1,8 @@
-package simulator
+package agent
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +16,7 @@ import (
 
 // The model face of the scripted agent: given the conversation the real
 // Claude Code CLI sends to the Messages API, it decides the next assistant
-// message. The decisions are the mind's (mind.go), as on the simulator
-// page; here they are played through the CLI's real tools on the real
+// message. The decisions are the Mind's, as on the simulator page; here they are played through the CLI's real tools on the real
 // folder. The face keeps no state between requests: a turn's script is
 // replayed from the user's prompt, each tool call it makes answered from
 // the tool_use / tool_result history of the conversation, until a call
@@ -30,7 +31,8 @@ type ModelRequest struct {
 	// SessionID is the CLI's session id (X-Claude-Code-Session-Id), "" when
 	// unknown.
 	SessionID string
-	// Scenario is the session's scenario (see ModelScenario).
+	// Scenario is the session's scenario (the caller chooses it, e.g. with
+	// Marker).
 	Scenario string
 }
 
@@ -160,8 +162,12 @@ func (r ModelRequest) Prompts() []string {
 	return out
 }
 
+// markerPattern is a scenario marker: [[sim:scenario=NAME k=v …]].
+var markerPattern = regexp.MustCompile(`\[\[sim:scenario=([a-z-]+)((?:\s+[a-z]+=[A-Za-z0-9_-]+)*)\]\]`)
+
 // Marker finds the last scenario marker ([[sim:scenario=NAME k=v…]]) in
-// text whose name valid accepts.
+// text whose name valid accepts: the scenario a stand-in's user chose for a
+// session in a message, with its parameters.
 func Marker(text string, valid func(string) bool) (name string, params map[string]string, ok bool) {
 	for _, m := range slices.Backward(markerPattern.FindAllStringSubmatch(text, -1)) {
 		if !valid(m[1]) {
@@ -177,6 +183,9 @@ func Marker(text string, valid func(string) bool) (name string, params map[strin
 	return "", nil, false
 }
 
+// StripMarkers is text without its scenario markers.
+func StripMarkers(text string) string { return markerPattern.ReplaceAllString(text, "") }
+
 // step is one tool call of the turn so far and its result.
 type step struct {
 	name   string
@@ -191,7 +200,7 @@ var errSuspend = errors.New("suspend")
 
 // modelTurn replays one turn of the agent against the conversation.
 type modelTurn struct {
-	mind
+	*Mind
 	tools   map[string]bool
 	history []step
 	next    int
@@ -206,44 +215,35 @@ type modelTurn struct {
 // Answer decides the agent's next message for a Messages API request.
 func Answer(req ModelRequest) ModelReply {
 	prompts := req.Prompts()
-	t := &modelTurn{tools: map[string]bool{}, mind: mind{
-		cwd: req.WorkingDirectory(), sessionID: req.SessionID, scenario: req.Scenario,
-		reads: map[string]string{},
-	}}
-	for _, name := range req.Tools {
-		t.tools[name] = true
+	cwd := req.WorkingDirectory()
+	if cwd == "" {
+		cwd = "."
 	}
-	if t.cwd == "" {
-		t.cwd = "."
-	}
-	t.root = t.cwd
 	if len(prompts) == 0 {
 		return ModelReply{StopReason: "end_turn", Content: []ModelBlock{{Type: "text", Text: "There is no message to answer."}}}
 	}
-	t.initial = prompts[0]
-	t.prompt = prompts[len(prompts)-1]
-	t.prior = prompts[:len(prompts)-1]
-	t.history = turnHistory(req.Messages)
-
-	phase, dialect := detect(t.prompt)
-	t.phase = phase
+	prompt, prior := prompts[len(prompts)-1], prompts[:len(prompts)-1]
+	phase, dialect := Detect(prompt)
+	if dialect == "" {
+		// A follow-up such as an answer: the dialect the phase was last
+		// asked in.
+		dialect = lastDialect(prior, phase)
+	}
+	t := &modelTurn{tools: map[string]bool{}, root: cwd, phase: phase, prior: prior, history: turnHistory(req.Messages),
+		Mind: NewMind(Turn{Cwd: cwd, SessionID: req.SessionID, Initial: prompts[0], Prompt: prompt, Scenario: req.Scenario, Dialect: dialect})}
+	for _, name := range req.Tools {
+		t.tools[name] = true
+	}
 	t.attempt = 1
 	for _, p := range t.prior {
-		if ph, _ := detect(p); ph != phase {
+		if ph, _ := Detect(p); ph != phase {
 			continue
 		}
-		if phase == "review" && t.withPrompt(p).taskID() != t.taskID() {
+		if phase == "review" && t.withPrompt(p).TaskID() != t.TaskID() {
 			continue
 		}
 		t.attempt++
 	}
-	if dialect == "" {
-		// A follow-up such as an answer: the dialect the phase was last
-		// asked in.
-		dialect = lastDialect(t.prior, phase)
-	}
-	t.delegation = dialect == dialectDelegation
-	t.dialect = dialect
 
 	final, err := t.play()
 	switch {
@@ -256,8 +256,8 @@ func Answer(req ModelRequest) ModelReply {
 	return ModelReply{Content: t.said, StopReason: "end_turn", Phase: phase, Step: t.next}
 }
 
-func (t *modelTurn) withPrompt(p string) *mind {
-	m := t.mind
+func (t *modelTurn) withPrompt(p string) *Mind {
+	m := *t.Mind
 	m.prompt = p
 	return &m
 }
@@ -265,7 +265,7 @@ func (t *modelTurn) withPrompt(p string) *mind {
 // lastDialect is the dialect phase was last asked in among prompts.
 func lastDialect(prompts []string, phase string) string {
 	for _, p := range slices.Backward(prompts) {
-		if ph, d := detect(p); ph == phase && d != "" {
+		if ph, d := Detect(p); ph == phase && d != "" {
 			return d
 		}
 	}
@@ -305,6 +305,14 @@ func turnHistory(msgs []ModelMessage) []step {
 
 var errHang = errors.New("hang")
 
+// ToolUseID is a new id for a tool call of the agent, in the shape the
+// API gives them ("toolu_" and 24 hexadecimal digits).
+func ToolUseID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "toolu_" + hex.EncodeToString(b[:])
+}
+
 // call makes a tool call: answered from the history when the turn made it
 // already, else the reply (and the script stops). A request that offers
 // no tools at all (the CLI's side requests, such as a title) gets no tool
@@ -319,7 +327,7 @@ func (t *modelTurn) call(name string, input map[string]any) (string, bool, error
 		t.said = nil
 		return h.result, h.isErr, nil
 	}
-	id := "toolu_" + strings.ReplaceAll(newUUID(), "-", "")[:24]
+	id := ToolUseID()
 	content := append(t.said, ModelBlock{Type: "tool_use", ID: id, Name: name, Input: input})
 	t.reply = &ModelReply{Content: content, StopReason: "tool_use", Phase: t.phase, Step: t.next}
 	return "", false, errSuspend
@@ -362,22 +370,16 @@ func (t *modelTurn) play() (string, error) {
 		return "", errHang
 	}
 
-	text, _, known, err := t.answer(t, t.phase, t.attempt)
-	if err != nil {
-		return "", err
-	}
-	if !known {
-		return fmt.Sprintf("I looked at %d files in %s. Tell me which phase you need (analysis, task_list, completion, aggregation or verification) and I will answer with a %s block.", len(t.files), path.Base(t.cwd), startDelim), nil
-	}
-	return text, nil
+	text, _, _, err := t.Respond(t, t.phase, t.attempt)
+	return text, err
 }
 
-// reviews is the attempt of the review: the prompts of the session that
+// Reviews is the attempt of the review: the prompts of the session that
 // asked for a review of the same task.
-func (t *modelTurn) reviews(string) int { return t.attempt }
+func (t *modelTurn) Reviews(string) int { return t.attempt }
 
 // listCommand lists the folder's files with their sizes, leaving out the
-// folders the simulator page leaves out (skipDir).
+// folders every listing leaves out (SkipDir).
 const listCommand = `find . -mindepth 1 -maxdepth 7 -type d \( -name '.*' -o -name node_modules -o -name vendor -o -name dist -o -name build \) -prune -o -type f -printf '%s\t%P\n'`
 
 // explore lists the folder (Glob when the CLI offers it, else find through
@@ -397,7 +399,7 @@ func (t *modelTurn) explore() error {
 	if !isErr {
 		t.files = parseListing(out, t.root)
 	}
-	if key := t.keyFiles(1); len(key) > 0 {
+	if key := t.KeyFiles(1); len(key) > 0 {
 		_, err := t.read(key[0])
 		return err
 	}
@@ -406,8 +408,8 @@ func (t *modelTurn) explore() error {
 
 // parseListing reads the output of listCommand ("size\tpath" lines) or of
 // Glob (absolute paths), sorted by path.
-func parseListing(out, root string) []fileInfo {
-	var files []fileInfo
+func parseListing(out, root string) []File {
+	var files []File
 	for line := range strings.SplitSeq(out, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "(") || strings.HasPrefix(line, "<") {
@@ -429,17 +431,17 @@ func parseListing(out, root string) []fileInfo {
 		if skipped(line) {
 			continue
 		}
-		files = append(files, fileInfo{Path: line, Size: size})
+		files = append(files, File{Path: line, Size: size})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files[:min(len(files), maxListed)]
+	return files[:min(len(files), MaxListed)]
 }
 
 // skipped reports whether a listed path lies in a folder listings leave out.
 func skipped(p string) bool {
 	dirs := strings.Split(p, "/")
 	for _, d := range dirs[:len(dirs)-1] {
-		if skipDir(d) {
+		if SkipDir(d) {
 			return true
 		}
 	}
@@ -478,7 +480,7 @@ func plainRead(out string) string {
 // it has none the agent knows.
 func (t *modelTurn) testCommand() (string, error) {
 	has := func(p string) bool {
-		return slices.ContainsFunc(t.files, func(f fileInfo) bool { return f.Path == p })
+		return slices.ContainsFunc(t.files, func(f File) bool { return f.Path == p })
 	}
 	switch {
 	case has("go.mod"):
@@ -539,21 +541,21 @@ func tail(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// worker reads its scope, writes its notes into the scope, edits a file of
+// Worker reads its scope, writes its notes into the scope, edits a file of
 // it, runs the tests, and reports as the scenario calls for.
-func (t *modelTurn) worker() (report, error) {
-	scope := t.workerScope()
+func (t *modelTurn) Worker() (Report, error) {
+	scope := t.WorkerScope()
 	for i, f := range scope {
-		t.say(t.progress(f, i, len(scope)))
+		t.say(t.Progress(f, i, len(scope)))
 		if _, err := t.read(f); err != nil {
-			return report{}, err
+			return Report{}, err
 		}
 	}
 	first := t.attempt == 1
 	if t.scenario == "clarification" && first || t.scenario == "conflict" {
-		return t.workerReport(scope, first, ""), nil
+		return t.WorkerReport(scope, first, ""), nil
 	}
-	id := t.taskID()
+	id := t.TaskID()
 	var written []string
 	var refused []string
 	write := func(tool string, input map[string]any, name string) error {
@@ -568,40 +570,40 @@ func (t *modelTurn) worker() (report, error) {
 		}
 		return nil
 	}
-	rep := t.workerReport(scope, first, "")
+	rep := t.WorkerReport(scope, first, "")
 	notes := path.Join(scopeDir(scope), id+"-notes.md")
 	if err := write("Write", map[string]any{"file_path": t.abs(notes), "content": "# " + id + "\n\n" + rep.summary + "\n\n" + rep.output + "\n"}, notes); err != nil {
-		return report{}, err
+		return Report{}, err
 	}
 	if f, old, repl, ok := t.editFor(scope, id); ok {
 		if err := write("Edit", map[string]any{"file_path": t.abs(f), "old_string": old, "new_string": repl}, f); err != nil {
-			return report{}, err
+			return Report{}, err
 		}
 	}
 	if t.scenario == "out-of-scope" {
 		f := t.outsideScope(scope)
 		if err := write("Write", map[string]any{"file_path": t.abs(f), "content": "Written by " + id + ", outside its scope.\n"}, f); err != nil {
-			return report{}, err
+			return Report{}, err
 		}
 	}
 	buildErr := ""
 	if t.scenario == "worker-fails" {
 		out, _, err := t.call("Bash", map[string]any{"command": "exit 1", "description": "Build the project"})
 		if err != nil {
-			return report{}, err
+			return Report{}, err
 		}
 		buildErr = "simulated build failure (exit status 1) " + firstLine(out, 100)
 	} else {
 		_, failure, err := t.runTests()
 		if err != nil {
-			return report{}, err
+			return Report{}, err
 		}
 		buildErr = failure
 	}
 	if len(refused) > 0 && buildErr == "" {
 		buildErr = "the changes were refused: " + strings.Join(refused, "; ")
 	}
-	rep = t.workerReport(scope, first, buildErr)
+	rep = t.WorkerReport(scope, first, buildErr)
 	rep.files = written
 	return rep, nil
 }
@@ -662,14 +664,14 @@ func (t *modelTurn) outsideScope(scope []string) string {
 	return "OUT-OF-SCOPE.md"
 }
 
-// verify runs the tests before the verification answer: a failing run
+// Verify runs the tests before the verification answer: a failing run
 // fails the verification.
-func (t *modelTurn) verify(int) (map[string]any, string, error) {
+func (t *modelTurn) Verify(int) (map[string]any, string, error) {
 	ran, failure, err := t.runTests()
 	if err != nil {
 		return nil, "", err
 	}
-	data, before := t.verification(t.attempt)
+	data, before := t.Verification(t.attempt)
 	if failure != "" && data["status"] == "pass" {
 		data = map[string]any{"status": "fail", "summary": "The project's tests fail.",
 			"issues": []any{map[string]any{"description": "the tests fail: " + firstLine(failure, 300), "severity": "high", "suggested_fix": "fix the failing tests"}}}

@@ -9,23 +9,24 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/baton-app/baton/backend/agent"
 )
 
-const (
-	startDelim = "<<<ORCHESTRATOR_RESPONSE>>>"
-	endDelim   = "<<<END_ORCHESTRATOR_RESPONSE>>>"
-	stepDelay  = 300 * time.Millisecond
-)
+const stepDelay = 300 * time.Millisecond
 
-// turn is one scripted answer to one user message.
-// The decisions are the mind's; the turn plays them on the simulator page,
-// running the tools itself.
+// turn is one scripted answer to one user message: the page's face of the
+// scripted agent. The decisions are the agent's (agent.Mind); the turn
+// plays them on the simulator page, running the tools itself, and is the
+// agent.Face its phase dispatch calls back.
 type turn struct {
-	mind
-	s       *Simulator
-	ss      *session
-	ctx     context.Context
-	started time.Time
+	s        *Simulator
+	ss       *session
+	ctx      context.Context
+	started  time.Time
+	prompt   string // the user message the turn answers
+	scenario string
+	mind     *agent.Mind
 
 	assistantCount int
 	inTokens       int
@@ -35,8 +36,7 @@ type turn struct {
 
 // run plays the turn and always ends it with a result entry.
 func (t *turn) run() {
-	t.reads = map[string]string{}
-	phase, dialect := detect(t.prompt)
+	phase, dialect := agent.Detect(t.prompt)
 	t.s.mu.Lock()
 	t.ss.phaseCount[phase]++
 	attempt := t.ss.phaseCount[phase]
@@ -48,8 +48,8 @@ func (t *turn) run() {
 		t.ss.dialects[phase] = dialect
 	}
 	t.s.mu.Unlock()
-	t.delegation = dialect == dialectDelegation
-	t.dialect = dialect
+	t.mind = agent.NewMind(agent.Turn{Cwd: t.ss.cwd, SessionID: t.ss.id, Initial: t.ss.initialMessage,
+		Prompt: t.prompt, Scenario: t.scenario, Dialect: dialect})
 
 	final, failed, err := t.play(phase, attempt)
 	if err != nil {
@@ -104,12 +104,11 @@ func (t *turn) play(phase string, attempt int) (string, bool, error) {
 		return "", false, t.ctx.Err()
 	}
 
-	text, failed, known, err := t.answer(t, phase, attempt)
+	text, failed, known, err := t.mind.Respond(t, phase, attempt)
 	if err != nil {
 		return "", false, err
 	}
 	if !known {
-		text := fmt.Sprintf("I looked at %d files in %s. Tell me which phase you need (analysis, task_list, completion, aggregation or verification) and I will answer with a %s block.", len(t.files), path.Base(t.ss.cwd), startDelim)
 		t.text(text)
 		return text, false, nil
 	}
@@ -120,14 +119,14 @@ func (t *turn) play(phase string, attempt int) (string, bool, error) {
 	return text, failed, nil
 }
 
-// verify is the verification answer: the page's agent runs no tool for it.
-func (t *turn) verify(attempt int) (map[string]any, string, error) {
-	data, before := t.verification(attempt)
+// Verify is the verification answer: the page's agent runs no tool for it.
+func (t *turn) Verify(attempt int) (map[string]any, string, error) {
+	data, before := t.mind.Verification(attempt)
 	return data, before, nil
 }
 
-// reviews counts the reviews of task id in this session.
-func (t *turn) reviews(id string) int {
+// Reviews counts the reviews of task id in this session.
+func (t *turn) Reviews(id string) int {
 	t.s.mu.Lock()
 	defer t.s.mu.Unlock()
 	t.ss.phaseCount["review:"+id]++
@@ -142,7 +141,7 @@ func (t *turn) explore() error {
 	if err != nil {
 		t.toolResult(id, "Error: "+err.Error(), true)
 	} else {
-		t.files = files
+		t.mind.SetFiles(files)
 		var names []string
 		for _, f := range files[:min(len(files), 100)] {
 			names = append(names, f.Path)
@@ -152,7 +151,7 @@ func (t *turn) explore() error {
 	if err := t.sleep(1); err != nil {
 		return err
 	}
-	if key := t.keyFiles(1); len(key) > 0 {
+	if key := t.mind.KeyFiles(1); len(key) > 0 {
 		return t.read(fc, key[0])
 	}
 	return nil
@@ -164,39 +163,39 @@ func (t *turn) read(fc folderClient, name string) error {
 	if err != nil {
 		t.toolResult(id, "Error: "+err.Error(), true)
 	} else {
-		t.reads[name] = text
+		t.mind.Read(name, text)
 		t.toolResult(id, numbered(text, 60), false)
 	}
 	return t.sleep(1)
 }
 
-// worker plays a worker turn: progress blocks (in the orchestrator
+// Worker plays a worker turn: progress blocks (in the orchestrator
 // dialect, which has them) while reading the files of its scope, then the
 // report the scenario calls for.
-func (t *turn) worker() (report, error) {
+func (t *turn) Worker() (agent.Report, error) {
 	fc := folderClient{base: t.s.base, session: t.ss.id, token: t.s.token, client: t.s.fs}
-	scope := t.workerScope()
+	scope := t.mind.WorkerScope()
 	for i, f := range scope {
-		t.text(t.progress(f, i, len(scope)))
+		t.text(t.mind.Progress(f, i, len(scope)))
 		if err := t.read(fc, f); err != nil {
-			return report{}, err
+			return agent.Report{}, err
 		}
 	}
 	t.s.mu.Lock()
 	first := t.ss.phaseCount["completion"] == 1
 	t.s.mu.Unlock()
-	if t.scenario == "deadlock" && !strings.HasSuffix(t.taskID(), "001") {
+	if t.scenario == "deadlock" && !strings.HasSuffix(t.mind.TaskID(), "001") {
 		// The tasks beside the failing one take their time, so that the
 		// user can retry the skipped task while they run.
 		if err := t.sleep(20); err != nil {
-			return report{}, err
+			return agent.Report{}, err
 		}
 	}
 	if t.scenario == "worker-fails" {
 		tid := t.toolUse("Bash", map[string]any{"command": "go build ./...", "description": "Build the project"})
 		t.toolResult(tid, "exit status 1: simulated build failure", true)
 	}
-	return t.workerReport(scope, first, ""), nil
+	return t.mind.WorkerReport(scope, first, ""), nil
 }
 
 func (t *turn) askWrite() error {
@@ -260,13 +259,14 @@ func (t *turn) flood() error {
 		n = min(v, 200000)
 	}
 	t.s.mu.Unlock()
+	files := t.mind.Files()
 	for i := 0; i < n/2; i++ {
 		if t.ctx.Err() != nil {
 			return t.ctx.Err()
 		}
 		name := "README.md"
-		if len(t.files) > 0 {
-			name = t.files[i%len(t.files)].Path
+		if len(files) > 0 {
+			name = files[i%len(files)].Path
 		}
 		id := t.toolUse("Grep", map[string]any{"pattern": "TODO", "path": name})
 		t.toolResult(id, fmt.Sprintf("%s: no matches (%d)", name, i), false)
@@ -335,7 +335,7 @@ func (t *turn) assistant(content []any, outText, stopReason string) {
 }
 
 func (t *turn) toolUse(name string, input map[string]any) string {
-	id := "toolu_" + strings.ReplaceAll(newUUID(), "-", "")[:24]
+	id := agent.ToolUseID()
 	b, _ := json.Marshal(input)
 	t.assistant([]any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}, string(b), "tool_use")
 	return id
@@ -383,9 +383,13 @@ func (t *turn) result(subtype string, isErr bool, final string) {
 	t.emit(entry)
 }
 
-// verb is the mind's verb for the session's first message.
-func (t *turn) verb() string {
-	m := t.mind
-	m.initial = t.ss.initialMessage
-	return m.verb()
+// numbered is the first n lines of text with their numbers, as the Read
+// tool shows a file.
+func numbered(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for i, l := range lines[:min(n, len(lines))] {
+		fmt.Fprintf(&b, "%6d\t%s\n", i+1, l)
+	}
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package simulator
+package agent
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ var (
 
 // work is the kind of work the session's prompts ask for: the template's
 // words first, then the request's.
-func (m *mind) work() string {
+func (m *Mind) work() string {
 	text := strings.ToLower(m.initial + "\n" + m.prompt)
 	switch {
 	case strings.Contains(text, "writing its own files under") || strings.Contains(text, "as the index linking every page"):
@@ -68,7 +68,7 @@ func (m *mind) work() string {
 }
 
 // outputDir is where the documentation template writes its pages.
-func (m *mind) outputDir() string {
+func (m *Mind) outputDir() string {
 	if p := outputDirPattern.FindStringSubmatch(m.initial + "\n" + m.prompt); p != nil {
 		return strings.TrimSuffix(strings.Trim(p[1], "`\"'"), "/")
 	}
@@ -91,7 +91,7 @@ func isTest(name string) bool {
 
 // packages lists the folders that hold source files, those without tests
 // first, then by name.
-func (m *mind) packages() []pkg {
+func (m *Mind) packages() []pkg {
 	byDir := map[string]*pkg{}
 	for _, f := range m.files {
 		if !slices.Contains(sourceExt, path.Ext(f.Path)) {
@@ -134,7 +134,7 @@ type plannedTask struct {
 }
 
 // plan is the demo's plan for the work the prompts ask for.
-func (m *mind) plan() []plannedTask {
+func (m *Mind) plan() []plannedTask {
 	comps := m.components()
 	var out []plannedTask
 	if m.scenario == "deadlock" && len(comps) > 0 {
@@ -233,7 +233,7 @@ func pageName(name, cwd string) string {
 
 // taskScope is the scope the worker's prompt gives its task: the "Scope:"
 // line of Baton's worker prompt, or the inputs of its new_task.
-func (m *mind) taskScope() []string {
+func (m *Mind) taskScope() []string {
 	var out []string
 	text := m.initial
 	if l := scopeLine.FindStringSubmatch(text); l != nil && !strings.HasPrefix(l[1], "(") {
@@ -255,7 +255,7 @@ func (m *mind) taskScope() []string {
 
 // inScope lists the files of the folder listing that a scope names: the
 // files themselves, and every file under a folder.
-func (m *mind) inScope(scope []string) []string {
+func (m *Mind) inScope(scope []string) []string {
 	var out []string
 	for _, f := range m.files {
 		for _, s := range scope {
@@ -273,7 +273,7 @@ var findingPattern = regexp.MustCompile(`(?i)\b(TODO|FIXME|XXX|HACK)\b|panic\(|_
 
 // findings are the suspicious lines of the files a bug hunter read, as
 // "file:line: text".
-func (m *mind) findings(files []string) []string {
+func (m *Mind) findings(files []string) []string {
 	var out []string
 	for _, f := range files {
 		for i, line := range strings.Split(m.reads[f], "\n") {

@@ -1,4 +1,4 @@
-package simulator
+package agent
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/agent/agenttest"
 	"github.com/baton-app/baton/backend/protocol"
 )
 
@@ -191,10 +192,10 @@ func readFile(t *testing.T, p string) string {
 // explores the folder with the CLI's tools before answering.
 func TestModelFaceFindsTheFolderAndPhase(t *testing.T) {
 	t.Parallel()
-	dir := project(t)
+	dir := agenttest.Project(t)
 	c := newFakeCLI(t, dir)
 	text := c.send(`Analyse the project. Answer with {"phase": "analysis", "data": {...}}`)
-	res := parse(t, text, protocol.PhaseAnalysis)
+	res := agenttest.Parse(t, text, protocol.PhaseAnalysis)
 	resp, ok := res.Last(protocol.PhaseAnalysis)
 	if !ok {
 		t.Fatalf("no valid analysis (failure %+v) in:\n%s", res.Failure, text)
@@ -214,7 +215,7 @@ func TestModelFaceFindsTheFolderAndPhase(t *testing.T) {
 // TestModelFaceUsesGlobWhenOffered: a CLI that offers Glob gets a Glob.
 func TestModelFaceUsesGlobWhenOffered(t *testing.T) {
 	t.Parallel()
-	dir := project(t)
+	dir := agenttest.Project(t)
 	r := Answer(ModelRequest{Messages: []ModelMessage{
 		textMsg("user", "Analyse. "+`{"phase": "analysis"}`+"\n - Primary working directory: "+dir+"\n"),
 	}, Tools: []string{"Glob", "Read"}})
@@ -240,10 +241,10 @@ func TestModelFaceWithoutTools(t *testing.T) {
 // edits a file of it, runs the project's tests, and reports the files.
 func TestModelFaceWorker(t *testing.T) {
 	t.Parallel()
-	dir := project(t)
+	dir := agenttest.Project(t)
 	c := newFakeCLI(t, dir)
 	text := c.send(`Your task: task_002 - Work on api. Scope: api/. Answer with {"phase": "completion", "data": {"task_id": "task_002"}}`)
-	comp := validCompletion(t, text, protocol.DialectOrchestrator)
+	comp := agenttest.ValidCompletion(t, text, protocol.DialectOrchestrator)
 	if comp.TaskID != "task_002" || comp.Status != "success" {
 		t.Fatalf("completion = %+v", comp)
 	}
@@ -278,16 +279,16 @@ func TestModelFaceWorker(t *testing.T) {
 // their output; refused writes too.
 func TestModelFaceWorkerFailingTests(t *testing.T) {
 	t.Parallel()
-	c := newFakeCLI(t, project(t))
+	c := newFakeCLI(t, agenttest.Project(t))
 	c.testOut, c.testFail = "--- FAIL: TestServer (0.00s)\nFAIL\tdemo/api", true
-	comp := validCompletion(t, c.send(`Do task_002 on api/. Answer {"phase": "completion"}`), protocol.DialectOrchestrator)
+	comp := agenttest.ValidCompletion(t, c.send(`Do task_002 on api/. Answer {"phase": "completion"}`), protocol.DialectOrchestrator)
 	if comp.Status != "failed" || !strings.Contains(comp.Error, "FAIL") {
 		t.Errorf("completion = %+v, want failed with the test output", comp)
 	}
 
-	c = newFakeCLI(t, project(t))
+	c = newFakeCLI(t, agenttest.Project(t))
 	c.refuse = []string{"Write", "Edit", "Bash:go test"}
-	comp = validCompletion(t, c.send(`Do task_002 on api/. Answer {"phase": "completion"}`), protocol.DialectOrchestrator)
+	comp = agenttest.ValidCompletion(t, c.send(`Do task_002 on api/. Answer {"phase": "completion"}`), protocol.DialectOrchestrator)
 	if comp.Status != "failed" || !strings.Contains(comp.Error, "refused") {
 		t.Errorf("completion = %+v, want failed: its changes were refused", comp)
 	}
@@ -297,16 +298,16 @@ func TestModelFaceWorkerFailingTests(t *testing.T) {
 // new_task objects and an attempt_completion, through the CLI.
 func TestModelFaceDelegationDialect(t *testing.T) {
 	t.Parallel()
-	dir := project(t)
-	planning, worker := sparcPrompts(t, dir)
+	dir := agenttest.Project(t)
+	planning, worker := agenttest.SparcPrompts(t, dir)
 	text := newFakeCLI(t, dir).send(planning)
-	res := parse(t, text, protocol.PhaseTaskList)
+	res := agenttest.Parse(t, text, protocol.PhaseTaskList)
 	resp, ok := res.Last(protocol.PhaseTaskList)
 	if !ok || resp.Dialect != protocol.DialectNewTask {
 		t.Fatalf("no delegation plan (failure %+v) in:\n%s", res.Failure, text)
 	}
 	c := newFakeCLI(t, dir)
-	comp := validCompletion(t, c.send(worker), protocol.DialectAttemptCompletion)
+	comp := agenttest.ValidCompletion(t, c.send(worker), protocol.DialectAttemptCompletion)
 	if comp.TaskID != "CODE-002" || comp.Status != "success" {
 		t.Errorf("completion = %+v", comp)
 	}
@@ -321,7 +322,7 @@ func TestModelFaceDelegationDialect(t *testing.T) {
 // after.
 func TestModelFaceFollowUps(t *testing.T) {
 	t.Parallel()
-	c := newFakeCLI(t, project(t))
+	c := newFakeCLI(t, agenttest.Project(t))
 	c.scenario = "malformed-json"
 	prompt := `Analyse the project. Answer with {"phase": "analysis"}`
 	first := c.send(prompt)
@@ -329,17 +330,17 @@ func TestModelFaceFollowUps(t *testing.T) {
 		t.Errorf("first answer is not broken:\n%s", first)
 	}
 	second := c.send(prompt)
-	if _, ok := parse(t, second, protocol.PhaseAnalysis).Last(protocol.PhaseAnalysis); !ok || strings.Contains(second, "  ,\n}") {
+	if _, ok := agenttest.Parse(t, second, protocol.PhaseAnalysis).Last(protocol.PhaseAnalysis); !ok || strings.Contains(second, "  ,\n}") {
 		t.Errorf("second answer is broken:\n%s", second)
 	}
 
-	c = newFakeCLI(t, project(t))
+	c = newFakeCLI(t, agenttest.Project(t))
 	c.scenario = "clarification"
-	comp := validCompletion(t, c.send(`Do task_003 on store/. Answer {"phase": "completion"}`), protocol.DialectOrchestrator)
+	comp := agenttest.ValidCompletion(t, c.send(`Do task_003 on store/. Answer {"phase": "completion"}`), protocol.DialectOrchestrator)
 	if comp.Status != "needs_input" || len(comp.Questions) != 1 {
 		t.Fatalf("first completion = %+v", comp)
 	}
-	comp = validCompletion(t, c.send(`Markdown. Now answer {"phase": "completion", "data": {"task_id": "task_003"}}`), protocol.DialectOrchestrator)
+	comp = agenttest.ValidCompletion(t, c.send(`Markdown. Now answer {"phase": "completion", "data": {"task_id": "task_003"}}`), protocol.DialectOrchestrator)
 	if comp.Status != "success" || comp.TaskID != "task_003" {
 		t.Errorf("completion after the answer = %+v", comp)
 	}
@@ -351,7 +352,7 @@ func TestModelFaceScenarios(t *testing.T) {
 	worker := `Your task: task_002. Scope: api/. Answer {"phase": "completion"}`
 	t.Run("needs-permission", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCLI(t, project(t))
+		c := newFakeCLI(t, agenttest.Project(t))
 		c.scenario, c.refuse = "needs-permission", []string{"Bash:touch"}
 		text := c.send(`Analyse. {"phase": "analysis"}`)
 		if c.calls[2].Name != "Bash" || c.calls[2].Input["command"] != "touch .baton-model-sim" {
@@ -363,7 +364,7 @@ func TestModelFaceScenarios(t *testing.T) {
 	})
 	t.Run("asks-question", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCLI(t, project(t))
+		c := newFakeCLI(t, agenttest.Project(t))
 		c.scenario = "asks-question"
 		c.send(`Analyse. {"phase": "analysis"}`)
 		q := c.calls[2]
@@ -374,10 +375,10 @@ func TestModelFaceScenarios(t *testing.T) {
 	})
 	t.Run("out-of-scope", func(t *testing.T) {
 		t.Parallel()
-		dir := project(t)
+		dir := agenttest.Project(t)
 		c := newFakeCLI(t, dir)
 		c.scenario = "out-of-scope"
-		comp := validCompletion(t, c.send(worker), protocol.DialectOrchestrator)
+		comp := agenttest.ValidCompletion(t, c.send(worker), protocol.DialectOrchestrator)
 		var outside []string
 		for _, f := range comp.OutputFiles {
 			if !strings.HasPrefix(f, "api/") {
@@ -393,7 +394,7 @@ func TestModelFaceScenarios(t *testing.T) {
 	})
 	t.Run("worker-hangs", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCLI(t, project(t))
+		c := newFakeCLI(t, agenttest.Project(t))
 		c.scenario = "worker-hangs"
 		if text := c.send(worker); text != "" || len(c.calls) != 2 {
 			t.Errorf("a hanging worker answered %q after %d calls", text, len(c.calls))
@@ -401,24 +402,24 @@ func TestModelFaceScenarios(t *testing.T) {
 	})
 	t.Run("worker-fails", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCLI(t, project(t))
+		c := newFakeCLI(t, agenttest.Project(t))
 		c.scenario = "worker-fails"
-		comp := validCompletion(t, c.send(worker), protocol.DialectOrchestrator)
+		comp := agenttest.ValidCompletion(t, c.send(worker), protocol.DialectOrchestrator)
 		if comp.Status != "failed" {
 			t.Errorf("completion = %+v", comp)
 		}
 	})
 	t.Run("qa-fails", func(t *testing.T) {
 		t.Parallel()
-		c := newFakeCLI(t, project(t))
+		c := newFakeCLI(t, agenttest.Project(t))
 		c.scenario = "qa-fails"
 		prompt := `Verify task_001. Answer {"phase": "verification"}`
-		res := parse(t, c.send(prompt), protocol.PhaseVerification)
+		res := agenttest.Parse(t, c.send(prompt), protocol.PhaseVerification)
 		v, ok := res.Last(protocol.PhaseVerification)
 		if !ok || v.Data.(*protocol.Verification).Status != "fail" {
 			t.Errorf("first verification = %+v", v)
 		}
-		res = parse(t, c.send(prompt), protocol.PhaseVerification)
+		res = agenttest.Parse(t, c.send(prompt), protocol.PhaseVerification)
 		if v, ok := res.Last(protocol.PhaseVerification); !ok || v.Data.(*protocol.Verification).Status != "pass" {
 			t.Errorf("second verification = %+v", v)
 		}
@@ -429,9 +430,9 @@ func TestModelFaceScenarios(t *testing.T) {
 // verification.
 func TestModelFaceVerificationRunsTests(t *testing.T) {
 	t.Parallel()
-	c := newFakeCLI(t, project(t))
+	c := newFakeCLI(t, agenttest.Project(t))
 	c.testOut, c.testFail = "FAIL\tdemo/store", true
-	res := parse(t, c.send(`Verify. Answer {"phase": "verification"}`), protocol.PhaseVerification)
+	res := agenttest.Parse(t, c.send(`Verify. Answer {"phase": "verification"}`), protocol.PhaseVerification)
 	v, ok := res.Last(protocol.PhaseVerification)
 	if !ok {
 		t.Fatalf("no verification: %+v", res.Failure)
@@ -460,7 +461,7 @@ func TestModelRequestReading(t *testing.T) {
 	if got := req.Prompts(); len(got) != 2 || got[1] != "second [[sim:scenario=nope]]" {
 		t.Errorf("prompts = %q", got)
 	}
-	name, params, ok := Marker(strings.Join(req.Prompts(), "\n"), ValidScenario)
+	name, params, ok := Marker(strings.Join(req.Prompts(), "\n"), func(n string) bool { return n == "slow" })
 	if !ok || name != "slow" || params["delay"] != "5" {
 		t.Errorf("marker = %q %v %v, want slow (nope is not a scenario)", name, params, ok)
 	}
@@ -512,10 +513,10 @@ func TestModelFaceTestCommand(t *testing.T) {
 // counted per task over the conversation.
 func TestModelFaceReviews(t *testing.T) {
 	t.Parallel()
-	c := newFakeCLI(t, project(t))
+	c := newFakeCLI(t, agenttest.Project(t))
 	c.scenario = "rejected-once"
 	review := func(id string) string {
-		res := parse(t, c.send(`Review the completion report of `+id+`. Answer {"phase": "review", "data": {"task_id": "`+id+`"}}`), protocol.PhaseReview)
+		res := agenttest.Parse(t, c.send(`Review the completion report of `+id+`. Answer {"phase": "review", "data": {"task_id": "`+id+`"}}`), protocol.PhaseReview)
 		r, ok := res.Last(protocol.PhaseReview)
 		if !ok {
 			t.Fatalf("no review: %+v", res.Failure)

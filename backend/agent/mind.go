@@ -1,4 +1,4 @@
-package simulator
+package agent
 
 import (
 	"encoding/json"
@@ -11,14 +11,22 @@ import (
 	"time"
 )
 
-// mind is the scripted agent's decisions, shared by its two faces: the
-// simulator page (turn, in agent.go), which plays the tools itself, and the
-// model stand-in (model.go), which answers the real Claude Code CLI with
-// tool calls its real tools run. It holds what the agent knows in one turn
-// and decides what to say: which files to read first, the analysis, the
-// plan in either dialect, the worker's report, the aggregation, the
-// verification and the review, and the block that carries them.
-type mind struct {
+// The delimiters of Baton's protocol block (protocol.DefaultStart and
+// DefaultEnd), which the agent writes as a model told by Baton's prompts
+// would.
+const (
+	startDelim = "<<<ORCHESTRATOR_RESPONSE>>>"
+	endDelim   = "<<<END_ORCHESTRATOR_RESPONSE>>>"
+)
+
+// Mind is the scripted agent's decisions, shared by its two faces: the
+// simulator page, which plays the tools itself, and the model face
+// (Answer), which answers the real Claude Code CLI with tool calls its real
+// tools run. It holds what the agent knows in one turn and decides what to
+// say: which files to read first, the analysis, the plan in either
+// dialect, the worker's report, the aggregation, the verification and the
+// review, and the block that carries them (Respond).
+type Mind struct {
 	cwd       string // the session's working directory
 	sessionID string // the session's id ("" when unknown)
 	initial   string // the first user message of the session
@@ -31,13 +39,57 @@ type mind struct {
 	// dialectReport, or "" for the orchestrator block).
 	dialect string
 
-	files []fileInfo
+	files []File
 	reads map[string]string
 }
 
+// Turn is what a face tells the agent of the turn it is to answer.
+type Turn struct {
+	Cwd       string // the session's working directory
+	SessionID string // the session's id, "" when unknown
+	Initial   string // the first user message of the session
+	Prompt    string // the user message this turn answers
+	Scenario  string // the session's scenario ("happy" or "" for none)
+	// Dialect is the dialect the phase is asked in: as Detect reads the
+	// prompt, or, when it says none (a follow-up such as an answer), the
+	// dialect the phase was last asked in.
+	Dialect string
+}
+
+// NewMind is the agent's mind for one turn; it knows no file yet.
+func NewMind(t Turn) *Mind {
+	return &Mind{cwd: t.Cwd, sessionID: t.SessionID, initial: t.Initial, prompt: t.Prompt, scenario: t.Scenario,
+		delegation: t.Dialect == dialectDelegation, dialect: t.Dialect, reads: map[string]string{}}
+}
+
+// File is one entry of a folder listing, as the agent sees the project.
+type File struct {
+	Path string `json:"path"` // slash-separated, relative to the working directory
+	Size int64  `json:"size"`
+}
+
+// Listings leave out what SkipDir says and stop at MaxListed files.
+const MaxListed = 500
+
+// SkipDir reports whether a folder of this name is left out of the
+// project's listings (hidden folders, dependencies, build output).
+func SkipDir(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || name == "dist" || name == "build"
+}
+
+// SetFiles gives the mind the project's listing, as the face's listing
+// tool returned it.
+func (m *Mind) SetFiles(files []File) { m.files = files }
+
+// Files is the project's listing the mind knows.
+func (m *Mind) Files() []File { return m.files }
+
+// Read records the text of a file the face read for the agent.
+func (m *Mind) Read(name, text string) { m.reads[name] = text }
+
 // block writes the protocol block, broken the way the scenario asks on the
 // first attempt of a phase.
-func (m *mind) block(phase string, data map[string]any, before string, attempt int) string {
+func (m *Mind) block(phase string, data map[string]any, before string, attempt int) string {
 	broken := attempt == 1
 	if broken && m.scenario == "missing-fields" {
 		for _, k := range []string{"recommended_splits", "status", "summary"} {
@@ -65,7 +117,7 @@ func (m *mind) block(phase string, data map[string]any, before string, attempt i
 // broken the way the scenario asks on the first attempt of a phase: a
 // required field missing from every object, broken JSON in the first block,
 // or every object in a Markdown fence without delimiters.
-func (m *mind) objectBlocks(objs []map[string]any, before string, attempt int) string {
+func (m *Mind) objectBlocks(objs []map[string]any, before string, attempt int) string {
 	broken := attempt == 1
 	var b strings.Builder
 	b.WriteString(before)
@@ -93,8 +145,8 @@ func (m *mind) objectBlocks(objs []map[string]any, before string, attempt int) s
 	return b.String()
 }
 
-// keyFiles returns up to n files an agent would read first.
-func (m *mind) keyFiles(n int) []string {
+// KeyFiles returns up to n files an agent would read first.
+func (m *Mind) KeyFiles(n int) []string {
 	var out []string
 	prio := []string{"README.md", "README", "readme.md", "go.mod", "package.json", "main.go", "Cargo.toml", "pyproject.toml", "Makefile"}
 	for _, p := range prio {
@@ -124,7 +176,7 @@ type component struct {
 
 // components groups the files by top-level directory (loose top-level
 // files form one group named after the folder).
-func (m *mind) components() []component {
+func (m *Mind) components() []component {
 	groups := map[string][]string{}
 	var order []string
 	for _, f := range m.files {
@@ -149,7 +201,7 @@ func (m *mind) components() []component {
 	return out
 }
 
-func (m *mind) languages() string {
+func (m *Mind) languages() string {
 	count := map[string]int{}
 	for _, f := range m.files {
 		ext := strings.TrimPrefix(path.Ext(f.Path), ".")
@@ -185,7 +237,7 @@ func complexity(n int) string {
 	}
 }
 
-func (m *mind) analysis() (map[string]any, string) {
+func (m *Mind) analysis() (map[string]any, string) {
 	comps := m.components()
 	var cs []map[string]any
 	for _, c := range comps {
@@ -194,7 +246,7 @@ func (m *mind) analysis() (map[string]any, string) {
 	splits := max(1, len(comps))
 	data := map[string]any{
 		"summary":              fmt.Sprintf("%s holds %d files (%s) in %d parts.", path.Base(m.cwd), len(m.files), m.languages(), len(comps)),
-		"key_files":            m.keyFiles(5),
+		"key_files":            m.KeyFiles(5),
 		"estimated_complexity": complexity(len(m.files)),
 		"recommended_splits":   splits,
 		"components":           cs,
@@ -231,7 +283,7 @@ func userRequest(prompt string) string {
 	return prompt
 }
 
-func (m *mind) verb() string {
+func (m *Mind) verb() string {
 	// The verb follows what the user asked, not the words of the template.
 	req := strings.ToLower(userRequest(m.initial))
 	switch {
@@ -246,7 +298,7 @@ func (m *mind) verb() string {
 	}
 }
 
-func (m *mind) taskList() (map[string]any, string) {
+func (m *Mind) taskList() (map[string]any, string) {
 	plan := m.plan()
 	var tasks []map[string]any
 	var ids, first []string
@@ -303,7 +355,7 @@ func nonNilStrings(s []string) []string {
 // newTasks plans the same split as taskList in the delegation dialect of
 // seed 003: one new_task object per component, delegated to the specialist
 // the request calls for, and an integration task after them.
-func (m *mind) newTasks() ([]map[string]any, string) {
+func (m *Mind) newTasks() ([]map[string]any, string) {
 	plan := m.plan()
 	prefix, mode := m.specialist()
 	var objs []map[string]any
@@ -356,7 +408,7 @@ func (m *mind) newTasks() ([]map[string]any, string) {
 }
 
 // specialist is the task id prefix and the SPARC mode for the request.
-func (m *mind) specialist() (string, string) {
+func (m *Mind) specialist() (string, string) {
 	switch m.work() {
 	case workTests:
 		return "TEST", "tdd"
@@ -380,10 +432,10 @@ func scopeList(c component) []string {
 
 var taskIDPattern = regexp.MustCompile(`"(?:task_id|taskId)"\s*:\s*"([A-Za-z0-9_-]+)"|\b(task_[A-Za-z0-9-]+)\b`)
 
-// taskID is the task a prompt is about. A worker session's task is named in
+// TaskID is the task a prompt is about. A worker session's task is named in
 // its first prompt: a later message (a re-prompt quoting an example, an
 // answer) may name other ids.
-func (m *mind) taskID() string {
+func (m *Mind) TaskID() string {
 	prompts := []string{m.prompt}
 	if strings.Contains(m.sessionID, "_worker_") {
 		prompts = []string{m.initial, m.prompt}
@@ -410,8 +462,9 @@ const (
 	reportConflict = "conflict"
 )
 
-// report is the outcome of a worker turn, written in either dialect.
-type report struct {
+// Report is the outcome of a worker turn, written in the turn's dialect
+// by the phase dispatch.
+type Report struct {
 	id, kind, before string
 	summary, output  string
 	metrics          map[string]any
@@ -425,7 +478,7 @@ type report struct {
 }
 
 // completion is the report as {"phase": "completion"} data.
-func (r report) completion() map[string]any {
+func (r Report) completion() map[string]any {
 	d := map[string]any{"task_id": r.id}
 	switch r.kind {
 	case reportQuestion:
@@ -452,7 +505,7 @@ func (r report) completion() map[string]any {
 // completionReport is the report as a seed 001 completion_report message,
 // with the build result the simulated agent can honestly give: it runs no
 // build (not_applicable), or the failed build of worker-fails.
-func (r report) completionReport(platform string, now time.Time) map[string]any {
+func (r Report) completionReport(platform string, now time.Time) map[string]any {
 	d := map[string]any{"type": "completion_report", "taskId": r.id, "platform": platform, "status": "awaiting_review",
 		"summary": r.summary, "filesCreated": []string{}, "filesModified": append([]string{}, r.files...),
 		"buildResult": map[string]any{"status": "not_applicable", "command": "", "errors": 0,
@@ -472,7 +525,7 @@ func (r report) completionReport(platform string, now time.Time) map[string]any 
 var quotedPlatform = regexp.MustCompile(`"platform"\s*:\s*"(web|android|ios|custom)"`)
 
 // platform is the seed 001 platform the prompt names (custom when none).
-func (m *mind) platform() string {
+func (m *Mind) platform() string {
 	if p := quotedPlatform.FindStringSubmatch(m.prompt); p != nil {
 		return p[1]
 	}
@@ -487,7 +540,7 @@ func (m *mind) platform() string {
 }
 
 // attemptCompletion is the report as a seed 003 attempt_completion object.
-func (r report) attemptCompletion() map[string]any {
+func (r Report) attemptCompletion() map[string]any {
 	artifacts := []any{}
 	for _, f := range r.files {
 		artifacts = append(artifacts, map[string]any{"type": "code", "path": f, "description": "Written by " + r.id})
@@ -514,10 +567,11 @@ func (r report) attemptCompletion() map[string]any {
 	return d
 }
 
-// workerScope is the files a worker turn works on: those of the listing
-// the prompt names (by path, or by their folder with a slash), else the
-// key files; three at most.
-func (m *mind) workerScope() []string {
+// WorkerScope is the files a worker turn works on: those of the task's
+// scope (five at most), else those of the listing the prompt names (by
+// path, or by their folder with a slash), else the key files (three at
+// most).
+func (m *Mind) WorkerScope() []string {
 	if scope := m.inScope(m.taskScope()); len(scope) > 0 {
 		return scope[:min(5, len(scope))]
 	}
@@ -529,20 +583,20 @@ func (m *mind) workerScope() []string {
 		}
 	}
 	if len(scope) == 0 {
-		scope = m.keyFiles(3)
+		scope = m.KeyFiles(3)
 	}
 	return scope[:min(3, len(scope))]
 }
 
-// workerReport is the report the scenario calls for once the worker has
-// read its scope (m.reads holds what it read). first is set on the
+// WorkerReport is the report the scenario calls for once the worker has
+// read its scope (Read recorded what it read). first is set on the
 // session's first completion. For worker-fails, the face has run a build
 // that failed; buildErr is its output ("" for the simulated failure).
-func (m *mind) workerReport(scope []string, first bool, buildErr string) report {
-	id := m.taskID()
+func (m *Mind) WorkerReport(scope []string, first bool, buildErr string) Report {
+	id := m.TaskID()
 	switch {
 	case m.scenario == "clarification" && first:
-		return report{id: id, kind: reportQuestion, before: "Before I write " + id + " I need an answer.",
+		return Report{id: id, kind: reportQuestion, before: "Before I write " + id + " I need an answer.",
 			summary:  "Read " + strings.Join(scope, ", ") + "; the output format needs a decision before " + id + " can be written.",
 			question: "Should the output of " + id + " be Markdown or plain text?"}
 	case m.scenario == "worker-fails" || buildErr != "" || m.scenario == "deadlock" && strings.HasSuffix(id, "001"):
@@ -550,7 +604,7 @@ func (m *mind) workerReport(scope []string, first bool, buildErr string) report 
 		if buildErr != "" {
 			e = "the build or tests of the project failed: " + firstLine(buildErr, 300)
 		}
-		rep := report{id: id, kind: reportFailed, before: "I could not finish " + id + ".",
+		rep := Report{id: id, kind: reportFailed, before: "I could not finish " + id + ".",
 			summary: "The build of the project failed, so " + id + " could not be done.",
 			err:     e}
 		if m.scenario == "worker-fails" {
@@ -562,7 +616,7 @@ func (m *mind) workerReport(scope []string, first bool, buildErr string) report 
 		if len(scope) > 0 {
 			file = scope[0]
 		}
-		return report{id: id, kind: reportConflict, before: "I stopped " + id + ": another agent changed the same file.",
+		return Report{id: id, kind: reportConflict, before: "I stopped " + id + ": another agent changed the same file.",
 			summary:    "Stopped " + id + ": " + file + " was changed by another agent while this task was working on it.",
 			conflict:   file + ": another agent changed the same lines while " + id + " was working on them",
 			resolution: "keep the other agent's change and apply " + id + "'s part on top of it"}
@@ -588,20 +642,20 @@ func (m *mind) workerReport(scope []string, first bool, buildErr string) report 
 			output += "- " + f + "\n"
 		}
 	}
-	return report{id: id, kind: reportSuccess, before: "Task " + id + " is done.",
+	return Report{id: id, kind: reportSuccess, before: "Task " + id + " is done.",
 		summary: summary,
 		output:  output,
 		metrics: map[string]any{"files_read": len(scope), "lines_read": lines}}
 }
 
-// progress is a worker's progress text while it works on file, the i-th
+// Progress is a worker's progress text while it works on file, the i-th
 // of n: a progress block in the orchestrator dialect, which has them.
-func (m *mind) progress(file string, i, n int) string {
+func (m *Mind) Progress(file string, i, n int) string {
 	if m.delegation {
 		return "Working on " + file + "."
 	}
 	prog := map[string]any{"phase": "progress", "data": map[string]any{
-		"task_id": m.taskID(), "status": "in_progress", "progress_percent": 100 * i / max(1, n),
+		"task_id": m.TaskID(), "status": "in_progress", "progress_percent": 100 * i / max(1, n),
 		"current_action": "Reading " + file, "files_processed": i, "files_total": n,
 	}}
 	b, _ := json.Marshal(prog)
@@ -618,7 +672,7 @@ var (
 // headings of the worker reports, else task_ words) and lists every
 // "Conflict to resolve:" line of the prompt as a conflict it leaves to the
 // user.
-func (m *mind) aggregation() (map[string]any, string) {
+func (m *Mind) aggregation() (map[string]any, string) {
 	ids := map[string]bool{}
 	for _, m := range taskHeading.FindAllStringSubmatch(m.prompt, -1) {
 		ids[m[1]] = true
@@ -659,7 +713,10 @@ func (m *mind) aggregation() (map[string]any, string) {
 	}, "I merged the results."
 }
 
-func (m *mind) verification(attempt int) (map[string]any, string) {
+// Verification is the verification answer of the attempt-th asking and
+// the text before its block: qa-fails fails the first with one issue per
+// task the prompt names, else it passes.
+func (m *Mind) Verification(attempt int) (map[string]any, string) {
 	if m.scenario == "qa-fails" && attempt == 1 {
 		var issues []any
 		seen := map[string]bool{}
@@ -687,7 +744,7 @@ func (m *mind) verification(attempt int) (map[string]any, string) {
 // review decides on a task's completion report: rejected-once rejects the
 // first review of each task, everything else is approved. n counts the
 // reviews of the task so far, this one included; taskID names the task.
-func (m *mind) review(id string, n int) (map[string]any, string) {
+func (m *Mind) review(id string, n int) (map[string]any, string) {
 	if m.scenario == "rejected-once" && n == 1 {
 		return map[string]any{"task_id": id, "decision": "rejected",
 			"reason":           "simulated review: the output of " + id + " lacks an example",
@@ -710,7 +767,7 @@ var (
 	quotedReport    = regexp.MustCompile(`"type"\s*:\s*"completion_report"`)
 )
 
-// detect reads which phase the prompt asks for, and in which dialect:
+// Detect reads which phase the prompt asks for, and in which dialect:
 //
 //  1. quoted block examples such as "phase": "task_list": that phase, in
 //     the orchestrator dialect;
@@ -724,7 +781,7 @@ var (
 //
 // A worker prompt of the delegation dialect also quotes its own new_task,
 // so attempt_completion is looked for first.
-func detect(prompt string) (phase, dialect string) {
+func Detect(prompt string) (phase, dialect string) {
 	quoted := map[string]bool{}
 	for _, m := range quotedPhase.FindAllStringSubmatch(prompt, -1) {
 		quoted[m[1]] = true
@@ -762,11 +819,11 @@ func detect(prompt string) (phase, dialect string) {
 	return "", ""
 }
 
-func numbered(text string, n int) string {
-	lines := strings.Split(text, "\n")
-	var b strings.Builder
-	for i, l := range lines[:min(n, len(lines))] {
-		fmt.Fprintf(&b, "%6d\t%s\n", i+1, l)
+// firstLine is the first line of s, cut to n characters.
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
-	return b.String()
+	return s
 }

@@ -1,4 +1,4 @@
-package simulator
+package agent
 
 import (
 	"encoding/json"
@@ -49,15 +49,15 @@ var demoFiles = map[string]string{
 	"examples/advanced.go": "package main\n",
 }
 
-func demoMind(initial string) *mind {
-	m := &mind{cwd: "/p/demo", initial: initial, prompt: initial, reads: map[string]string{}}
+func demoMind(initial string) *Mind {
+	m := &Mind{cwd: "/p/demo", initial: initial, prompt: initial, reads: map[string]string{}}
 	for p, text := range demoFiles {
-		m.files = append(m.files, fileInfo{Path: p, Size: int64(len(text))})
+		m.files = append(m.files, File{Path: p, Size: int64(len(text))})
 	}
 	return m
 }
 
-func plannedTasks(t *testing.T, m *mind) []map[string]any {
+func plannedTasks(t *testing.T, m *Mind) []map[string]any {
 	t.Helper()
 	data, _ := m.taskList()
 	b, _ := json.Marshal(data["tasks"])
@@ -119,14 +119,14 @@ func TestWorkerReadsItsScopeAndReportsFindings(t *testing.T) {
 		template.VarTaskJSON: `{"id": "task_002"}`})
 	m := demoMind(worker)
 	m.sessionID = "local___orch_r1_worker_task_002"
-	scope := m.workerScope()
+	scope := m.WorkerScope()
 	if strings.Join(scope, ",") != "examples/advanced.go,examples/basic.go" && strings.Join(scope, ",") != "examples/basic.go,examples/advanced.go" {
 		t.Fatalf("the worker of examples/ reads %v", scope)
 	}
 	for _, f := range scope {
 		m.reads[f] = demoFiles[f]
 	}
-	rep := m.workerReport(scope, true, "")
+	rep := m.WorkerReport(scope, true, "")
 	if !strings.Contains(rep.output, "### Findings") || !strings.Contains(rep.output, "examples/basic.go:3: // TODO: handle the error") ||
 		!strings.Contains(rep.summary, "1 finding") {
 		t.Errorf("bug hunt report = %q / %q", rep.summary, rep.output)
