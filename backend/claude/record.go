@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/baton-app/baton/backend/simulator"
+	"github.com/baton-app/baton/backend/recording"
 )
 
 // RecordOptions say what "baton probe" records.
@@ -37,7 +37,7 @@ type RecordOptions struct {
 // getTranscriptTail where present) of some sessions, and every onOnEvent
 // and onOnToolPermissionRequest value for o.For. It only reads: it starts,
 // sends and answers nothing.
-func Record(ctx context.Context, h *Host, o RecordOptions) (*simulator.Recording, error) {
+func Record(ctx context.Context, h *Host, o RecordOptions) (*recording.Recording, error) {
 	if o.For <= 0 {
 		o.For = 30 * time.Second
 	}
@@ -53,7 +53,7 @@ func Record(ctx context.Context, h *Host, o RecordOptions) (*simulator.Recording
 		}
 	}
 	p := h.Probe()
-	rec := &simulator.Recording{Format: simulator.RecordingFormat, RecordedAt: time.Now().UTC(), Endpoint: h.Endpoint(),
+	rec := &recording.Recording{Format: recording.Format, RecordedAt: time.Now().UTC(), Endpoint: h.Endpoint(),
 		Route: h.Route(), AppVersion: p.Version, Redacted: o.Redact}
 	if err := h.call(ctx, methodsJS, &rec.Methods); err != nil {
 		return nil, fmt.Errorf("list the methods: %w", err)
@@ -88,7 +88,7 @@ func Record(ctx context.Context, h *Host, o RecordOptions) (*simulator.Recording
 		}
 		rec.Dropped += d.Dropped
 		for _, v := range d.Values {
-			rec.Events = append(rec.Events, simulator.RecordedEvent{At: v.At - started.UnixMilli(), Kind: v.Kind, Value: v.Value})
+			rec.Events = append(rec.Events, recording.Event{At: v.At - started.UnixMilli(), Kind: v.Kind, Value: v.Value})
 		}
 	}
 
@@ -113,7 +113,7 @@ func Record(ctx context.Context, h *Host, o RecordOptions) (*simulator.Recording
 	}
 	say("%d sessions; recording %d", len(rec.GetAll), len(ids))
 	for _, id := range ids {
-		rs := simulator.RecordedSession{ID: id}
+		rs := recording.Session{ID: id}
 		if s, err := raw("getSession", id); err != nil {
 			rec.Errors = append(rec.Errors, fmt.Sprintf("getSession(%s): %v", id, err))
 		} else {
@@ -199,7 +199,7 @@ var keptKeys = map[string]bool{
 
 // redactRecording replaces the texts of the recording (see
 // RecordOptions.Redact).
-func redactRecording(rec *simulator.Recording) {
+func redactRecording(rec *recording.Recording) {
 	red := func(raw json.RawMessage) json.RawMessage {
 		if len(raw) == 0 {
 			return raw

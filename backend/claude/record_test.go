@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/recording"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 )
@@ -51,7 +52,7 @@ func TestProbeRecordAndReplay(t *testing.T) {
 	if err := rec.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := simulator.ReadRecording(path)
+	loaded, err := recording.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}

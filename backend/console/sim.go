@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
+	"github.com/baton-app/baton/backend/recording"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -36,9 +37,9 @@ func SimCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton sim: --shapes: %v\n", err)
 		return 2
 	}
-	var rec *simulator.Recording
+	var rec *recording.Recording
 	if *replay != "" {
-		if rec, err = simulator.ReadRecording(*replay); err != nil {
+		if rec, err = recording.Read(*replay); err != nil {
 			fmt.Fprintf(stderr, "baton sim: --replay: %v\n", err)
 			return 2
 		}

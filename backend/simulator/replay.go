@@ -6,103 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"time"
+
+	"github.com/baton-app/baton/backend/recording"
 )
-
-// RecordingFormat names the format of a "baton probe" recording.
-const RecordingFormat = "baton-probe/1"
-
-// Recording is what "baton probe" records of a real Claude Desktop: the
-// LocalSessions methods with their arity, what getAll, getSession and
-// getTranscript return (verbatim, or with texts redacted), and the
-// onOnEvent and onOnToolPermissionRequest values that arrived while it
-// listened. The simulator replays one (Options.Replay, "baton sim
-// --replay FILE").
-type Recording struct {
-	Format     string            `json:"format"`
-	RecordedAt time.Time         `json:"recordedAt"`
-	Endpoint   string            `json:"endpoint"`
-	Route      string            `json:"route"`
-	AppVersion string            `json:"appVersion"`
-	Redacted   bool              `json:"redacted"`
-	Methods    []RecordedMethod  `json:"methods"`
-	GetAll     []json.RawMessage `json:"getAll"`
-	Sessions   []RecordedSession `json:"sessions"`
-	Events     []RecordedEvent   `json:"events"`
-	// Dropped counts events the page could not keep (too many).
-	Dropped int `json:"droppedEvents,omitempty"`
-	// Errors are the calls that failed while recording, as the page said.
-	Errors []string `json:"errors,omitempty"`
-}
-
-// RecordedMethod is a LocalSessions method and its Function.length.
-type RecordedMethod struct {
-	Name  string `json:"name"`
-	Arity int    `json:"arity"`
-}
-
-// RecordedSession is what the app returned for one session.
-type RecordedSession struct {
-	ID         string          `json:"id"`
-	GetSession json.RawMessage `json:"getSession"`
-	// GetTranscript is the transcript's end (all of it unless it was
-	// longer than the probe kept); TranscriptTotal its whole length.
-	GetTranscript   []json.RawMessage `json:"getTranscript"`
-	TranscriptTotal int               `json:"transcriptTotal"`
-	// GetTranscriptTail is what getTranscriptTail(id, TailLimit) returned,
-	// where the app has it.
-	GetTranscriptTail []json.RawMessage `json:"getTranscriptTail,omitempty"`
-	TailLimit         int               `json:"tailLimit,omitempty"`
-}
-
-// RecordedEvent is one value a listener received, At milliseconds after
-// the recording began; Kind is "event" (onOnEvent) or "permission"
-// (onOnToolPermissionRequest).
-type RecordedEvent struct {
-	At    int64           `json:"at"`
-	Kind  string          `json:"kind"`
-	Value json.RawMessage `json:"value"`
-}
-
-// ReadRecording reads a recording file.
-func ReadRecording(path string) (*Recording, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r Recording
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("read recording %s: %w", path, err)
-	}
-	if r.Format != RecordingFormat {
-		return nil, fmt.Errorf("read recording %s: format %q, want %q", path, r.Format, RecordingFormat)
-	}
-	return &r, nil
-}
-
-// WriteFile writes the recording to path (readable by the user only).
-func (r *Recording) WriteFile(path string) error {
-	b, err := json.MarshalIndent(r, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o600)
-}
 
 // errReplay is the answer to a change asked of a replayed app.
 var errReplay = errors.New("replay: this simulator replays a recording of Claude Desktop and changes nothing")
-
-// replaySession finds the recorded session id.
-func (r *Recording) session(id string) *RecordedSession {
-	for i := range r.Sessions {
-		if r.Sessions[i].ID == id {
-			return &r.Sessions[i]
-		}
-	}
-	return nil
-}
 
 // replayAPI answers the page's API calls from the recording; it reports
 // false for the calls it leaves to the live simulator (none but the page
@@ -121,13 +32,13 @@ func (s *Simulator) replayAPI(w http.ResponseWriter, r *http.Request) bool {
 		}
 		writeJSON(w, all)
 	case "/api/session":
-		if rs := rec.session(q.Get("id")); rs != nil && len(rs.GetSession) > 0 {
+		if rs := rec.Session(q.Get("id")); rs != nil && len(rs.GetSession) > 0 {
 			writeJSON(w, rs.GetSession)
 		} else {
 			writeJSON(w, nil)
 		}
 	case "/api/transcript":
-		rs := rec.session(q.Get("id"))
+		rs := rec.Session(q.Get("id"))
 		if rs == nil {
 			http.Error(w, "transcript: no session "+q.Get("id"), http.StatusNotFound)
 			return true
@@ -211,7 +122,7 @@ func (s *Simulator) replayFeed(ctx context.Context) <-chan []byte {
 
 // replayMethods is the page's method list when replaying: the recorded
 // names and arities.
-func (s *Simulator) replayMethods() []RecordedMethod {
+func (s *Simulator) replayMethods() []recording.Method {
 	if s.opts.Replay == nil {
 		return nil
 	}

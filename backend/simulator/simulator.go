@@ -66,6 +66,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/baton-app/baton/backend/recording"
 )
 
 //go:embed web
@@ -123,7 +125,7 @@ type Options struct {
 	// Replay, when set, makes the page serve a "baton probe" recording
 	// (its methods, sessions and transcripts, its events replayed in time)
 	// instead of the scripted agent.
-	Replay *Recording
+	Replay *recording.Recording
 }
 
 // Simulator is the loopback server with the sessions and their agents.
