@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 
-	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
-
 	"github.com/baton-app/baton/backend/desktop"
+	"github.com/baton-app/baton/backend/doctor"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
 // Services are the backend services the bindings delegate to; main.go takes
@@ -28,6 +28,8 @@ type Services struct {
 	// Apply hands saved settings to the services that follow them (the
 	// notification switch, the session host connection).
 	Apply func(context.Context) error
+	// TestHost is the host test (service.Services.TestHost).
+	TestHost func(context.Context, settings.Settings) (doctor.Report, error)
 }
 
 // App holds the Wails bindings. Each method checks its input, makes one call

@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
@@ -81,7 +82,7 @@ func TestReviewAndClarificationBindings(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	host, _, err := claude.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: "/usr/bin/chromium",
+	host, _, err := hosts.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: "/usr/bin/chromium",
 		Rules:     map[string]string{"_worker_": "clarification"},
 		Simulator: simulator.Options{Speed: 50, Logger: quiet}}, claude.Options{Logger: quiet})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claude"
-	"github.com/baton-app/baton/backend/claudecode"
+	"github.com/baton-app/baton/backend/doctor"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/settings"
 )
@@ -37,15 +37,15 @@ func (a *App) settingsView() SettingsView {
 	if err := a.Settings.Problem(); err != nil {
 		v.Problem = err.Error()
 	}
-	if v.Settings.Host == settings.HostClaudeCode {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		var err error
-		if v.ClaudeVersion, err = claudecode.Version(ctx, v.Settings.ClaudePath); err != nil {
-			v.ClaudeProblem = err.Error()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// The one program kind is the Claude Code CLI.
+	for _, f := range a.Hosts.Kinds().Programs(ctx, v.Settings) {
+		if f.InUse {
+			v.ClaudeVersion, v.ClaudeProblem = f.Version, f.Problem
+		} else if f.Path != "" {
+			v.ClaudeFound = f.Path
 		}
-	} else if p, err := claudecode.FindBinary(""); err == nil {
-		v.ClaudeFound = p
 	}
 	return v
 }
@@ -58,7 +58,7 @@ func (a *App) GetSettings() SettingsView {
 // SaveSettings checks and stores s, then applies it to the session host
 // connection.
 func (a *App) SaveSettings(s settings.Settings) (SettingsView, error) {
-	if len(a.Engine.Active()) > 0 && hosts.ConnectionChanged(a.Settings.Get(), s) {
+	if len(a.Engine.Active()) > 0 && a.Hosts.ConnectionChanged(a.Settings.Get(), s) {
 		return a.settingsView(), errors.New("Runs are active on the current session host: let them finish or cancel them before changing how Baton connects.")
 	}
 	if err := a.Settings.Save(s); err != nil {
@@ -94,15 +94,19 @@ func (a *App) ResetSettings() (SettingsView, error) {
 	return a.settingsView(), nil
 }
 
-// TestConnection runs the doctor's checks for s (as the form holds it) and
+// TestConnection runs the host test for s (as the form holds it) and
 // returns its report.
-func (a *App) TestConnection(s settings.Settings) (claude.Report, error) {
-	if err := s.Validate(); err != nil {
-		return claude.Report{}, invalidSetting(err)
-	}
+func (a *App) TestConnection(s settings.Settings) (doctor.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	return a.Hosts.Diagnose(ctx, s), nil
+	r, err := a.TestHost(ctx, s)
+	switch {
+	case errors.Is(err, settings.ErrInvalid):
+		return doctor.Report{}, invalidSetting(err)
+	case err != nil:
+		return doctor.Report{}, errors.New(sentence(err.Error()))
+	}
+	return r, nil
 }
 
 // HostStatus returns the state of the connection to the session host.

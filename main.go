@@ -68,6 +68,7 @@ func runGUI() int {
 		Engine:    svc.Engine,
 		Files:     win.files,
 		Apply:     svc.ApplySettings,
+		TestHost:  svc.TestHost,
 	})
 	return win.run(dist, svc, app)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
@@ -116,7 +117,7 @@ func runDAGs(ctx context.Context, cfg config, polling bool, n int) (modeResult, 
 	}
 	defer os.RemoveAll(dir)
 	rec := newRecorder()
-	host, _, err := claude.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: cfg.chrome,
+	host, _, err := hosts.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: cfg.chrome,
 		Simulator: simulator.Options{Speed: cfg.speed, Logger: quiet, OnEntry: rec.onEntry}}, claude.Options{Logger: quiet})
 	if err != nil {
 		return res, fmt.Errorf("start the simulator: %w", err)

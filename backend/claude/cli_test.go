@@ -1,55 +1,9 @@
 package claude
 
 import (
-	"context"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/baton-app/baton/backend/session"
-	"github.com/baton-app/baton/backend/simulator"
 )
-
-// TestStartSimulator runs the in-process simulator host (its own server and
-// browser, as "baton sim" does) and drives a session through it; the
-// console's TestDoctorFindsTheSimulator runs "baton doctor" against it.
-func TestStartSimulator(t *testing.T) {
-	t.Parallel()
-	needBrowser(t)
-	ctx := testCtx(t)
-	h, in, err := StartSimulator(ctx, simulator.InstanceOptions{
-		Simulator:  simulator.Options{Speed: 200, Logger: slog.New(slog.DiscardHandler)},
-		ChromePath: chromiumPath,
-	}, Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	profile := in.Browser.ProfileDir()
-	dir := t.TempDir()
-	if err := os.WriteFile(dir+"/README.md", []byte("# x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	id, err := h.Start(ctx, session.StartOptions{Cwd: dir, Message: `answer with "phase": "analysis"`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{host: h, dir: dir}
-	entries := e.waitIdle(t, id)
-	if phase, _ := lastBlock(t, entries); phase != "analysis" {
-		t.Fatalf("phase = %q", phase)
-	}
-
-	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := h.Close(sctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(profile); !os.IsNotExist(err) {
-		t.Fatalf("the simulator's temporary profile %s was left behind (%v)", profile, err)
-	}
-}
 
 func TestStartAdvice(t *testing.T) {
 	t.Parallel()

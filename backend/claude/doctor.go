@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
+	"github.com/baton-app/baton/backend/doctor"
 )
 
 // DoctorOptions say what to check.
@@ -24,39 +25,6 @@ type DoctorOptions struct {
 	// EndpointKind is the endpoint's kind (see Options.EndpointKind);
 	// detected when empty.
 	EndpointKind string
-}
-
-// MethodStatus is one LocalSessions method and whether the page has it.
-type MethodStatus struct {
-	Name     string `json:"name"`
-	Present  bool   `json:"present"`
-	Required bool   `json:"required"`
-}
-
-// Check is one line of the report. Fix is one sentence saying how to fix a
-// failed check.
-type Check struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-	Fix    string `json:"fix,omitempty"`
-}
-
-// Report is what "baton doctor" prints and the Settings view's "Test
-// connection" shows.
-type Report struct {
-	ChromePath    string         `json:"chromePath"`
-	ChromeVersion string         `json:"chromeVersion"`
-	Endpoint      string         `json:"endpoint"`
-	Browser       string         `json:"browser"`
-	Page          string         `json:"page"`
-	AppVersion    string         `json:"appVersion"`
-	Methods       []MethodStatus `json:"methods"`
-	Checks        []Check        `json:"checks"`
-	// OK is true when the endpoint, the page and every required method
-	// are there (a missing local Chrome does not matter for Claude
-	// Desktop).
-	OK bool `json:"ok"`
 }
 
 // InspectorPort is the default port of the Node inspector that Claude
@@ -93,27 +61,28 @@ func StartAdvice(goos, port string) string {
 }
 
 // Diagnose checks the browser, the endpoint, the page and the LocalSessions
-// methods. It never fails: every problem is a failed Check with a Fix.
-func Diagnose(ctx context.Context, opts DoctorOptions) Report {
+// methods. It never fails: every problem is a failed check with a fix. The
+// report is OK when the endpoint, the page and every required method are
+// there (a missing local Chrome does not matter for Claude Desktop); its
+// list names every method and whether the page has it.
+func Diagnose(ctx context.Context, opts DoctorOptions) doctor.Report {
 	goos := opts.GOOS
 	if goos == "" {
 		goos = runtime.GOOS
 	}
-	var r Report
+	var r doctor.Report
+	check := func(name string, ok bool, detail, fix string) {
+		r.Checks = append(r.Checks, doctor.Check{Name: name, OK: ok, Detail: detail, Fix: fix})
+	}
 
 	// The local browser (needed for the simulator, not for Claude Desktop).
 	if p, err := chrome.FindChrome(opts.ChromePath); err != nil {
-		r.Checks = append(r.Checks, Check{Name: "chrome", Detail: err.Error(),
-			Fix: "Install Chromium or Google Chrome, or set its path in Settings or in BATON_CHROME; it is only needed for the simulator."})
+		check("chrome", false, err.Error(),
+			"Install Chromium or Google Chrome, or set its path in Settings or in BATON_CHROME; it is only needed for the simulator.")
+	} else if v, err := chrome.BrowserVersion(ctx, p); err != nil {
+		check("chrome", false, err.Error(), "Check that "+p+" is a working Chrome or Chromium, or choose another in Settings.")
 	} else {
-		r.ChromePath = p
-		v, err := chrome.BrowserVersion(ctx, p)
-		if err != nil {
-			r.Checks = append(r.Checks, Check{Name: "chrome", Detail: err.Error(), Fix: "Check that " + p + " is a working Chrome or Chromium, or choose another in Settings."})
-		} else {
-			r.ChromeVersion = v
-			r.Checks = append(r.Checks, Check{Name: "chrome", OK: true, Detail: v + " at " + p})
-		}
+		check("chrome", true, v+" at "+p, "")
 	}
 
 	u, err := chrome.ParseEndpoint(opts.Endpoint, opts.AllowRemote)
@@ -122,18 +91,17 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 		if errors.Is(err, chrome.ErrRemoteEndpoint) {
 			fix = "Use a 127.0.0.1 endpoint, or turn on the warned setting that allows remote endpoints (anyone who reaches the port controls the app)."
 		}
-		r.Checks = append(r.Checks, Check{Name: "endpoint", Detail: err.Error(), Fix: fix})
+		check("endpoint", false, err.Error(), fix)
 		return r
 	}
-	r.Endpoint = u.String()
+	r.Target = u.String()
 	port := u.Port()
 	v, err := chrome.Version(ctx, u)
 	if err != nil {
-		r.Checks = append(r.Checks, Check{Name: "endpoint", Detail: err.Error(), Fix: "Nothing answers at " + r.Endpoint + ". " + StartAdvice(goos, port)})
+		check("endpoint", false, err.Error(), "Nothing answers at "+r.Target+". "+StartAdvice(goos, port))
 		return r
 	}
-	r.Browser = v.Browser
-	r.Checks = append(r.Checks, Check{Name: "endpoint", OK: true, Detail: r.Endpoint + " answers (" + v.Browser + ")"})
+	check("endpoint", true, r.Target+" answers ("+v.Browser+")", "")
 
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -144,7 +112,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 		if !errors.Is(err, chrome.ErrNoPage) {
 			fix = "Check that the endpoint belongs to Claude Desktop. " + StartAdvice(goos, port)
 		}
-		r.Checks = append(r.Checks, Check{Name: "page", Detail: err.Error(), Fix: fix})
+		check("page", false, err.Error(), fix)
 		return r
 	}
 	defer func() {
@@ -153,38 +121,37 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 		_ = conn.Close(sctx)
 	}()
 	p := conn.Probe()
-	r.Page = conn.page()
-	r.AppVersion = p.Version
+	page := conn.page()
+	r.Version = p.Version
 	if !p.Present {
-		r.Checks = append(r.Checks, Check{Name: "page", Detail: "page " + r.Page + " has no window['claude.web'].LocalSessions",
-			Fix: "Update Claude Desktop to a version with Claude Code sessions, and open its main window."})
+		check("page", false, "page "+page+" has no window['claude.web'].LocalSessions",
+			"Update Claude Desktop to a version with Claude Code sessions, and open its main window.")
 		return r
 	}
-	detail := r.Page
+	detail := page
 	if conn.insp != nil {
 		detail += " (reached through the main process's Node inspector; Baton polls for changes)"
 	}
-	r.Checks = append(r.Checks, Check{Name: "page", OK: true, Detail: detail})
-	var missing []string
+	check("page", true, detail, "")
+	methods := doctor.List{Title: "LocalSessions methods"}
+	var missing, opt []string
 	for _, m := range RequiredMethods {
-		r.Methods = append(r.Methods, MethodStatus{Name: m, Present: p.Has(m), Required: true})
+		methods.Items = append(methods.Items, methodItem(m, p.Has(m), "required"))
 		if !p.Has(m) {
 			missing = append(missing, m)
 		}
 	}
 	for _, m := range OptionalMethods {
-		r.Methods = append(r.Methods, MethodStatus{Name: m, Present: p.Has(m)})
-	}
-	if len(missing) > 0 {
-		r.Checks = append(r.Checks, Check{Name: "methods", Detail: "missing: " + strings.Join(missing, ", "),
-			Fix: "This Claude Desktop version (" + p.Version + ") lacks methods Baton needs; update Claude Desktop or Baton."})
-		return r
-	}
-	var opt []string
-	for _, m := range OptionalMethods {
+		methods.Items = append(methods.Items, methodItem(m, p.Has(m), "optional"))
 		if !p.Has(m) {
 			opt = append(opt, m)
 		}
+	}
+	r.Lists = append(r.Lists, methods)
+	if len(missing) > 0 {
+		check("methods", false, "missing: "+strings.Join(missing, ", "),
+			"This Claude Desktop version ("+p.Version+") lacks methods Baton needs; update Claude Desktop or Baton.")
+		return r
 	}
 	detail = "all methods present"
 	if len(opt) > 0 {
@@ -193,7 +160,17 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 			detail += " (Baton will poll instead of being notified)"
 		}
 	}
-	r.Checks = append(r.Checks, Check{Name: "methods", OK: true, Detail: detail})
+	check("methods", true, detail, "")
 	r.OK = true
+	r.Verdict = "Baton can drive the sessions at " + r.Target + "."
 	return r
+}
+
+// methodItem is one LocalSessions method in the doctor's list.
+func methodItem(name string, present bool, note string) doctor.Item {
+	state := "missing"
+	if present {
+		state = "present"
+	}
+	return doctor.Item{Name: name, OK: present, State: state, Note: note}
 }

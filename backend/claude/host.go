@@ -76,6 +76,10 @@ type Options struct {
 	// OnStatus, when set and the chrome.Config has none, receives every
 	// status change of the connection.
 	OnStatus func(chrome.Status)
+	// OnClose, when set, runs in Close after the connection is closed: it
+	// stops what the caller started for the adapter (the simulator's
+	// server and browser, for the Simulator host).
+	OnClose func(context.Context) error
 	// EndpointKind is how the endpoint is reached: EndpointPage (a DevTools
 	// page endpoint, --remote-debugging-port), EndpointInspector (the main
 	// process's Node inspector, "Enable Main Process Debugger"), or
@@ -86,8 +90,7 @@ type Options struct {
 // Host is the LocalSessions adapter.
 type Host struct {
 	link  *link
-	state *linkState                  // the connection's status, for session.HostLink
-	after func(context.Context) error // stops what StartSimulator started
+	state *linkState // the connection's status, for session.HostLink
 	opts  Options
 	log   *slog.Logger
 }
@@ -177,11 +180,11 @@ func (h *Host) Route() string {
 // Probe returns what the page reported about LocalSessions.
 func (h *Host) Probe() Probe { return h.link.Probe() }
 
-// Close closes the connection and stops what StartSimulator started.
+// Close closes the connection, then runs Options.OnClose.
 func (h *Host) Close(ctx context.Context) error {
 	err := h.link.Close(ctx)
-	if h.after != nil {
-		err = errors.Join(err, h.after(ctx))
+	if h.opts.OnClose != nil {
+		err = errors.Join(err, h.opts.OnClose(ctx))
 	}
 	return err
 }

@@ -476,13 +476,20 @@ func TestDoctorAgainstSimulator(t *testing.T) {
 	if !r.OK {
 		t.Fatalf("Diagnose against the simulator failed:\n%+v", r.Checks)
 	}
-	for _, m := range r.Methods {
-		if !m.Present {
+	if len(r.Lists) != 1 || r.Lists[0].Title != "LocalSessions methods" {
+		t.Fatalf("report lists = %+v, want the LocalSessions methods", r.Lists)
+	}
+	methods := r.Lists[0].Items
+	for _, m := range methods {
+		if !m.OK || m.State != "present" {
 			t.Errorf("method %s reported missing", m.Name)
 		}
 	}
-	if len(r.Methods) != len(RequiredMethods)+len(OptionalMethods) || r.ChromeVersion == "" {
+	if len(methods) != len(RequiredMethods)+len(OptionalMethods) || !r.Checks[0].OK || r.Checks[0].Name != "chrome" {
 		t.Fatalf("report = %+v", r)
+	}
+	if r.Target != e.host.Conn().Endpoint() || r.Verdict != "Baton can drive the sessions at "+r.Target+"." {
+		t.Fatalf("report target %q, verdict %q", r.Target, r.Verdict)
 	}
 }
 

@@ -164,7 +164,7 @@ func TestInspectorRoute(t *testing.T) {
 	for _, c := range r.Checks {
 		inspectorNamed = inspectorNamed || (c.Name == "page" && strings.Contains(c.Detail, "Node inspector"))
 	}
-	if !r.OK || r.AppVersion != "fake-main/1" || !inspectorNamed {
+	if !r.OK || r.Version != "fake-main/1" || !inspectorNamed {
 		t.Errorf("doctor through the inspector: %+v", r.Checks)
 	}
 	// Asked for a page endpoint, the inspector is not one.

@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/baton-app/baton/backend/doctor"
 )
 
 // MinVersion is the oldest Claude Code CLI Baton supports: the version its
@@ -23,6 +24,8 @@ const MinVersion = "2.1.328"
 type DoctorOptions struct {
 	// Path of the binary; "claude" on PATH when empty.
 	Path string
+	// Launcher runs it; Local when nil.
+	Launcher Launcher
 	// BaseEnv and Env as in Options.
 	BaseEnv []string
 	Env     []string
@@ -30,37 +33,24 @@ type DoctorOptions struct {
 	Timeout time.Duration
 }
 
-// Check is one line of the report: what was checked, whether it passed,
-// what was found, and for a failure one sentence saying what to do.
-type Check struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-	Fix    string `json:"fix,omitempty"`
-}
-
-// Report is what "baton doctor --host claude-code" prints and Settings
-// shows.
-type Report struct {
-	Path    string  `json:"path"`
-	Version string  `json:"version"`
-	Checks  []Check `json:"checks"`
-	OK      bool    `json:"ok"`
-}
-
 // Diagnose checks that the binary exists, that its version is at least
 // MinVersion, and that it answers one tiny request (no tools, no session
-// kept). It never fails: every problem is a failed Check with a Fix.
-func Diagnose(ctx context.Context, opts DoctorOptions) Report {
-	var r Report
-	path, err := FindBinary(opts.Path)
+// kept). It never fails: every problem is a failed check with a fix.
+func Diagnose(ctx context.Context, opts DoctorOptions) doctor.Report {
+	l := opts.Launcher
+	if l == nil {
+		l = Local{}
+	}
+	var r doctor.Report
+	check := func(c doctor.Check) { r.Checks = append(r.Checks, c) }
+	path, err := l.Find(opts.Path)
 	if err != nil {
-		r.Checks = append(r.Checks, Check{Name: "Claude Code CLI", Detail: err.Error(),
+		check(doctor.Check{Name: "Claude Code CLI", Detail: err.Error(),
 			Fix: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or give the path of its claude binary in Settings or with --claude PATH."})
 		return r
 	}
-	r.Path = path
-	r.Checks = append(r.Checks, Check{Name: "Claude Code CLI", OK: true, Detail: path})
+	r.Target = path
+	check(doctor.Check{Name: "Claude Code CLI", OK: true, Detail: path})
 
 	env := opts.BaseEnv
 	if env == nil {
@@ -69,56 +59,58 @@ func Diagnose(ctx context.Context, opts DoctorOptions) Report {
 	env = append(slices.Clip(env), opts.Env...)
 
 	vctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	out, err := command(vctx, path, env, "", "--version").Output()
+	out, err := run(vctx, l, Command{Path: path, Args: []string{"--version"}, Env: env})
 	cancel()
 	version := ParseVersion(string(out))
 	switch {
 	case err != nil:
-		r.Checks = append(r.Checks, Check{Name: "Version", Detail: fmt.Sprintf("%s --version failed: %v", path, err),
+		check(doctor.Check{Name: "Version", Detail: fmt.Sprintf("%s --version failed: %v", path, err),
 			Fix: "Reinstall Claude Code (npm install -g @anthropic-ai/claude-code): this binary does not run."})
 		return r
 	case version == "":
-		r.Checks = append(r.Checks, Check{Name: "Version", Detail: fmt.Sprintf("%s --version printed %q", path, strings.TrimSpace(string(out))),
+		check(doctor.Check{Name: "Version", Detail: fmt.Sprintf("%s --version printed %q", path, strings.TrimSpace(string(out))),
 			Fix: "Give the path of the Claude Code CLI: this binary does not say which Claude Code it is."})
 		return r
 	case CompareVersions(version, MinVersion) < 0:
 		r.Version = version
-		r.Checks = append(r.Checks, Check{Name: "Version", Detail: fmt.Sprintf("Claude Code %s is older than %s", version, MinVersion),
+		check(doctor.Check{Name: "Version", Detail: fmt.Sprintf("Claude Code %s is older than %s", version, MinVersion),
 			Fix: fmt.Sprintf("Update Claude Code to %s or newer (claude update, or npm install -g @anthropic-ai/claude-code).", MinVersion)})
 		return r
 	}
 	r.Version = version
-	r.Checks = append(r.Checks, Check{Name: "Version", OK: true, Detail: fmt.Sprintf("Claude Code %s (at least %s)", version, MinVersion)})
+	check(doctor.Check{Name: "Version", OK: true, Detail: fmt.Sprintf("Claude Code %s (at least %s)", version, MinVersion)})
 
-	r.Checks = append(r.Checks, tinyRequest(ctx, path, env, opts.Timeout))
+	check(tinyRequest(ctx, l, path, env, opts.Timeout))
 	r.OK = true
 	for _, c := range r.Checks {
 		r.OK = r.OK && c.OK
+	}
+	if r.OK {
+		r.Verdict = fmt.Sprintf("Baton can run its sessions with Claude Code %s at %s.", r.Version, r.Target)
 	}
 	return r
 }
 
 // tinyRequest asks the CLI for one short answer in an empty folder.
-func tinyRequest(ctx context.Context, path string, env []string, timeout time.Duration) Check {
+func tinyRequest(ctx context.Context, l Launcher, path string, env []string, timeout time.Duration) doctor.Check {
 	const name = "A tiny request"
 	if timeout <= 0 {
 		timeout = 90 * time.Second
 	}
 	dir, err := os.MkdirTemp("", "baton-doctor-")
 	if err != nil {
-		return Check{Name: name, Detail: err.Error(), Fix: "Free some disk space: Baton could not make a temporary folder."}
+		return doctor.Check{Name: name, Detail: err.Error(), Fix: "Free some disk space: Baton could not make a temporary folder."}
 	}
 	defer os.RemoveAll(dir)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	cmd := command(rctx, path, env, dir, "-p", "Reply with the word OK.", "--output-format", "json", "--no-session-persistence", "--tools", "")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
+	var stderr buffer
+	stdout, runErr := run(rctx, l, Command{Path: path, Env: env, Dir: dir, Stderr: &stderr,
+		Args: []string{"-p", "Reply with the word OK.", "--output-format", "json", "--no-session-persistence", "--tools", ""}})
 	took := time.Since(start).Round(100 * time.Millisecond)
 	if rctx.Err() != nil {
-		return Check{Name: name, Detail: fmt.Sprintf("no answer within %s", timeout),
+		return doctor.Check{Name: name, Detail: fmt.Sprintf("no answer within %s", timeout),
 			Fix: "Check the network and your login: run claude -p \"hi\" in a terminal to see where it waits."}
 	}
 	var res struct {
@@ -127,23 +119,23 @@ func tinyRequest(ctx context.Context, path string, env []string, timeout time.Du
 		Cost       float64                    `json:"total_cost_usd"`
 		ModelUsage map[string]json.RawMessage `json:"modelUsage"`
 	}
-	line := lastJSONLine(stdout.Bytes())
+	line := lastJSONLine(stdout)
 	if line == nil || json.Unmarshal(line, &res) != nil {
 		reason := firstLine(strings.TrimSpace(stderr.String()), 300)
 		if reason == "" && runErr != nil {
 			reason = runErr.Error()
 		}
-		return Check{Name: name, Detail: "the CLI gave no answer: " + reason, Fix: advice(reason)}
+		return doctor.Check{Name: name, Detail: "the CLI gave no answer: " + reason, Fix: advice(reason)}
 	}
 	if res.IsError {
-		return Check{Name: name, Detail: firstLine(res.Result, 300), Fix: advice(res.Result)}
+		return doctor.Check{Name: name, Detail: firstLine(res.Result, 300), Fix: advice(res.Result)}
 	}
 	var models []string
 	for m := range res.ModelUsage {
 		models = append(models, m)
 	}
 	slices.Sort(models)
-	return Check{Name: name, OK: true, Detail: fmt.Sprintf("answered in %s (%s, $%.4f)", took, strings.Join(models, ", "), res.Cost)}
+	return doctor.Check{Name: name, OK: true, Detail: fmt.Sprintf("answered in %s (%s, $%.4f)", took, strings.Join(models, ", "), res.Cost)}
 }
 
 // advice is the sentence for a failed request, from what the CLI said.
@@ -170,16 +162,6 @@ func lastJSONLine(b []byte) []byte {
 		}
 	}
 	return nil
-}
-
-func command(ctx context.Context, path string, env []string, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = env
-	cmd.Dir = dir
-	cmd.SysProcAttr = childAttr()
-	cmd.Cancel = func() error { signalGroup(cmd, true); return nil }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
 }
 
 var versionRE = regexp.MustCompile(`\b(\d+)\.(\d+)\.(\d+)\b`)
@@ -212,15 +194,19 @@ func CompareVersions(a, b string) int {
 	return 0
 }
 
-// Version runs `claude --version` and returns the version, for Settings.
-func Version(ctx context.Context, path string) (string, error) {
-	p, err := FindBinary(path)
+// Version runs `claude --version` through l (Local when nil) and returns
+// the version.
+func Version(ctx context.Context, l Launcher, path string) (string, error) {
+	if l == nil {
+		l = Local{}
+	}
+	p, err := l.Find(path)
 	if err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := command(ctx, p, os.Environ(), "", "--version").Output()
+	out, err := run(ctx, l, Command{Path: p, Args: []string{"--version"}, Env: os.Environ()})
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %w", p, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/baton-app/baton/backend/claudecodetest"
+	"github.com/baton-app/baton/backend/doctor"
 )
 
 func TestVersions(t *testing.T) {
@@ -30,7 +31,7 @@ func TestVersions(t *testing.T) {
 }
 
 // failed returns the first failed check, failing the test when all passed.
-func failed(t *testing.T, r Report) Check {
+func failed(t *testing.T, r doctor.Report) doctor.Check {
 	t.Helper()
 	for _, c := range r.Checks {
 		if !c.OK {
@@ -41,7 +42,7 @@ func failed(t *testing.T, r Report) Check {
 		}
 	}
 	t.Fatalf("no check failed: %+v", r)
-	return Check{}
+	return doctor.Check{}
 }
 
 func TestDoctor(t *testing.T) {
@@ -66,8 +67,11 @@ func TestDoctor(t *testing.T) {
 	t.Run("answers", func(t *testing.T) {
 		rg := newRig(t, "happy")
 		r := Diagnose(ctx, DoctorOptions{Path: rg.host.Path(), BaseEnv: rg.env})
-		if !r.OK || len(r.Checks) != 3 || r.Version != claudecodetest.Version {
+		if !r.OK || len(r.Checks) != 3 || r.Version != claudecodetest.Version || r.Target != rg.host.Path() {
 			t.Fatalf("report: %+v", r)
+		}
+		if want := "Baton can run its sessions with Claude Code " + claudecodetest.Version + " at " + rg.host.Path() + "."; r.Verdict != want {
+			t.Errorf("verdict %q, want %q", r.Verdict, want)
 		}
 		if d := r.Checks[2].Detail; !strings.Contains(d, "answered in") {
 			t.Errorf("tiny request: %q", d)

@@ -20,8 +20,9 @@
 // the CLI's suggested rules for "always", or deny); an AskUserQuestion call is
 // such a prompt too, answered with the answers in the input.
 //
-// Children run in their own process group and die with Baton (on Linux even
-// when Baton is killed). A child that exits during a turn is noticed from its
+// Children start through a Launcher (Local: children of Baton in their own
+// process group, which die with Baton, on Linux even when Baton is killed),
+// so a host kind that runs the CLI on another machine reuses all of this. A child that exits during a turn is noticed from its
 // exit at once: the session gets an error result, which the engine handles
 // like any failed turn. A session whose child is gone (it exited, Baton
 // restarted, or it sat idle) goes on with `claude --resume <uuid>` from the
@@ -35,7 +36,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +56,9 @@ var ErrClosed = errors.New("the Claude Code host is closed")
 type Options struct {
 	// Path is the claude binary; "claude" on PATH when empty.
 	Path string
+	// Launcher starts the children (and finds the binary); Local when
+	// nil.
+	Launcher Launcher
 	// Env is added to the base environment of every child (KEY=VALUE; a
 	// key given here replaces the base's value).
 	Env []string
@@ -119,7 +122,10 @@ func New(opts Options) (*Host, error) {
 	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("claude code host: make the state folder: %w", err)
 	}
-	path, err := FindBinary(opts.Path)
+	if opts.Launcher == nil {
+		opts.Launcher = Local{Logger: opts.Logger}
+	}
+	path, err := opts.Launcher.Find(opts.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -146,26 +152,6 @@ func New(opts Options) (*Host, error) {
 		h.notices = h.own
 	}
 	return h, nil
-}
-
-// FindBinary returns the path of the claude binary: path itself when it is
-// given (it must exist), else "claude" on PATH.
-func FindBinary(path string) (string, error) {
-	if path == "" {
-		p, err := exec.LookPath("claude")
-		if err != nil {
-			return "", errors.New("the Claude Code CLI (claude) is not on PATH: install it (npm install -g @anthropic-ai/claude-code) or give its path")
-		}
-		return p, nil
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("the Claude Code CLI is not at %s: install it there or give the right path", path)
-	}
-	if st.IsDir() {
-		return "", fmt.Errorf("%s is a folder, not the Claude Code CLI: give the path of the claude binary", path)
-	}
-	return path, nil
 }
 
 // TakesSystemPrompt implements session.SystemPrompter: a session's system

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -45,7 +43,7 @@ func (h *Host) Running() []int {
 	var out []int
 	for _, s := range h.sessions {
 		if s.proc != nil {
-			out = append(out, s.proc.cmd.Process.Pid)
+			out = append(out, s.proc.child.PID())
 		}
 	}
 	slices.Sort(out)
@@ -57,13 +55,13 @@ func (h *Host) PID(id session.ID) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s, ok := h.sessions[id]; ok && s.proc != nil {
-		return s.proc.cmd.Process.Pid
+		return s.proc.child.PID()
 	}
 	return 0
 }
 
 type proc struct {
-	cmd     *exec.Cmd
+	child   Process
 	stdin   io.WriteCloser
 	wmu     sync.Mutex
 	stderr  *tailBuffer
@@ -96,7 +94,7 @@ func (h *Host) spawnLocked(s *cliSession) (*proc, error) {
 	env := append(slices.Clip(base), h.opts.Env...)
 	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
 		"--permission-prompt-tool", "stdio"}
-	fresh := !transcriptExists(env, s.meta.UUID)
+	fresh := !h.opts.Launcher.HasConversation(env, s.meta.UUID)
 	if !fresh {
 		args = append(args, "--resume", s.meta.UUID)
 	} else {
@@ -112,55 +110,19 @@ func (h *Host) spawnLocked(s *cliSession) (*proc, error) {
 		args = append(args, "--append-system-prompt", sp)
 	}
 	args = append(args, h.opts.Args...)
-	cmd := exec.Command(h.path, args...)
-	cmd.Dir = s.meta.Cwd
-	cmd.Env = env
-	cmd.SysProcAttr = childAttr()
-	p := &proc{fresh: fresh, cmd: cmd, stderr: &tailBuffer{max: 8 << 10}, first: make(chan struct{}), done: make(chan struct{}), ctrl: map[string]chan json.RawMessage{}}
-	cmd.Stderr = p.stderr
-	var err error
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
+	p := &proc{fresh: fresh, stderr: &tailBuffer{max: 8 << 10}, first: make(chan struct{}), done: make(chan struct{}), ctrl: map[string]chan json.RawMessage{}}
+	// The child lives until it is stopped or exits, not for a request.
+	child, err := h.opts.Launcher.Start(context.Background(), Command{Path: h.path, Args: args, Dir: s.meta.Cwd, Env: env, Stderr: p.stderr})
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", h.path, err)
-	}
-	if err := attachChild(cmd); err != nil {
-		h.log.Warn("the tools claude starts may outlive it", "session", s.meta.ID, "err", err)
-	}
-	h.log.Debug("claude started", "session", s.meta.ID, "uuid", s.meta.UUID, "pid", cmd.Process.Pid, "args", args)
+	p.child, p.stdin = child, child.Stdin()
+	h.log.Debug("claude started", "session", s.meta.ID, "uuid", s.meta.UUID, "pid", child.PID(), "args", args)
 	s.proc = p
 	s.spawns++
 	h.readers.Add(1)
-	go h.read(s, p, stdout)
+	go h.read(s, p, child.Stdout())
 	return p, nil
-}
-
-// transcriptExists reports whether the CLI has the conversation u on disk
-// (under CLAUDE_CONFIG_DIR, else $HOME/.claude, of env).
-func transcriptExists(env []string, u string) bool {
-	var home, config string
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME":
-			home = v
-		case "CLAUDE_CONFIG_DIR":
-			config = v
-		}
-	}
-	if config == "" {
-		if home == "" {
-			return false
-		}
-		config = filepath.Join(home, ".claude")
-	}
-	m, _ := filepath.Glob(filepath.Join(config, "projects", "*", u+".jsonl"))
-	return len(m) > 0
 }
 
 func (p *proc) write(line []byte) error {
@@ -182,7 +144,7 @@ func (p *proc) stop(ctx context.Context, grace time.Duration) {
 	p.wmu.Lock()
 	_ = p.stdin.Close()
 	p.wmu.Unlock()
-	signalGroup(p.cmd, false)
+	p.child.End(false)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
@@ -191,7 +153,7 @@ func (p *proc) stop(ctx context.Context, grace time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-	signalGroup(p.cmd, true)
+	p.child.End(true)
 	select {
 	case <-p.done:
 	case <-time.After(5 * time.Second):
@@ -267,7 +229,7 @@ func (h *Host) exited(s *cliSession, p *proc) {
 		s.pending = nil
 	}
 	h.mu.Unlock()
-	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.cmd.Process.Pid, "err", p.waitErr, "cut", cut)
+	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.child.PID(), "err", p.waitErr, "cut", cut)
 	if cut {
 		h.notify(s.meta.ID, session.NoticeResult)
 	} else {

@@ -107,9 +107,9 @@ func (h *Host) read(s *cliSession, p *proc, stdout io.Reader) {
 		}
 	}
 	h.release(s)
-	p.waitErr = p.cmd.Wait()
+	p.waitErr = p.child.Wait()
 	// The tools it started end with it.
-	signalGroup(p.cmd, true)
+	p.child.End(true)
 	close(p.done)
 	h.exited(s, p)
 }

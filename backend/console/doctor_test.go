@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -21,7 +22,7 @@ func TestDoctorFindsTheSimulator(t *testing.T) {
 	const chromiumPath = "/usr/bin/chromium"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h, in, err := claude.StartSimulator(ctx, simulator.InstanceOptions{
+	h, in, err := hosts.StartSimulator(ctx, simulator.InstanceOptions{
 		Simulator:  simulator.Options{Speed: 200, Logger: slog.New(slog.DiscardHandler)},
 		ChromePath: chromiumPath,
 	}, claude.Options{Logger: slog.New(slog.DiscardHandler)})
@@ -59,5 +60,27 @@ func TestDoctorClosedPort(t *testing.T) {
 	}
 	if code := DoctorCLI([]string{"extra"}, &out, &errOut); code != 2 {
 		t.Fatalf("doctor with an argument: exit %d, want 2", code)
+	}
+}
+
+// "baton doctor --host sim" starts the simulator Baton embeds and checks
+// it, as Settings' Test connection does while the simulator is the host;
+// an unknown host is named with the ones there are.
+func TestDoctorEmbeddedSimulator(t *testing.T) {
+	needChromium(t)
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	var out, errOut bytes.Buffer
+	if code := DoctorCLI([]string{"--host", "sim", "--chrome", "/usr/bin/chromium"}, &out, &errOut); code != 0 {
+		t.Fatalf("doctor --host sim: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{"ok   chrome", "ok   page", "all methods present", "LocalSessions methods:", "Baton can drive the sessions at http://127.0.0.1:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor --host sim output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := DoctorCLI([]string{"--host", "cloud"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), `--host must be sim, desktop or claude-code, not "cloud"`) {
+		t.Fatalf("doctor --host cloud: exit %d, stderr %q", code, errOut.String())
 	}
 }

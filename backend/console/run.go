@@ -215,7 +215,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return ExitError
 			}
 		}
-		fmt.Fprintf(stdout, "Resuming %s (host: %s)\n", runID, hostName(svc.Hosts.Status()))
+		fmt.Fprintf(stdout, "Resuming %s (host: %s)\n", runID, svc.Hosts.Describe())
 	} else {
 		// A host that cannot be used refuses the start before anything
 		// is stored: no run is left in the history for it.
@@ -253,7 +253,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return ExitError
 		}
 		runID = run.ID
-		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, hostName(svc.Hosts.Status()))
+		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.Hosts.Describe())
 		if err := svc.Engine.Start(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
 			return ExitError

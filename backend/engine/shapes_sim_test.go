@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/template"
@@ -34,7 +35,7 @@ func TestSimulatorRealShapes(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	host, _, err := claude.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: chromiumPath,
+	host, _, err := hosts.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: chromiumPath,
 		Simulator: simulator.Options{Speed: 50, Logger: quiet, Shapes: simulator.AllShapes()}}, claude.Options{Logger: quiet})
 	if err != nil {
 		t.Fatalf("start the simulator: %v", err)

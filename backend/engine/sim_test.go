@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
@@ -186,7 +187,7 @@ func TestSimulatorRuns(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			host, _, err := claude.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: chromiumPath, Rules: tc.rules,
+			host, _, err := hosts.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: chromiumPath, Rules: tc.rules,
 				Simulator: simulator.Options{Scenario: tc.scenario, Speed: 50, Logger: quiet}}, claude.Options{Logger: quiet})
 			if err != nil {
 				t.Fatalf("start the simulator: %v", err)
@@ -267,7 +268,7 @@ func TestSimulatorRestoreMidRun(t *testing.T) {
 		t.Run("after "+stopAfter, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			host, _, err := claude.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: chromiumPath,
+			host, _, err := hosts.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: chromiumPath,
 				Simulator: simulator.Options{Speed: 20, Logger: quiet}}, claude.Options{Logger: quiet})
 			if err != nil {
 				t.Fatalf("start the simulator: %v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
@@ -255,7 +256,7 @@ func TestSimulatorWorkflows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 			defer cancel()
-			host, _, err := claude.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: chromiumPath, Rules: tc.rules,
+			host, _, err := hosts.StartSimulator(ctx, simulator.InstanceOptions{ChromePath: chromiumPath, Rules: tc.rules,
 				Simulator: simulator.Options{Scenario: tc.scenario, Speed: 50, Logger: quiet}}, claude.Options{Logger: quiet})
 			if err != nil {
 				t.Fatalf("start the simulator: %v", err)

@@ -34,7 +34,8 @@ func TestClaudeCodeHost(t *testing.T) {
 	home := t.TempDir()
 	cfg := settings.Defaults()
 	cfg.Host, cfg.ClaudePath = settings.HostClaudeCode, bin
-	m := New(cfg, Options{Logger: quiet, ClaudeCodeStateDir: t.TempDir(), ClaudeCodeEnv: claudecodetest.Env(home, sim.URL())})
+	kinds := NewRegistry(ClaudeCode(ClaudeCodeOptions{StateDir: t.TempDir(), Env: claudecodetest.Env(home, sim.URL())}))
+	m := New(cfg, Options{Logger: quiet, Kinds: kinds})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -66,8 +67,8 @@ func TestClaudeCodeHost(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].ID != id {
 		t.Errorf("List: %+v %v", list, err)
 	}
-	r := m.Diagnose(ctx, cfg)
-	if !r.OK || len(r.Checks) != 3 || r.AppVersion != claudecodetest.Version {
+	r, err := m.Diagnose(ctx, cfg)
+	if err != nil || !r.OK || len(r.Checks) != 3 || r.Version != claudecodetest.Version || r.Host != "claude-code" || r.Label != "Claude Code (CLI)" {
 		t.Errorf("Diagnose: %+v", r)
 	}
 	if err := m.Shutdown(ctx); err != nil {
@@ -79,7 +80,7 @@ func TestClaudeCodeHost(t *testing.T) {
 
 	// A path that is not there: the status says so in one sentence.
 	cfg.ClaudePath = filepath.Join(t.TempDir(), "claude")
-	m2 := New(cfg, Options{Logger: quiet, ClaudeCodeStateDir: t.TempDir()})
+	m2 := New(cfg, Options{Logger: quiet, Kinds: NewRegistry(ClaudeCode(ClaudeCodeOptions{StateDir: t.TempDir()}))})
 	defer m2.Shutdown(context.Background())
 	if _, err := m2.List(ctx, true); err == nil || !strings.Contains(m2.Status().Reason, "is not at") {
 		t.Errorf("missing CLI: %v, status %+v", err, m2.Status())

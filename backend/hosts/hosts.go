@@ -1,26 +1,21 @@
-// Package hosts keeps Baton's one connection to a session host, as the
-// settings choose it: the embedded simulator (started in-process with its
-// own headless Chromium), Claude Desktop (attached over its CDP endpoint),
-// or the Claude Code CLI (one child process per session).
-// It connects lazily, on first use, and publishes the connection status.
+// Package hosts keeps Baton's one connection to a session host, of the
+// kind the settings choose. The kinds (Simulator, Desktop, ClaudeCode) are
+// registered in a Registry, as database/sql drivers are; the Manager
+// opens, diagnoses and names the host only through its Kind, so nothing
+// else branches on the host setting. It connects lazily, on first use, and
+// publishes the connection status.
 package hosts
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
-	"time"
 
-	"github.com/baton-app/baton/backend/chrome"
-	"github.com/baton-app/baton/backend/claude"
-	"github.com/baton-app/baton/backend/claudecode"
+	"github.com/baton-app/baton/backend/doctor"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/settings"
-	"github.com/baton-app/baton/backend/simulator"
 )
 
 // EventStatus carries a Status to the frontend whenever it changes.
@@ -47,17 +42,6 @@ type Status struct {
 	Page     string        `json:"page,omitempty"`
 }
 
-// Label is how the UI names a host.
-func Label(h settings.Host) string {
-	switch h {
-	case settings.HostDesktop:
-		return "Claude Desktop"
-	case settings.HostClaudeCode:
-		return claudecode.Label
-	}
-	return "Simulator — no AI"
-}
-
 // ErrClosed is returned after Shutdown.
 var ErrClosed = errors.New("session host connection is shut down")
 
@@ -74,30 +58,12 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 
 // Options are the dependencies of a Manager.
 type Options struct {
+	// Kinds are the host kinds the settings can choose. Required.
+	Kinds *Registry
 	// Emit receives EventStatus; may be nil.
 	Emit func(name string, payload any)
 	// Logger; slog.Default when nil.
 	Logger *slog.Logger
-	// SimulatorSpeed divides the simulated agent's delays; 1 when zero.
-	SimulatorSpeed float64
-	// SimulatorScenario is the simulator's default scenario; "happy" when empty.
-	SimulatorScenario string
-	// ClaudeCodeStateDir is where the Claude Code host keeps its sessions
-	// (required for that host).
-	ClaudeCodeStateDir string
-	// ClaudeCodeEnv is added to the environment of every Claude Code CLI.
-	ClaudeCodeEnv []string
-	// SimulatorStateDir is where the in-process simulator keeps its
-	// sessions, so that a run survives Baton's exit; none kept when empty.
-	SimulatorStateDir string
-}
-
-// connected is what the Manager needs of a connected host.
-type connected interface {
-	session.Host
-	session.Browser
-	Pending(ctx context.Context) ([]session.PermissionRequest, error)
-	Close(ctx context.Context) error
 }
 
 // Manager owns the connection. It is safe for concurrent use. It is itself
@@ -105,16 +71,16 @@ type connected interface {
 // when needed, and the notices of whichever host is connected arrive on one
 // channel, so the engine keeps working across a reconnect.
 type Manager struct {
-	opts Options
-	log  *slog.Logger
+	kinds *Registry
+	emit  func(name string, payload any)
+	log   *slog.Logger
 
 	connect sync.Mutex // serializes connecting and disconnecting
 
 	mu     sync.Mutex
 	cfg    settings.Settings
-	host   connected
-	cdp    *claude.Host // host, when it is the CDP adapter
-	sim    *simulator.Instance
+	host   Conn
+	gen    int // counts connections; a connection reports only while it is the one
 	status Status
 	closed bool
 
@@ -131,14 +97,41 @@ var (
 	_ session.HostLink = (*Manager)(nil)
 )
 
-// New returns a Manager for the host that cfg chooses; nothing is started.
+// New returns a Manager for the host that cfg chooses among opts.Kinds;
+// nothing is started.
 func New(cfg settings.Settings, opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	m := &Manager{opts: opts, log: opts.Logger.With("component", "hosts"), cfg: cfg, notices: make(chan session.Notice, 256), linkCh: make(chan struct{})}
-	m.status = Status{Host: cfg.Host, Label: Label(cfg.Host), State: StateIdle}
+	if opts.Kinds == nil {
+		opts.Kinds = NewRegistry()
+	}
+	m := &Manager{kinds: opts.Kinds, emit: opts.Emit, log: opts.Logger, cfg: cfg,
+		notices: make(chan session.Notice, 256), linkCh: make(chan struct{})}
+	m.status = Status{Host: cfg.Host, Label: m.kinds.Label(cfg.Host), State: StateIdle}
 	return m
+}
+
+// Kinds returns the registry the Manager chooses from.
+func (m *Manager) Kinds() *Registry { return m.kinds }
+
+// Settings returns the settings the Manager connects with.
+func (m *Manager) Settings() settings.Settings {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg
+}
+
+// info is what the kind of the settings in force is; the zero Info for
+// a name no kind has.
+func (m *Manager) info() Info {
+	m.mu.Lock()
+	name := m.cfg.Host
+	m.mu.Unlock()
+	if k, err := m.kinds.Kind(string(name)); err == nil {
+		return k.Info()
+	}
+	return Info{}
 }
 
 // Status returns the current connection status.
@@ -148,9 +141,20 @@ func (m *Manager) Status() Status {
 	return m.status
 }
 
+// Describe names the host in use truthfully, from its connection: the
+// simulator Baton embeds, "baton sim" attached over CDP, Claude Desktop at
+// its endpoint, or the Claude Code CLI with its version and path.
+func (m *Manager) Describe() string {
+	s := m.Status()
+	if k, err := m.kinds.Kind(string(s.Host)); err == nil {
+		return k.Describe(s)
+	}
+	return s.Label
+}
+
 func (m *Manager) setStatus(s Status) {
 	m.mu.Lock()
-	s.Host, s.Label = m.cfg.Host, Label(m.cfg.Host)
+	s.Host, s.Label = m.cfg.Host, m.kinds.Label(m.cfg.Host)
 	changed := s != m.status
 	if lost(s) != lost(m.status) {
 		close(m.linkCh)
@@ -158,8 +162,8 @@ func (m *Manager) setStatus(s Status) {
 	}
 	m.status = s
 	m.mu.Unlock()
-	if changed && m.opts.Emit != nil {
-		m.opts.Emit(EventStatus, s)
+	if changed && m.emit != nil {
+		m.emit(EventStatus, s)
 	}
 }
 
@@ -175,11 +179,10 @@ func (m *Manager) Link() session.LinkState {
 	return session.LinkState{Up: !lost(m.status), Reason: m.status.Reason, Changed: m.linkCh}
 }
 
-// ConnectionChanged reports whether moving from a to b needs a new connection.
-func ConnectionChanged(a, b settings.Settings) bool {
-	return a.Host != b.Host || a.CDPEndpoint != b.CDPEndpoint || a.AllowRemoteCDP != b.AllowRemoteCDP ||
-		a.PagePattern != b.PagePattern || a.ChromePath != b.ChromePath || a.Headless != b.Headless ||
-		a.PollIntervalMs != b.PollIntervalMs || a.ClaudePath != b.ClaudePath
+// ConnectionChanged reports whether moving from a to b needs a new
+// connection (see Registry.ConnectionChanged).
+func (m *Manager) ConnectionChanged(a, b settings.Settings) bool {
+	return m.kinds.ConnectionChanged(a, b)
 }
 
 // Configure applies new settings. When they change how Baton connects, the
@@ -191,7 +194,7 @@ func (m *Manager) Configure(ctx context.Context, cfg settings.Settings) error {
 	old := m.cfg
 	m.cfg = cfg
 	m.mu.Unlock()
-	if !ConnectionChanged(old, cfg) {
+	if !m.kinds.ConnectionChanged(old, cfg) {
 		return nil
 	}
 	err := m.disconnectLocked(ctx)
@@ -200,177 +203,89 @@ func (m *Manager) Configure(ctx context.Context, cfg settings.Settings) error {
 }
 
 // Host returns the connected host, connecting first if needed.
-func (m *Manager) Host(ctx context.Context) (connected, error) {
+func (m *Manager) Host(ctx context.Context) (Conn, error) {
 	m.connect.Lock()
 	defer m.connect.Unlock()
 	m.mu.Lock()
-	host, cfg, closed := m.host, m.cfg, m.closed
+	host, cfg, closed, gen := m.host, m.cfg, m.closed, m.gen+1
 	m.mu.Unlock()
+	label := m.kinds.Label(cfg.Host)
 	if closed {
-		return nil, &ConnectError{Label(cfg.Host), ErrClosed}
+		return nil, &ConnectError{label, ErrClosed}
 	}
 	if host != nil {
 		return host, nil
 	}
 	m.setStatus(Status{State: StateConnecting})
-	if cfg.Host == settings.HostClaudeCode {
-		cc, err := m.startClaudeCode(ctx, cfg)
-		if err != nil {
-			m.setStatus(Status{State: StateDisconnected, Reason: err.Error()})
-			return nil, &ConnectError{Label(cfg.Host), err}
-		}
-		m.mu.Lock()
-		m.host = cc
-		m.mu.Unlock()
-		return cc, nil
+	kind, err := m.kinds.Kind(string(cfg.Host))
+	if err == nil {
+		host, err = kind.Open(ctx, cfg, Env{Notices: m.notices, Logger: m.log, Report: func(s Status) { m.report(gen, s) }})
 	}
-	cdp, sim, err := m.dial(ctx, cfg)
 	if err != nil {
 		m.setStatus(Status{State: StateDisconnected, Reason: err.Error()})
-		return nil, &ConnectError{Label(cfg.Host), err}
+		return nil, &ConnectError{label, err}
 	}
 	m.mu.Lock()
-	m.host, m.cdp, m.sim = cdp, cdp, sim
+	m.host, m.gen = host, gen
 	m.mu.Unlock()
-	m.setStatus(Status{State: StateConnected, Endpoint: cdp.Endpoint(), Page: cdp.Page()})
-	return cdp, nil
+	endpoint, page := host.Where()
+	m.setStatus(Status{State: StateConnected, Endpoint: endpoint, Page: page})
+	return host, nil
 }
 
-// startClaudeCode makes the Claude Code host: it checks the CLI's version
-// once; its children start with the sessions.
-func (m *Manager) startClaudeCode(ctx context.Context, cfg settings.Settings) (*claudecode.Host, error) {
-	if m.opts.ClaudeCodeStateDir == "" {
-		return nil, errors.New("no folder for the Claude Code sessions was given")
-	}
-	version, err := claudecode.Version(ctx, cfg.ClaudePath)
-	if err != nil {
-		return nil, err
-	}
-	if claudecode.CompareVersions(version, claudecode.MinVersion) < 0 {
-		return nil, fmt.Errorf("Claude Code %s is older than %s, the oldest Baton supports: update it (claude update)", version, claudecode.MinVersion)
-	}
-	h, err := claudecode.New(claudecode.Options{Path: cfg.ClaudePath, StateDir: m.opts.ClaudeCodeStateDir,
-		Env: m.opts.ClaudeCodeEnv, Notices: m.notices, Logger: m.opts.Logger})
-	if err != nil {
-		return nil, err
-	}
-	m.setStatus(Status{State: StateConnected, Endpoint: h.Path(), Page: "Claude Code " + version})
-	return h, nil
-}
-
-func (m *Manager) dial(ctx context.Context, cfg settings.Settings) (*claude.Host, *simulator.Instance, error) {
-	opts := claude.Options{
-		Logger:       m.opts.Logger,
-		Notices:      m.notices,
-		PollInterval: time.Duration(cfg.PollIntervalMs) * time.Millisecond,
-		OnStatus:     m.onConnStatus,
-	}
-	if cfg.Host == settings.HostSimulator {
-		host, sim, err := claude.StartSimulator(ctx, simulator.InstanceOptions{
-			Simulator: simulator.Options{Speed: m.opts.SimulatorSpeed, Scenario: m.opts.SimulatorScenario, Logger: m.opts.Logger,
-				StateDir: m.opts.SimulatorStateDir},
-			ChromePath: cfg.ChromePath,
-			Headed:     !cfg.Headless,
-		}, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		return host, sim, nil
-	}
-	host, err := claude.Dial(ctx, chrome.Config{
-		Endpoint:     cfg.CDPEndpoint,
-		AllowRemote:  cfg.AllowRemoteCDP,
-		PagePatterns: pagePatterns(cfg),
-		Logger:       m.opts.Logger,
-	}, opts)
-	return host, nil, err
-}
-
-// pagePatterns is the user's page pattern, or nil for the usual ones.
-func pagePatterns(cfg settings.Settings) []string {
-	if p := strings.TrimSpace(cfg.PagePattern); p != "" {
-		return []string{p}
-	}
-	return nil
-}
-
-// onConnStatus follows the CDP connection's own status (reconnects).
-func (m *Manager) onConnStatus(s chrome.Status) {
+// report follows a connection's own status (a CDP reconnect), while it is
+// the Manager's connection: the first connect reports its own outcome.
+func (m *Manager) report(gen int, s Status) {
 	m.mu.Lock()
-	connected := m.cdp != nil
-	endpoint := ""
-	if m.cdp != nil {
-		endpoint = m.cdp.Endpoint()
+	current := m.host != nil && m.gen == gen
+	var endpoint string
+	if current {
+		endpoint, _ = m.host.Where()
 	}
 	m.mu.Unlock()
-	if !connected {
-		return // the first connect reports its own outcome
+	if !current {
+		return
 	}
-	state := StateDisconnected
-	switch s.State {
-	case chrome.Connected:
-		state = StateConnected
-	case chrome.Reconnecting:
-		state = StateReconnecting
+	if s.Endpoint == "" {
+		s.Endpoint = endpoint
 	}
-	m.setStatus(Status{State: state, Reason: s.Reason, Endpoint: endpoint, Page: s.Page})
+	m.setStatus(s)
 }
 
 func (m *Manager) disconnectLocked(ctx context.Context) error {
 	m.mu.Lock()
 	host := m.host
-	m.host, m.cdp, m.sim = nil, nil, nil
+	m.host = nil
 	m.mu.Unlock()
 	if host == nil {
 		return nil
 	}
 	return host.Close(ctx) // stops the simulator too, when it runs one
-
 }
 
 // Diagnose checks the host that cfg chooses, as "baton doctor" does,
-// without changing the connection in use: Claude Desktop is probed at cfg's
-// endpoint; the simulator is the one this Manager runs (it connects first,
-// so the report shows its page).
-func (m *Manager) Diagnose(ctx context.Context, cfg settings.Settings) claude.Report {
-	if cfg.Host == settings.HostClaudeCode {
-		r := claudecode.Diagnose(ctx, claudecode.DoctorOptions{Path: cfg.ClaudePath, Env: m.opts.ClaudeCodeEnv})
-		out := claude.Report{Endpoint: r.Path, AppVersion: r.Version, OK: r.OK}
-		for _, c := range r.Checks {
-			out.Checks = append(out.Checks, claude.Check{Name: c.Name, OK: c.OK, Detail: c.Detail, Fix: c.Fix})
-		}
-		return out
+// without changing the connection in use: its kind checks it as cfg
+// configures it (the simulator, which can only be checked running, is the
+// one this Manager runs). The report names the kind; a host setting that
+// names no kind is an *UnknownError.
+func (m *Manager) Diagnose(ctx context.Context, cfg settings.Settings) (doctor.Report, error) {
+	kind, err := m.kinds.Kind(string(cfg.Host))
+	if err != nil {
+		return doctor.Report{}, err
 	}
-	opts := claude.DoctorOptions{
-		Endpoint:     cfg.CDPEndpoint,
-		AllowRemote:  cfg.AllowRemoteCDP,
-		PagePatterns: pagePatterns(cfg),
-		ChromePath:   cfg.ChromePath,
-	}
-	if cfg.Host == settings.HostSimulator {
+	inUse := func(ctx context.Context) (Conn, error) {
 		m.mu.Lock()
-		running := m.cfg.Host == settings.HostSimulator
+		same := m.cfg.Host == cfg.Host
 		m.mu.Unlock()
-		if !running {
-			return claude.Report{Checks: []claude.Check{{
-				Name:   "Simulator",
-				Detail: "the simulator is not the host in use",
-				Fix:    "Save the settings with Simulator as the host, then test the connection.",
-			}}}
+		if !same {
+			return nil, ErrNotInUse
 		}
-		if _, err := m.Host(ctx); err != nil {
-			return claude.Report{Checks: []claude.Check{{
-				Name: "Simulator", Detail: err.Error(),
-				Fix: "Install Chromium (or set its path in Settings) so Baton can start the simulator.",
-			}}}
-		}
-		m.mu.Lock()
-		if m.sim != nil {
-			opts.Endpoint, opts.PagePatterns, opts.AllowRemote = m.sim.Endpoint(), []string{m.sim.PagePattern()}, false
-		}
-		m.mu.Unlock()
+		return m.Host(ctx)
 	}
-	return claude.Diagnose(ctx, opts)
+	r := kind.Diagnose(ctx, cfg, inUse)
+	info := kind.Info()
+	r.Host, r.Label = string(info.Name), info.Label
+	return r, nil
 }
 
 // Shutdown closes the connection and stops the simulator; later calls to
@@ -387,9 +302,13 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 // Notices implements session.Host: the notices of the connected host.
 func (m *Manager) Notices() <-chan session.Notice { return m.notices }
 
-// Simulated reports whether the sessions run on the simulator, whose costs
-// are simulated (the engine labels a run's cost so).
-func (m *Manager) Simulated() bool { return m.Status().Host == settings.HostSimulator }
+// Simulated reports whether the sessions run on a simulated kind, whose
+// costs are simulated (the engine labels a run's cost so).
+func (m *Manager) Simulated() bool { return m.info().Simulated }
+
+// SharedOnly reports whether the kind in use writes no files, so that a
+// run shares its folder.
+func (m *Manager) SharedOnly() bool { return m.info().SharedOnly }
 
 // Start implements session.Host.
 func (m *Manager) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
@@ -404,13 +323,9 @@ func (m *Manager) Start(ctx context.Context, opts session.StartOptions) (session
 	return h.Start(ctx, opts)
 }
 
-// TakesSystemPrompt implements session.SystemPrompter: the host the settings
-// choose takes a system prompt apart (the Claude Code CLI does).
-func (m *Manager) TakesSystemPrompt() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.cfg.Host == settings.HostClaudeCode
-}
+// TakesSystemPrompt implements session.SystemPrompter: the kind the
+// settings choose takes a system prompt apart (the Claude Code CLI does).
+func (m *Manager) TakesSystemPrompt() bool { return m.info().SystemPrompt }
 
 // Send implements session.Host.
 func (m *Manager) Send(ctx context.Context, id session.ID, text string) error {

@@ -39,6 +39,11 @@ func (r *recorder) states() []State {
 	return out
 }
 
+// testKinds are the kinds Baton ships, the simulator at speed.
+func testKinds(t *testing.T, speed float64) *Registry {
+	return NewRegistry(Simulator(SimulatorOptions{Speed: speed}), Desktop(), ClaudeCode(ClaudeCodeOptions{StateDir: t.TempDir()}))
+}
+
 func needChromium(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -55,7 +60,7 @@ func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rec := &recorder{}
-	m := New(settings.Defaults(), Options{Emit: rec.emit, SimulatorSpeed: 100})
+	m := New(settings.Defaults(), Options{Emit: rec.emit, Kinds: testKinds(t, 100)})
 	defer m.Shutdown(context.Background())
 
 	if st := m.Status(); st.State != StateIdle || st.Label != "Simulator — no AI" {
@@ -100,9 +105,12 @@ func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
 		t.Fatalf("Read through the Manager = %d entries, %v", len(batch.Entries), err)
 	}
 
-	report := m.Diagnose(ctx, settings.Defaults())
-	if !report.OK {
-		t.Fatalf("doctor on the simulator is not OK: %+v", report.Checks)
+	report, err := m.Diagnose(ctx, settings.Defaults())
+	if err != nil || !report.OK || report.Host != "simulator" || report.Label != "Simulator — no AI" {
+		t.Fatalf("doctor on the simulator is not OK: %+v, %v", report, err)
+	}
+	if endpoint, _ := host.Where(); report.Target != endpoint {
+		t.Fatalf("doctor on the simulator checked %s, not the simulator in use at %s", report.Target, endpoint)
 	}
 
 	// A setting that does not change the connection keeps it.
@@ -128,7 +136,7 @@ func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
 	if _, err := m.Host(ctx); err == nil {
 		t.Fatal("connecting to a closed port succeeded")
 	}
-	if report := m.Diagnose(ctx, desktop); report.OK || !strings.Contains(fmt.Sprint(report.Checks), "--remote-debugging-port") {
+	if report, _ := m.Diagnose(ctx, desktop); report.OK || !strings.Contains(fmt.Sprint(report.Checks), "--remote-debugging-port") {
 		t.Fatalf("doctor on a closed port = %+v, want a failed report that says how to start Claude Desktop", report.Checks)
 	}
 	if st := m.Status(); st.State != StateDisconnected || st.Reason == "" {
@@ -138,7 +146,7 @@ func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
 
 func TestShutdownRefusesFurtherUse(t *testing.T) {
 	t.Parallel()
-	m := New(settings.Defaults(), Options{})
+	m := New(settings.Defaults(), Options{Kinds: testKinds(t, 1)})
 	if err := m.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +170,7 @@ func closedAddr(t *testing.T) string {
 // The Manager is an session.HostLink: a CDP connection that reconnects is a
 // lost link until it is connected again, and each change closes Changed.
 func TestLinkFollowsTheConnection(t *testing.T) {
-	m := New(settings.Defaults(), Options{})
+	m := New(settings.Defaults(), Options{Kinds: testKinds(t, 1)})
 	l := m.Link()
 	if !l.Up || l.Changed == nil {
 		t.Fatalf("a new Manager's link = %+v, want up", l)

@@ -15,7 +15,7 @@ func TestSimulated(t *testing.T) {
 	for host, want := range map[settings.Host]bool{settings.HostSimulator: true, settings.HostDesktop: false, settings.HostClaudeCode: false} {
 		cfg := settings.Defaults()
 		cfg.Host = host
-		m := New(cfg, Options{Logger: quiet, ClaudeCodeStateDir: t.TempDir()})
+		m := New(cfg, Options{Logger: quiet, Kinds: testKinds(t, 1)})
 		if got := m.Simulated(); got != want {
 			t.Errorf("%s: Simulated() = %v, want %v", host, got, want)
 		}

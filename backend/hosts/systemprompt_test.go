@@ -16,7 +16,7 @@ func TestManagerTakesSystemPromptForClaudeCodeOnly(t *testing.T) {
 	} {
 		cfg := settings.Defaults()
 		cfg.Host = host
-		if got := session.TakesSystemPrompt(New(cfg, Options{})); got != want {
+		if got := session.TakesSystemPrompt(New(cfg, Options{Kinds: testKinds(t, 1)})); got != want {
 			t.Errorf("host %s: TakesSystemPrompt %v, want %v", host, got, want)
 		}
 	}

@@ -26,16 +26,6 @@ import (
 	"github.com/baton-app/baton/backend/worktree"
 )
 
-// HostOverrides change the settings' session host for this process only
-// (the terminal's --host, --cdp, --scenario and --sim-speed).
-type HostOverrides struct {
-	Host     string // "sim" (or "simulator"), "desktop" or "claude-code"; "" keeps the setting
-	CDP      string // Claude Desktop's endpoint; implies Host "desktop"
-	Claude   string // the Claude Code CLI's path; implies Host "claude-code"
-	Scenario string // the simulator's default scenario
-	Speed    float64
-}
-
 // Options say what to open.
 type Options struct {
 	// Logger; slog.Default when nil.
@@ -132,29 +122,15 @@ func Open(o Options) (*Services, error) {
 	if s.Templates, err = template.New(dir, template.Options{Notify: s.Events.Emit, Logger: log}); err != nil {
 		return fail(&OpenError{StageTemplates, err})
 	}
-	path, err := settings.DefaultPath()
-	if err != nil {
-		return fail(&OpenError{StageConfigDir, err})
+	if err := s.openHosts(o); err != nil {
+		return fail(err)
 	}
-	s.Settings = settings.Open(path)
-	if err := s.Settings.Problem(); err != nil {
-		log.Warn("settings file unusable; using defaults", "component", "service", "err", err)
-	}
-	cfg, err := hostSettings(s.Settings.Get(), o.Host)
-	if err != nil {
-		return fail(&OpenError{StageHost, err})
-	}
-	s.Hosts = hosts.New(cfg, hosts.Options{Emit: s.Events.Emit, Logger: log, SimulatorSpeed: o.Host.Speed, SimulatorScenario: o.Host.Scenario,
-		ClaudeCodeStateDir: filepath.Join(filepath.Dir(path), "claude-code"),
-		SimulatorStateDir:  filepath.Join(filepath.Dir(path), "simulator")})
 	wtRoot, err := worktree.DefaultRoot()
 	if err != nil {
 		return fail(&OpenError{StageConfigDir, err})
 	}
-	// The simulator writes no files: its runs share the folder.
-	sharedOnly := func() bool { return s.Hosts.Status().Host == settings.HostSimulator }
 	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
-		WorktreeRoot: wtRoot, SharedOnly: sharedOnly,
+		WorktreeRoot: wtRoot, SharedOnly: s.Hosts.SharedOnly,
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
 		AutoResumeAfterLimit: func() bool { return s.Settings.Get().AutoResumeAfterLimit }})
@@ -165,33 +141,6 @@ func Open(o Options) (*Services, error) {
 		s.openDesktop(o)
 	}
 	return s, nil
-}
-
-// hostSettings applies the overrides to the settings' host choice.
-func hostSettings(cfg settings.Settings, o HostOverrides) (settings.Settings, error) {
-	if o == (HostOverrides{}) {
-		return cfg, nil
-	}
-	switch o.Host {
-	case "":
-	case "sim", "simulator":
-		cfg.Host = settings.HostSimulator
-	case "desktop":
-		cfg.Host = settings.HostDesktop
-	case "claude-code":
-		cfg.Host = settings.HostClaudeCode
-	default:
-		return cfg, fmt.Errorf("--host must be sim, desktop or claude-code, not %q", o.Host)
-	}
-	if o.CDP != "" {
-		cfg.CDPEndpoint = o.CDP
-		cfg.Host = settings.HostDesktop
-	}
-	if o.Claude != "" {
-		cfg.ClaudePath = o.Claude
-		cfg.Host = settings.HostClaudeCode
-	}
-	return cfg, cfg.Validate()
 }
 
 // openDesktop adds the desktop notifications, when the session bus is

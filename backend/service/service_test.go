@@ -54,17 +54,23 @@ func TestOpenRefusesABadHost(t *testing.T) {
 		t.Fatalf("Open with --host cloud: %v", err)
 	}
 	// A CLI path implies the Claude Code host.
-	cfg, err := hostSettings(settings.Defaults(), HostOverrides{Claude: "/opt/claude/bin/claude"})
+	kinds := hostKinds(t.TempDir(), HostOverrides{})
+	cfg, err := hostSettings(kinds, settings.Defaults(), HostOverrides{Claude: "/opt/claude/bin/claude"})
 	if err != nil || cfg.Host != settings.HostClaudeCode || cfg.ClaudePath != "/opt/claude/bin/claude" {
 		t.Fatalf("hostSettings(--claude) = %+v, %v", cfg, err)
 	}
-	if cfg, err := hostSettings(settings.Defaults(), HostOverrides{Host: "claude-code"}); err != nil || cfg.Host != settings.HostClaudeCode || cfg.ClaudePath != "" {
+	if cfg, err := hostSettings(kinds, settings.Defaults(), HostOverrides{Host: "claude-code"}); err != nil || cfg.Host != settings.HostClaudeCode || cfg.ClaudePath != "" {
 		t.Fatalf("hostSettings(--host claude-code) = %+v, %v", cfg, err)
 	}
 	// A CDP endpoint implies Claude Desktop.
-	cfg, err = hostSettings(settings.Defaults(), HostOverrides{CDP: "http://127.0.0.1:9333"})
+	cfg, err = hostSettings(kinds, settings.Defaults(), HostOverrides{CDP: "http://127.0.0.1:9333"})
 	if err != nil || cfg.Host != settings.HostDesktop || cfg.CDPEndpoint != "http://127.0.0.1:9333" {
 		t.Fatalf("hostSettings(--cdp) = %+v, %v", cfg, err)
+	}
+	// A host named on its own wins over the one a field implies.
+	cfg, err = hostSettings(kinds, settings.Defaults(), HostOverrides{Host: "sim", CDP: "http://127.0.0.1:9333"})
+	if err != nil || cfg.Host != settings.HostSimulator || cfg.CDPEndpoint != "http://127.0.0.1:9333" {
+		t.Fatalf("hostSettings(--host sim --cdp) = %+v, %v", cfg, err)
 	}
 }
 

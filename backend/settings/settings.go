@@ -12,12 +12,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/baton-app/baton/backend/atomicfile"
 )
 
-// Host names the session host Baton drives.
+// Host names the session host Baton drives: one of the kinds that
+// backend/hosts registers, which check it (a Check given to Open); the
+// settings know only the names of the kinds Baton ships.
 type Host string
 
 const (
@@ -101,12 +104,12 @@ var (
 	ErrBroken = errors.New("settings file unreadable")
 )
 
-// Validate returns an error naming the first setting that cannot be used.
+// Validate returns an error naming the first setting that cannot be used,
+// of those the settings check themselves: the host is checked by the host
+// kinds (see Check).
 func (s Settings) Validate() error {
-	switch s.Host {
-	case HostSimulator, HostDesktop, HostClaudeCode:
-	default:
-		return fmt.Errorf("%w: host must be %q, %q or %q, not %q", ErrInvalid, HostSimulator, HostDesktop, HostClaudeCode, s.Host)
+	if s.Host == "" {
+		return fmt.Errorf("%w: no session host is chosen", ErrInvalid)
 	}
 	u, err := url.Parse(s.CDPEndpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "ws") || u.Host == "" {
@@ -129,14 +132,33 @@ func (s Settings) Validate() error {
 	return nil
 }
 
+// A Check is a rule that another package adds to the settings' own
+// (Validate): the host kinds check the host. It returns an ErrInvalid
+// error naming the problem.
+type Check func(Settings) error
+
 // Store reads and writes settings.json. It is safe for concurrent use.
 type Store struct {
-	path string
+	path   string
+	checks []Check
 
 	mu      sync.Mutex
 	current Settings
 	extra   map[string]json.RawMessage // keys Baton does not know, kept as written
 	broken  error                      // why the file could not be read, or nil
+}
+
+// Check validates next: the settings' own rules, then the checks.
+func (s *Store) Check(next Settings) error {
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	for _, c := range s.checks {
+		if err := c(next); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DefaultPath returns $BATON_CONFIG_DIR/settings.json when that variable is
@@ -152,16 +174,18 @@ func DefaultPath() (string, error) {
 	return filepath.Join(d, "baton", "settings.json"), nil
 }
 
-// Open reads the settings at path. A missing file gives the defaults. A file
-// that cannot be used gives the defaults too, and Problem reports why; the
-// file is not written until Reset.
-func Open(path string) *Store {
-	s := &Store{path: path}
-	s.current, s.extra, s.broken = load(path)
+// Open reads the settings at path, checking them with checks besides
+// Validate. A missing file gives the defaults. A file that cannot be used
+// gives the defaults too, and Problem reports why; the file is not written
+// until Reset.
+func Open(path string, checks ...Check) *Store {
+	s := &Store{path: path, checks: checks}
+	s.current, s.extra, s.broken = s.load()
 	return s
 }
 
-func load(path string) (Settings, map[string]json.RawMessage, error) {
+func (s *Store) load() (Settings, map[string]json.RawMessage, error) {
+	path := s.path
 	defaults := Defaults()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -182,10 +206,10 @@ func load(path string) (Settings, map[string]json.RawMessage, error) {
 	if got.RecentFolders == nil {
 		got.RecentFolders = []string{}
 	}
-	if err := got.Validate(); err != nil {
+	if err := s.Check(got); err != nil {
 		return defaults, map[string]json.RawMessage{}, fmt.Errorf("%w: %s: %v; Baton uses its defaults and leaves the file as it is until you fix or reset it", ErrBroken, path, err)
 	}
-	for _, k := range knownKeys() {
+	for _, k := range Keys() {
 		delete(raw, k)
 	}
 	return got, raw, nil
@@ -208,7 +232,8 @@ func describeJSONError(data []byte, err error) string {
 	return fmt.Sprintf("%v at line %d, column %d", err, line, col)
 }
 
-func knownKeys() []string {
+// Keys are the keys of settings.json that Baton knows.
+func Keys() []string {
 	var keys []string
 	b, _ := json.Marshal(Settings{})
 	var m map[string]json.RawMessage
@@ -216,6 +241,7 @@ func knownKeys() []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
+	slices.Sort(keys)
 	return keys
 }
 
@@ -245,7 +271,7 @@ func (s *Store) Save(next Settings) error {
 	if next.RecentFolders == nil {
 		next.RecentFolders = []string{}
 	}
-	if err := next.Validate(); err != nil {
+	if err := s.Check(next); err != nil {
 		return err
 	}
 	s.mu.Lock()

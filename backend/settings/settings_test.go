@@ -3,6 +3,7 @@ package settings
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -74,6 +75,15 @@ func TestSaveRoundTripKeepsUnknownKeysAndMode(t *testing.T) {
 	}
 }
 
+// knownHosts is a Check as the host registry gives one (backend/hosts
+// tests the real one): the settings apply it when they load and save.
+func knownHosts(s Settings) error {
+	if s.Host != HostSimulator && s.Host != HostDesktop && s.Host != HostClaudeCode {
+		return fmt.Errorf("%w: host must be \"simulator\", \"desktop\" or \"claude-code\", not %q", ErrInvalid, s.Host)
+	}
+	return nil
+}
+
 func TestBrokenFileIsReportedAndLeftAlone(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -92,7 +102,7 @@ func TestBrokenFileIsReportedAndLeftAlone(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			s := Open(path)
+			s := Open(path, knownHosts)
 			err := s.Problem()
 			if !errors.Is(err, ErrBroken) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Problem() = %v, want ErrBroken mentioning %q", err, tt.want)
@@ -132,6 +142,7 @@ func TestInvalidSettingsAreRefusedAndNothingChanges(t *testing.T) {
 		want   string
 	}{
 		{"unknown host", func(s *Settings) { s.Host = "cloud" }, "host must be"},
+		{"no host", func(s *Settings) { s.Host = "" }, "no session host"},
 		{"endpoint not a URL", func(s *Settings) { s.CDPEndpoint = "localhost9222" }, "CDP endpoint must be a URL"},
 		{"poll interval too short", func(s *Settings) { s.PollIntervalMs = 10 }, "between 100 and 60000"},
 		{"unknown theme", func(s *Settings) { s.Theme = "sepia" }, "theme must be"},
@@ -141,7 +152,7 @@ func TestInvalidSettingsAreRefusedAndNothingChanges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "settings.json")
-			s := Open(path)
+			s := Open(path, knownHosts)
 			if err := s.Save(Defaults()); err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,7 @@
 // one file that follows them. Everything else imports these names (through
 // here or through api.ts), never wailsjs/go/models.
 import { engine, view } from '../../wailsjs/go/models';
-import type { claude, desktop, hosts, inbox, main, session, sessions, settings, store, template, worktree } from '../../wailsjs/go/models';
+import type { desktop, doctor, hosts, inbox, main, session, sessions, settings, store, template, worktree } from '../../wailsjs/go/models';
 
 export type AppInfo = desktop.Info;
 export type TemplateInfo = template.TemplateInfo;
@@ -15,7 +15,7 @@ export type TemplateImport = main.TemplateImport;
 export type TemplateExport = main.TemplateExport;
 export type Settings = settings.Settings;
 export type SettingsView = main.SettingsView;
-export type DoctorReport = claude.Report;
+export type DoctorReport = doctor.Report;
 export type HostStatus = hosts.Status;
 export type SessionInfo = session.Info;
 export type SessionTranscript = main.SessionTranscript;

@@ -22,6 +22,11 @@ function view(settings = defaults, problem = '') {
   return { settings: { ...settings }, path: '/home/u/.config/baton/settings.json', problem, startAdvice: 'Quit Claude Desktop fully, then start it with --remote-debugging-port=9222' };
 }
 
+// report is a doctor's report of Claude Desktop, failed unless over says.
+function report(over: Record<string, unknown>) {
+  return { host: 'desktop', label: 'Claude Desktop', ok: false, target: 'http://127.0.0.1:9222', version: '', checks: [], lists: [], ...over };
+}
+
 function setup(problem = '') {
   answer('GetSettings', () => Promise.resolve(view(defaults, problem)));
   answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
@@ -117,18 +122,43 @@ describe('Settings view', () => {
   it('tests the connection and lists each check with its fix', async () => {
     setup();
     answer('TestConnection', () =>
-      Promise.resolve({
-        ok: false,
-        endpoint: 'http://127.0.0.1:9222',
-        methods: [],
-        checks: [
-          { name: 'Endpoint', ok: false, detail: 'nothing listens on 127.0.0.1:9222', fix: 'Start Claude Desktop with --remote-debugging-port=9222.' },
-        ],
-      }),
+      Promise.resolve(
+        report({
+          checks: [
+            { name: 'Endpoint', ok: false, detail: 'nothing listens on 127.0.0.1:9222', fix: 'Start Claude Desktop with --remote-debugging-port=9222.' },
+          ],
+        }),
+      ),
     );
     await fireEvent.click(await screen.findByRole('button', { name: 'Test connection' }));
-    const report = await screen.findByLabelText('Connection report');
-    expect(report.textContent).toContain('Connection does not work yet.');
-    expect(report.textContent).toContain('Start Claude Desktop with --remote-debugging-port=9222.');
+    const shown = await screen.findByLabelText('Connection report');
+    expect(shown.textContent).toContain('Connection does not work yet.');
+    expect(shown.textContent).toContain('Start Claude Desktop with --remote-debugging-port=9222.');
+  });
+
+  it('lists what a report itemizes, missing items marked', async () => {
+    setup();
+    answer('TestConnection', () =>
+      Promise.resolve(
+        report({
+          checks: [{ name: 'methods', ok: false, detail: 'missing: getTranscript', fix: 'Update Claude Desktop.' }],
+          lists: [
+            {
+              title: 'LocalSessions methods',
+              items: [
+                { name: 'getAll', ok: true, state: 'present', note: 'required' },
+                { name: 'getTranscript', ok: false, state: 'missing', note: 'required' },
+              ],
+            },
+          ],
+        }),
+      ),
+    );
+    await fireEvent.click(await screen.findByRole('button', { name: 'Test connection' }));
+    const shown = await screen.findByLabelText('Connection report');
+    expect(shown.textContent).toContain('LocalSessions methods:');
+    const missing = [...shown.querySelectorAll('li.missing')].map((li) => li.textContent);
+    expect(missing).toEqual(['getTranscript']);
+    expect(shown.querySelector('li[title="present, required"]')?.textContent).toBe('getAll');
   });
 });

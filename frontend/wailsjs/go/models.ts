@@ -1,4 +1,27 @@
-export namespace claude {
+export namespace desktop {
+	
+	export class Info {
+	    version: string;
+	    commit: string;
+	    buildDate: string;
+	    platform: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.commit = source["commit"];
+	        this.buildDate = source["buildDate"];
+	        this.platform = source["platform"];
+	    }
+	}
+
+}
+
+export namespace doctor {
 	
 	export class Check {
 	    name: string;
@@ -18,48 +41,36 @@ export namespace claude {
 	        this.fix = source["fix"];
 	    }
 	}
-	export class MethodStatus {
+	export class Item {
 	    name: string;
-	    present: boolean;
-	    required: boolean;
+	    ok: boolean;
+	    state: string;
+	    note?: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new MethodStatus(source);
+	        return new Item(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
-	        this.present = source["present"];
-	        this.required = source["required"];
+	        this.ok = source["ok"];
+	        this.state = source["state"];
+	        this.note = source["note"];
 	    }
 	}
-	export class Report {
-	    chromePath: string;
-	    chromeVersion: string;
-	    endpoint: string;
-	    browser: string;
-	    page: string;
-	    appVersion: string;
-	    methods: MethodStatus[];
-	    checks: Check[];
-	    ok: boolean;
+	export class List {
+	    title: string;
+	    items: Item[];
 	
 	    static createFrom(source: any = {}) {
-	        return new Report(source);
+	        return new List(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.chromePath = source["chromePath"];
-	        this.chromeVersion = source["chromeVersion"];
-	        this.endpoint = source["endpoint"];
-	        this.browser = source["browser"];
-	        this.page = source["page"];
-	        this.appVersion = source["appVersion"];
-	        this.methods = this.convertValues(source["methods"], MethodStatus);
-	        this.checks = this.convertValues(source["checks"], Check);
-	        this.ok = source["ok"];
+	        this.title = source["title"];
+	        this.items = this.convertValues(source["items"], Item);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -80,28 +91,49 @@ export namespace claude {
 		    return a;
 		}
 	}
-
-}
-
-export namespace desktop {
-	
-	export class Info {
+	export class Report {
+	    host: string;
+	    label: string;
+	    target: string;
 	    version: string;
-	    commit: string;
-	    buildDate: string;
-	    platform: string;
+	    checks: Check[];
+	    lists: List[];
+	    ok: boolean;
+	    verdict?: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Info(source);
+	        return new Report(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.label = source["label"];
+	        this.target = source["target"];
 	        this.version = source["version"];
-	        this.commit = source["commit"];
-	        this.buildDate = source["buildDate"];
-	        this.platform = source["platform"];
+	        this.checks = this.convertValues(source["checks"], Check);
+	        this.lists = this.convertValues(source["lists"], List);
+	        this.ok = source["ok"];
+	        this.verdict = source["verdict"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

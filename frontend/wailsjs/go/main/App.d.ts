@@ -12,7 +12,7 @@ import {session} from '../models';
 import {sessions} from '../models';
 import {desktop} from '../models';
 import {settings} from '../models';
-import {claude} from '../models';
+import {doctor} from '../models';
 
 export function ActiveRuns():Promise<Array<view.Run>>;
 
@@ -106,7 +106,7 @@ export function TaskPatch(arg1:string,arg2:string):Promise<string>;
 
 export function TemplateSource(arg1:string):Promise<string>;
 
-export function TestConnection(arg1:settings.Settings):Promise<claude.Report>;
+export function TestConnection(arg1:settings.Settings):Promise<doctor.Report>;
 
 export function UpdateTemplate(arg1:string,arg2:string):Promise<template.Template>;
 

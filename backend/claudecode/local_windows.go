@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"fmt"
-	"os/exec"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -14,15 +13,18 @@ func childAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
 
-// jobs holds the Job object of each running child, by process id.
-var jobs sync.Map // int → windows.Handle
+// group is the Job object that holds the child and what it starts.
+type group struct {
+	mu  sync.Mutex
+	job windows.Handle // 0 when none (not attached, or ended)
+}
 
-// attachChild puts a started child in a Job object of its own that kills
-// every process in it when it is closed: the CLI and the tools it starts
-// end together (signalGroup), and with Baton, whose exit closes the handle.
-// The child is put in the job right after it started: a process it starts
-// in that first instant stays outside (Go cannot start it suspended).
-func attachChild(cmd *exec.Cmd) error {
+// attach puts a started child in a Job object of its own that kills every
+// process in it when it is closed: the CLI and the tools it starts end
+// together (End), and with Baton, whose exit closes the handle. The child
+// is put in the job right after it started: a process it starts in that
+// first instant stays outside (Go cannot start it suspended).
+func (p *localProcess) attach() error {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return fmt.Errorf("create a job object: %w", err)
@@ -35,7 +37,7 @@ func attachChild(cmd *exec.Cmd) error {
 		_ = windows.CloseHandle(job)
 		return fmt.Errorf("set up the job object: %w", err)
 	}
-	proc, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(cmd.Process.Pid))
+	proc, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(p.cmd.Process.Pid))
 	if err != nil {
 		_ = windows.CloseHandle(job)
 		return fmt.Errorf("open the child process: %w", err)
@@ -45,20 +47,26 @@ func attachChild(cmd *exec.Cmd) error {
 		_ = windows.CloseHandle(job)
 		return fmt.Errorf("put the child in its job object: %w", err)
 	}
-	jobs.Store(cmd.Process.Pid, job)
+	p.mu.Lock()
+	p.job = job
+	p.mu.Unlock()
 	return nil
 }
 
-// signalGroup ends the child and every process of its Job object; Windows
-// has no SIGTERM to send first, so only kill does anything.
-func signalGroup(cmd *exec.Cmd, kill bool) {
-	if cmd.Process == nil || !kill {
+// End implements Process: it ends the child and every process of its Job
+// object; Windows has no SIGTERM to send first, so only kill does anything.
+func (p *localProcess) End(kill bool) {
+	if p.cmd.Process == nil || !kill {
 		return
 	}
-	if job, ok := jobs.LoadAndDelete(cmd.Process.Pid); ok {
-		_ = windows.TerminateJobObject(job.(windows.Handle), 1)
-		_ = windows.CloseHandle(job.(windows.Handle))
+	p.mu.Lock()
+	job := p.job
+	p.job = 0
+	p.mu.Unlock()
+	if job != 0 {
+		_ = windows.TerminateJobObject(job, 1)
+		_ = windows.CloseHandle(job)
 		return
 	}
-	_ = cmd.Process.Kill()
+	_ = p.cmd.Process.Kill()
 }

@@ -1,0 +1,323 @@
+package claudecode
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/session"
+)
+
+// fakeLauncher starts no process: each Start is a scripted CLI that
+// speaks stream-json over in-memory pipes. A host that ran anything
+// outside its launcher would find no binary (Find names one that does not
+// exist) and no conversation.
+type fakeLauncher struct {
+	mu            sync.Mutex
+	starts        []Command
+	procs         []*fakeProc
+	conversations map[string]bool
+}
+
+const fakeBinary = "/nonexistent/fake/claude"
+
+func (f *fakeLauncher) Find(path string) (string, error) {
+	if path == "" {
+		return fakeBinary, nil
+	}
+	return path, nil
+}
+
+func (f *fakeLauncher) HasConversation(env []string, uuid string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.conversations[uuid]
+}
+
+func (f *fakeLauncher) Start(ctx context.Context, c Command) (Process, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := &fakeProc{pid: 900001 + len(f.procs), exited: make(chan struct{})}
+	var stdin io.Reader
+	stdin, p.stdin = io.Pipe()
+	out := c.Stdout
+	if out == nil {
+		pr, pw := io.Pipe()
+		p.stdout, out = pr, pw
+	}
+	f.starts = append(f.starts, c)
+	f.procs = append(f.procs, p)
+	go p.serve(c, stdin, out)
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.End(true)
+		case <-p.exited:
+		}
+	}()
+	return p, nil
+}
+
+func (f *fakeLauncher) started() ([]Command, []*fakeProc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.starts), slices.Clone(f.procs)
+}
+
+type fakeProc struct {
+	pid    int
+	stdin  *io.PipeWriter
+	stdout io.Reader
+
+	mu     sync.Mutex
+	ends   []bool // the End calls: false asks, true kills
+	err    error
+	exited chan struct{}
+	once   sync.Once
+}
+
+func (p *fakeProc) Stdin() io.WriteCloser { return p.stdin }
+func (p *fakeProc) Stdout() io.Reader     { return p.stdout }
+func (p *fakeProc) PID() int              { return p.pid }
+
+func (p *fakeProc) Wait() error {
+	<-p.exited
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// End exits the scripted CLI as a signal ends the real one.
+func (p *fakeProc) End(kill bool) {
+	p.mu.Lock()
+	p.ends = append(p.ends, kill)
+	p.mu.Unlock()
+	p.exit(errors.New("signal: terminated"))
+	_ = p.stdin.CloseWithError(io.ErrClosedPipe)
+}
+
+func (p *fakeProc) exit(err error) {
+	p.once.Do(func() {
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+		close(p.exited)
+	})
+}
+
+func (p *fakeProc) endCalls() []bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.ends)
+}
+
+// serve plays the CLI: --version, one -p request in JSON, or a stream-json
+// session that answers each user line with an assistant text and a result,
+// and each interrupt with its control_response.
+func (p *fakeProc) serve(c Command, stdin io.Reader, stdout io.Writer) {
+	defer func() {
+		if w, ok := stdout.(*io.PipeWriter); ok {
+			w.Close()
+		}
+		p.exit(nil)
+	}()
+	write := func(v any) bool {
+		b, _ := json.Marshal(v)
+		_, err := stdout.Write(append(b, '\n'))
+		return err == nil
+	}
+	switch {
+	case slices.Contains(c.Args, "--version"):
+		fmt.Fprintln(stdout, MinVersion+" (Claude Code)")
+		return
+	case slices.Contains(c.Args, "json"):
+		write(map[string]any{"type": "result", "is_error": false, "result": "OK", "total_cost_usd": 0.0001,
+			"modelUsage": map[string]any{"fake-model": map[string]any{}}})
+		return
+	}
+	sid := c.Args[slices.Index(c.Args, "--session-id")+1]
+	if i := slices.Index(c.Args, "--resume"); i >= 0 {
+		sid = c.Args[i+1]
+	}
+	sc := bufio.NewScanner(stdin)
+	for n := 0; sc.Scan(); n++ {
+		var in struct {
+			Type      string `json:"type"`
+			RequestID string `json:"request_id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &in) != nil {
+			continue
+		}
+		switch in.Type {
+		case "control_request":
+			write(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": in.RequestID}})
+		case "user":
+			ok := write(map[string]any{"type": "system", "subtype": "init", "session_id": sid, "uuid": newUUID()}) &&
+				write(map[string]any{"type": "assistant", "session_id": sid, "uuid": newUUID(),
+					"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "OK"}}}}) &&
+				write(map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": "OK", "session_id": sid, "uuid": newUUID()})
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// TestTheHostStartsProcessesOnlyThroughItsLauncher: with a launcher that
+// starts no process, the host finds its binary, starts, resumes, stops and
+// closes every child, and the doctor runs every check, all through the
+// launcher, with the folder and environment the session asks for.
+func TestTheHostStartsProcessesOnlyThroughItsLauncher(t *testing.T) {
+	t.Parallel()
+	f := &fakeLauncher{conversations: map[string]bool{}}
+	logger := slog.New(slog.DiscardHandler)
+	h, err := New(Options{Launcher: f, StateDir: t.TempDir(), BaseEnv: []string{"HOME=/nonexistent"}, Env: []string{"BATON_FAKE=1"},
+		Logger: logger, StopGrace: time.Second, IdleStop: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Path() != fakeBinary {
+		t.Fatalf("the host runs %q, not the binary its launcher found", h.Path())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	id, err := h.Start(ctx, session.StartOptions{Cwd: dir, Message: "Say OK.", PermissionMode: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := func(want int) {
+		t.Helper()
+		for {
+			info, err := h.Session(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := h.Read(ctx, id, session.Cursor{})
+			results := 0
+			for _, e := range b.Entries {
+				if strings.Contains(string(e), `"type":"result"`) {
+					results++
+				}
+			}
+			if results >= want && !info.TurnRunning {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("no result %d: %+v", want, info)
+			case <-h.Notices():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	idle(1)
+	starts, procs := f.started()
+	if len(starts) != 1 {
+		t.Fatalf("%d starts for one session, want 1", len(starts))
+	}
+	first := starts[0]
+	u := uuidFor(id)
+	if first.Path != fakeBinary || first.Dir != dir || !slices.Contains(first.Env, "BATON_FAKE=1") || !slices.Contains(first.Env, "HOME=/nonexistent") ||
+		!containsRun(first.Args, "--session-id", u) || !containsRun(first.Args, "--permission-mode", "plan") || !slices.Contains(first.Args, "stream-json") {
+		t.Fatalf("first start = %+v", first)
+	}
+	if got := h.PID(id); got != procs[0].PID() || !slices.Equal(h.Running(), []int{procs[0].PID()}) {
+		t.Fatalf("the host names pid %d (running %v), not its launcher's process %d", got, h.Running(), procs[0].PID())
+	}
+	if err := h.Interrupt(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+
+	// Stopped, the child is asked to end through its launcher.
+	if err := h.Stop(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if ends := procs[0].endCalls(); len(ends) == 0 || ends[0] {
+		t.Fatalf("stop: End calls %v, want a request to end first", ends)
+	}
+	// The launcher keeps the conversation: the next message resumes it.
+	f.mu.Lock()
+	f.conversations[u] = true
+	f.mu.Unlock()
+	if err := h.Send(ctx, id, "Again."); err != nil {
+		t.Fatal(err)
+	}
+	idle(2)
+	starts, procs = f.started()
+	if len(starts) != 2 || !containsRun(starts[1].Args, "--resume", u) || starts[1].Dir != dir {
+		t.Fatalf("after a stop, starts = %+v", starts)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ends := procs[1].endCalls(); len(ends) == 0 {
+		t.Fatal("Close did not end the child through its launcher")
+	}
+	for i, p := range procs {
+		select {
+		case <-p.exited:
+		default:
+			t.Errorf("process %d still runs after Close", i)
+		}
+	}
+
+	// The doctor and the version check go through the launcher too.
+	r := Diagnose(ctx, DoctorOptions{Launcher: f, BaseEnv: []string{"HOME=/nonexistent"}})
+	if !r.OK || r.Target != fakeBinary || r.Version != MinVersion || len(r.Checks) != 3 {
+		t.Fatalf("Diagnose through the launcher: %+v", r)
+	}
+	if v, err := Version(ctx, f, ""); err != nil || v != MinVersion {
+		t.Fatalf("Version through the launcher = %q, %v", v, err)
+	}
+	starts, _ = f.started()
+	var doctor []string
+	for _, c := range starts[2:] {
+		doctor = append(doctor, strings.Join(c.Args, " "))
+	}
+	if len(doctor) != 3 || doctor[0] != "--version" || !strings.HasPrefix(doctor[1], "-p ") || doctor[2] != "--version" {
+		t.Fatalf("the doctor and Version started %q", doctor)
+	}
+}
+
+func containsRun(args []string, flag, value string) bool {
+	i := slices.Index(args, flag)
+	return i >= 0 && i+1 < len(args) && args[i+1] == value
+}
+
+// The seam holds in the source: only the local launcher's files start
+// processes (os/exec) or send signals (syscall) themselves.
+func TestOnlyTheLocalLauncherStartsProcesses(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") || strings.HasPrefix(name, "local") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p := strings.Trim(imp.Path.Value, `"`); p == "os/exec" || p == "syscall" || strings.HasPrefix(p, "golang.org/x/sys") {
+				t.Errorf("%s imports %s: processes start and end only through a Launcher (local*.go is the local one)", name, p)
+			}
+		}
+	}
+}
