@@ -44,8 +44,8 @@ type Info struct {
 	Short string
 	// Label is how the UI names it.
 	Label string
-	// Fields are the settings (settings.json keys) the kind reads: a
-	// change of one of them needs a new connection.
+	// Fields are the settings (settings.json keys) its connection reads:
+	// a change of one of them needs a new connection.
 	Fields []string
 	// Simulated: no AI answers, so costs are simulated.
 	Simulated bool
