@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
 	"github.com/baton-app/baton/backend/desktop"
 	"github.com/baton-app/baton/backend/doctor"
 	"github.com/baton-app/baton/backend/engine"
@@ -11,7 +13,6 @@ import (
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
-	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
 // Services are the backend services the bindings delegate to; main.go takes
