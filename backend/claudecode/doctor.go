@@ -105,7 +105,7 @@ func tinyRequest(ctx context.Context, l Launcher, path string, env []string, tim
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	var stderr buffer
+	var stderr bytes.Buffer // read once run returned
 	stdout, runErr := run(rctx, l, Command{Path: path, Env: env, Dir: dir, Stderr: &stderr,
 		Args: []string{"-p", "Reply with the word OK.", "--output-format", "json", "--no-session-persistence", "--tools", ""}})
 	took := time.Since(start).Round(100 * time.Millisecond)

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bytes"
 	"context"
 	"io"
 )
@@ -32,9 +33,10 @@ type Command struct {
 	Dir string
 	// Env is the whole environment (KEY=VALUE).
 	Env []string
-	// Stdout receives the output when set; else Process.Stdout reads it.
+	// Stdout receives the output when set (else Process.Stdout reads it),
+	// Stderr the error output (discarded when nil); both are written to
+	// from another goroutine until Process.Wait returns.
 	Stdout io.Writer
-	// Stderr receives the error output; discarded when nil.
 	Stderr io.Writer
 }
 
@@ -58,7 +60,7 @@ type Process interface {
 // run starts c through l with no input and returns what it wrote to
 // stdout once it exited.
 func run(ctx context.Context, l Launcher, c Command) ([]byte, error) {
-	var out buffer
+	var out bytes.Buffer
 	c.Stdout = &out
 	p, err := l.Start(ctx, c)
 	if err != nil {
