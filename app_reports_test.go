@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // noHost is a session host that is never reached: the final report is read
@@ -58,7 +60,7 @@ func TestFinalReportBinding(t *testing.T) {
 		defer cancel()
 		_ = eng.Shutdown(ctx)
 	})
-	a := NewApp(Services{Store: st, Engine: eng, Templates: tm})
+	a := NewApp(Services{Runs: service.NewRuns(eng, st, nil), Templates: tm})
 
 	done := store.Run{ID: "orch_done", TemplateID: "documentation", Cwd: dir, Request: "Document it", Status: "running"}
 	running := store.Run{ID: "orch_running", TemplateID: "documentation", Cwd: dir, Request: "Test it", Status: "running"}
@@ -85,7 +87,7 @@ func TestFinalReportBinding(t *testing.T) {
 	}
 
 	got, err := a.FinalReport(done.ID)
-	if err != nil || !reflect.DeepEqual(got, want) {
+	if err != nil || !reflect.DeepEqual(got, view.FinalReportOf(want)) {
 		t.Errorf("FinalReport = %+v, %v; want %+v", got, err, want)
 	}
 

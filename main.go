@@ -64,8 +64,7 @@ func runGUI() int {
 		Templates: svc.Templates,
 		Settings:  svc.Settings,
 		Hosts:     svc.Hosts,
-		Store:     svc.Store,
-		Engine:    svc.Engine,
+		Runs:      svc.Runs,
 		Files:     win.files,
 		Apply:     svc.ApplySettings,
 	})

@@ -214,15 +214,14 @@ func (h *History) ExportTo(ctx context.Context, runID, format, path string) (str
 // Delete removes run runID and everything stored with it (the files it
 // wrote stay), and returns the run as it was. The one rule of both faces:
 // only a finished run is deleted. A run that has not finished (running,
-// paused, waiting, interrupted) or that an engine here still drives is
-// refused with an ErrNotFinished, the run returned, and nothing touched;
-// cancel it first.
+// paused, waiting for the user, interrupted) is refused with an
+// ErrNotFinished, the run returned, and nothing touched; cancel it first.
 func (h *History) Delete(ctx context.Context, runID string) (view.Run, error) {
 	run, err := h.Run(ctx, runID)
 	if err != nil {
 		return view.Run{}, err
 	}
-	if !view.Finished(run.Status) || h.live != nil && slices.Contains(h.live.Active(), runID) {
+	if !view.Finished(run.Status) {
 		return run, fmt.Errorf("run %s is %s: %w", runID, view.StatusLabel(run.Status), ErrNotFinished)
 	}
 	if err := h.store.DeleteRun(ctx, runID); err != nil {
