@@ -20,7 +20,8 @@ import (
 	"github.com/baton-app/baton/backend/view"
 )
 
-// runDetails is the help of "baton run" after its summary.
+// runDetails is the help of "baton run" after its summary; MODES stands for
+// the list of permission modes.
 const runDetails = `Runs a whole orchestration without a window and shows its progress. What the
 run waits for is asked on the terminal: the task list (unless --yes),
 workers' questions (AskUserQuestion options are listed: type a number or your
@@ -28,10 +29,11 @@ own words), permission prompts, and reviews the template leaves to you. A
 question left open is asked again on --resume. A task list that fails its
 checks is printed with its problems: fix it with --plan FILE (a JSON file
 with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
---permission-mode sets the workers' mode for this run (default, acceptEdits,
-plan or bypassPermissions). With --host claude-code every session is a Claude
-Code CLI process (claude on PATH, or --claude PATH) that inherits this
-environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
+--permission-mode sets the workers' mode for this run, one of the CLI's
+modes: MODES.
+With --host claude-code every session is a Claude Code CLI process (claude on
+PATH, or --claude PATH) that inherits this environment: your login or
+ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
 --budget and --budget-tokens cap the run's cost (US dollars) and tokens: at 80 %
 a warning, at the cap the run pauses once its running workers end their turn;
 with --resume they raise the budget and the run goes on. A rate, overload or

@@ -31,6 +31,10 @@ var (
 	ErrNotFinished = engine.ErrNotFinished
 	// ErrInvalid: a history filter the store cannot use; the error says why.
 	ErrInvalid = store.ErrInvalid
+	// ErrNotDriven: the run has not finished, but no engine of this process
+	// drives it (another Baton left it waiting, or drives it); the error
+	// says how to take it up.
+	ErrNotDriven = errors.New("not driven here")
 )
 
 // TaskListError is a task list that cannot be confirmed; Problems names

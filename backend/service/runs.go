@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
@@ -31,6 +32,21 @@ type Runs struct {
 // inbox.
 func NewRuns(eng *engine.Engine, st *store.Store, host inbox.Sessions) *Runs {
 	return &Runs{History: &History{store: st, live: eng}, engine: eng, host: host}
+}
+
+// checked turns the engine's refusal to act on a run it does not drive
+// into an ErrNotDriven that says what to do: the run is listed among the
+// active runs (it has not finished) but another Baton left it or drives it.
+func (r *Runs) checked(ctx context.Context, runID string, err error) error {
+	if !errors.Is(err, ErrIllegalTransition) || slices.Contains(r.engine.Active(), runID) {
+		return err
+	}
+	run, serr := r.store.Run(ctx, runID)
+	if serr != nil || view.Finished(run.Status) {
+		return err
+	}
+	return fmt.Errorf("run %s is %s and this Baton does not drive it; restart Baton to take it up, or continue it with baton run --resume %s: %w",
+		runID, view.StatusLabel(run.Status), runID, ErrNotDriven)
 }
 
 // Busy reports whether the engine drives a run now: closing the window
@@ -77,7 +93,7 @@ func (r *Runs) Wait(ctx context.Context, runID string) (view.Run, error) {
 // Confirm accepts the proposed task list with the user's changes and starts
 // the workers. A list that fails its checks is a *TaskListError.
 func (r *Runs) Confirm(ctx context.Context, runID string, mods view.Modifications) error {
-	return r.engine.Confirm(ctx, runID, view.EngineModifications(mods))
+	return r.checked(ctx, runID, r.engine.Confirm(ctx, runID, view.EngineModifications(mods)))
 }
 
 // ConfirmPlan confirms the run with the tasks of a plan in place of the
@@ -88,7 +104,7 @@ func (r *Runs) ConfirmPlan(ctx context.Context, runID string, plan []view.NewTas
 	if err != nil {
 		return err
 	}
-	return r.engine.Confirm(ctx, runID, planModifications(snap.Tasks, plan))
+	return r.checked(ctx, runID, r.engine.Confirm(ctx, runID, planModifications(snap.Tasks, plan)))
 }
 
 // planModifications turns the proposed tasks into the plan's.
@@ -150,13 +166,19 @@ func (r *Runs) TaskListProblems(ctx context.Context, runID string) ([]string, er
 }
 
 // Pause stops starting new workers; running ones go on.
-func (r *Runs) Pause(ctx context.Context, runID string) error { return r.engine.Pause(ctx, runID) }
+func (r *Runs) Pause(ctx context.Context, runID string) error {
+	return r.checked(ctx, runID, r.engine.Pause(ctx, runID))
+}
 
 // Resume continues a paused or interrupted run.
-func (r *Runs) Resume(ctx context.Context, runID string) error { return r.engine.Resume(ctx, runID) }
+func (r *Runs) Resume(ctx context.Context, runID string) error {
+	return r.checked(ctx, runID, r.engine.Resume(ctx, runID))
+}
 
 // Cancel stops the run and its workers.
-func (r *Runs) Cancel(ctx context.Context, runID string) error { return r.engine.Cancel(ctx, runID) }
+func (r *Runs) Cancel(ctx context.Context, runID string) error {
+	return r.checked(ctx, runID, r.engine.Cancel(ctx, runID))
+}
 
 // The actions on one worker.
 const (
@@ -169,50 +191,53 @@ const (
 // Worker pauses, resumes, cancels or retries the worker of one task; any
 // other action is an ErrBadRequest.
 func (r *Runs) Worker(ctx context.Context, runID, taskID, action string) error {
+	var err error
 	switch action {
 	case WorkerPause:
-		return r.engine.PauseWorker(ctx, runID, taskID)
+		err = r.engine.PauseWorker(ctx, runID, taskID)
 	case WorkerResume:
-		return r.engine.ResumeWorker(ctx, runID, taskID)
+		err = r.engine.ResumeWorker(ctx, runID, taskID)
 	case WorkerCancel:
-		return r.engine.CancelWorker(ctx, runID, taskID)
+		err = r.engine.CancelWorker(ctx, runID, taskID)
 	case WorkerRetry:
-		return r.engine.RetryWorker(ctx, runID, taskID)
+		err = r.engine.RetryWorker(ctx, runID, taskID)
+	default:
+		return fmt.Errorf("%q is not a worker action: %w", action, ErrBadRequest)
 	}
-	return fmt.Errorf("%q is not a worker action: %w", action, ErrBadRequest)
+	return r.checked(ctx, runID, err)
 }
 
 // RespondPermission answers the permission prompt a worker waits on.
 func (r *Runs) RespondPermission(ctx context.Context, runID, taskID string, d session.PermissionDecision) error {
-	return r.engine.RespondPermission(ctx, runID, taskID, d, nil)
+	return r.checked(ctx, runID, r.engine.RespondPermission(ctx, runID, taskID, d, nil))
 }
 
 // AnswerQuestion answers the AskUserQuestion call a worker waits on:
 // answers maps each question to the chosen option or the user's words.
 func (r *Runs) AnswerQuestion(ctx context.Context, runID, taskID string, answers map[string]string) error {
-	return r.engine.AnswerQuestion(ctx, runID, taskID, answers)
+	return r.checked(ctx, runID, r.engine.AnswerQuestion(ctx, runID, taskID, answers))
 }
 
 // Answer sends the user's answer to the questions a worker asked.
 func (r *Runs) Answer(ctx context.Context, runID, taskID, text string) error {
-	return r.engine.Answer(ctx, runID, taskID, text)
+	return r.checked(ctx, runID, r.engine.Answer(ctx, runID, taskID, text))
 }
 
 // Review approves or rejects a task that waits for the user's review; a
 // rejection sends it back to its worker with the reason.
 func (r *Runs) Review(ctx context.Context, runID, taskID string, approve bool, reason string) error {
-	return r.engine.Review(ctx, runID, taskID, approve, reason)
+	return r.checked(ctx, runID, r.engine.Review(ctx, runID, taskID, approve, reason))
 }
 
 // ResumeAfterLimit ends a run's wait for a limit now.
 func (r *Runs) ResumeAfterLimit(ctx context.Context, runID string) error {
-	return r.engine.ResumeAfterLimit(ctx, runID)
+	return r.checked(ctx, runID, r.engine.ResumeAfterLimit(ctx, runID))
 }
 
 // RaiseBudget sets a run's budget (a zero field keeps that cap) and resumes
 // the run if its budget paused it.
 func (r *Runs) RaiseBudget(ctx context.Context, runID string, b view.Budget) error {
-	return r.engine.RaiseBudget(ctx, runID, view.EngineBudget(b))
+	return r.checked(ctx, runID, r.engine.RaiseBudget(ctx, runID, view.EngineBudget(b)))
 }
 
 // TaskPatch returns the unified diff of one task's changes on the run
@@ -235,7 +260,7 @@ func (r *Runs) Discard(ctx context.Context, runID string) error { return r.engin
 // ResolveConflict answers the run's merge conflict: resolved (the files in
 // the run's worktree were fixed) or not (the task's changes are left out).
 func (r *Runs) ResolveConflict(ctx context.Context, runID string, resolved bool) error {
-	return r.engine.ResolveConflict(ctx, runID, resolved)
+	return r.checked(ctx, runID, r.engine.ResolveConflict(ctx, runID, resolved))
 }
 
 // Inbox returns everything that waits for the user across the runs this

@@ -225,3 +225,31 @@ func TestPlanModifications(t *testing.T) {
 		t.Errorf("Edit = %+v", m.Edit)
 	}
 }
+
+// A run the active list shows but this engine does not drive (another
+// Baton left it waiting) is refused with what to do, not as a run that
+// "can no longer change"; a finished one keeps the engine's refusal.
+func TestActionsOnARunThisEngineDoesNotDrive(t *testing.T) {
+	s := openRuns(t)
+	ctx := context.Background()
+	storedRun(t, s.store, "orch_confirming", view.RunConfirming, 1)
+	storedRun(t, s.store, "orch_completed1", view.RunCompleted, 2)
+	for name, call := range map[string]func(id string) error{
+		"confirm": func(id string) error { return s.Runs.Confirm(ctx, id, view.Modifications{}) },
+		"cancel":  func(id string) error { return s.Runs.Cancel(ctx, id) },
+		"pause":   func(id string) error { return s.Runs.Pause(ctx, id) },
+		"resume":  func(id string) error { return s.Runs.Resume(ctx, id) },
+		"review":  func(id string) error { return s.Runs.Review(ctx, id, "task_001", true, "") },
+	} {
+		err := call("orch_confirming")
+		if !errors.Is(err, ErrNotDriven) || !strings.Contains(err.Error(), "baton run --resume orch_confirming") {
+			t.Errorf("%s of a run not driven here: %v", name, err)
+		}
+		if err := call("orch_completed1"); !errors.Is(err, ErrIllegalTransition) || errors.Is(err, ErrNotDriven) {
+			t.Errorf("%s of a finished run: %v", name, err)
+		}
+	}
+	if run, _ := s.store.Run(ctx, "orch_confirming"); run.Status != view.RunConfirming {
+		t.Errorf("the refused calls changed the run: %s", run.Status)
+	}
+}
