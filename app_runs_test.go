@@ -252,27 +252,7 @@ func TestReviewAndClarificationBindings(t *testing.T) {
 func TestReviewBindingUnknownTask(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	tm, err := template.New(filepath.Join(dir, "templates"), template.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Options{Store: st, Host: deadHost{}, Templates: tm, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = eng.Shutdown(ctx)
-	})
-	a := NewApp(Services{Runs: service.NewRuns(eng, st, nil), Templates: tm})
+	a, _, eng, dir := deadHostApp(t)
 	// A created run is driven by the engine and has no workers yet.
 	run, err := eng.Create(ctx, engine.CreateRequest{TemplateID: "documentation", Cwd: dir, Request: "Document it"})
 	if err != nil {
@@ -300,6 +280,34 @@ func TestReviewBindingUnknownTask(t *testing.T) {
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("refused calls changed the run:\n%+v\n%+v", before, after)
 	}
+}
+
+// deadHostApp returns the bindings over a real store and templates in a
+// temporary folder (also returned) and an engine whose session host cannot
+// be reached: what a binding reads and refuses needs no host.
+func deadHostApp(t *testing.T) (*App, *store.Store, *engine.Engine, string) {
+	t.Helper()
+	dir := t.TempDir()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	tm, err := template.New(filepath.Join(dir, "templates"), template.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(engine.Options{Store: st, Host: deadHost{}, Templates: tm, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = eng.Shutdown(ctx)
+	})
+	return NewApp(Services{Runs: service.NewRuns(eng, st, nil), Templates: tm}), st, eng, dir
 }
 
 func workerOf(ctx context.Context, t *testing.T, eng *engine.Engine, runID, taskID string) store.Worker {
@@ -333,27 +341,7 @@ func hasItem(items []inbox.Item, kind inbox.Kind, taskID, detail string) bool {
 func TestDeleteAndActiveBindings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	tm, err := template.New(filepath.Join(dir, "templates"), template.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Options{Store: st, Host: deadHost{}, Templates: tm, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = eng.Shutdown(ctx)
-	})
-	a := NewApp(Services{Runs: service.NewRuns(eng, st, nil), Templates: tm})
+	a, st, eng, dir := deadHostApp(t)
 	driven, err := eng.Create(ctx, engine.CreateRequest{TemplateID: "documentation", Cwd: dir, Request: "Document it"})
 	if err != nil {
 		t.Fatal(err)

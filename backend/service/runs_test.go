@@ -46,6 +46,17 @@ func storedRun(t *testing.T, st *store.Store, id, status string, m int) {
 	}
 }
 
+// createRun creates a run, which the engine then drives (it is not
+// started: the host is never reached).
+func createRun(t *testing.T, s *Services) view.Run {
+	t.Helper()
+	run, err := s.Runs.Create(context.Background(), view.CreateRequest{TemplateID: "documentation", Cwd: t.TempDir(), Request: "Document it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
 func ids(runs []view.Run) []string {
 	var out []string
 	for _, r := range runs {
@@ -60,10 +71,7 @@ func ids(runs []view.Run) []string {
 func TestActiveRunsAreOneList(t *testing.T) {
 	s := openRuns(t)
 	ctx := context.Background()
-	driven, err := s.Runs.Create(ctx, view.CreateRequest{TemplateID: "documentation", Cwd: t.TempDir(), Request: "Document it"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	driven := createRun(t, s)
 	storedRun(t, s.store, "orch_interrupt1", view.RunInterrupted, 1)
 	storedRun(t, s.store, "orch_paused0001", view.RunPaused, 2)
 	storedRun(t, s.store, "orch_confirming", view.RunConfirming, 3)
@@ -97,10 +105,7 @@ func TestActiveRunsAreOneList(t *testing.T) {
 func TestDeleteRefusesEveryUnfinishedRun(t *testing.T) {
 	s := openRuns(t)
 	ctx := context.Background()
-	driven, err := s.Runs.Create(ctx, view.CreateRequest{TemplateID: "documentation", Cwd: t.TempDir(), Request: "Document it"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	driven := createRun(t, s)
 	storedRun(t, s.store, "orch_interrupt1", view.RunInterrupted, 1)
 	storedRun(t, s.store, "orch_paused0001", view.RunPaused, 2)
 	storedRun(t, s.store, "orch_completed1", view.RunCompleted, 3)
