@@ -8,10 +8,9 @@ import (
 
 	"github.com/baton-app/baton/backend/desktop"
 	"github.com/baton-app/baton/backend/doctor"
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/settings"
-	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -23,9 +22,10 @@ type Services struct {
 	Templates *template.Manager
 	Settings  *settings.Store
 	Hosts     *hosts.Manager
-	Store     *store.Store
-	Engine    *engine.Engine
-	Files     *desktop.FileManager
+	// Runs are the use cases on runs (backend/service); the bindings reach
+	// the engine and the store only through them.
+	Runs  *service.Runs
+	Files *desktop.FileManager
 	// Apply hands saved settings to the services that follow them (the
 	// notification switch, the session host connection).
 	Apply func(context.Context) error

@@ -7,16 +7,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/baton-app/baton/backend/engine"
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
-)
 
-// ReportExport is where ExportRunReport wrote the report, or that the user
-// cancelled the file picker.
-type ReportExport struct {
-	Cancelled bool   `json:"cancelled"`
-	Path      string `json:"path"`
-}
+	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/view"
+)
 
 var markdownFilter = []wailsruntime.FileFilter{{DisplayName: "Markdown (*.md)", Pattern: "*.md"}}
 
@@ -24,7 +19,7 @@ var markdownFilter = []wailsruntime.FileFilter{{DisplayName: "Markdown (*.md)", 
 func (a *App) RunReport(runID string) (string, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
-	report, err := a.Engine.Report(ctx, runID)
+	report, err := a.Runs.Report(ctx, runID)
 	if err != nil {
 		return "", runError("read the run", err)
 	}
@@ -33,27 +28,27 @@ func (a *App) RunReport(runID string) (string, error) {
 
 // FinalReport returns the report stored when a run finished: its tasks,
 // iterations, decisions, files and known limitations.
-func (a *App) FinalReport(runID string) (engine.FinalReport, error) {
+func (a *App) FinalReport(runID string) (view.FinalReport, error) {
 	if strings.TrimSpace(runID) == "" {
-		return engine.FinalReport{}, errors.New("No run is selected.")
+		return view.FinalReport{}, errors.New("No run is selected.")
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
-	rep, err := a.Engine.FinalReport(ctx, runID)
-	if errors.Is(err, engine.ErrNotFinished) {
-		return engine.FinalReport{}, errors.New("This run has not finished yet; its final report is written when it completes, fails or is cancelled.")
+	rep, err := a.Runs.FinalReport(ctx, runID)
+	if errors.Is(err, service.ErrNotFinished) {
+		return view.FinalReport{}, errors.New("This run has not finished yet; its final report is written when it completes, fails or is cancelled.")
 	}
 	if err != nil {
-		return engine.FinalReport{}, runError("read the final report", err)
+		return view.FinalReport{}, runError("read the final report", err)
 	}
 	return rep, nil
 }
 
 // ExportRunReport asks where to save the Markdown report of a run and writes
 // it there.
-func (a *App) ExportRunReport(runID string) (ReportExport, error) {
+func (a *App) ExportRunReport(runID string) (view.ReportExport, error) {
 	if _, err := a.RunReport(runID); err != nil {
-		return ReportExport{}, err
+		return view.ReportExport{}, err
 	}
 	path, err := wailsruntime.SaveFileDialog(a.ctx, wailsruntime.SaveDialogOptions{
 		Title:           "Export the run report",
@@ -61,23 +56,23 @@ func (a *App) ExportRunReport(runID string) (ReportExport, error) {
 		Filters:         markdownFilter,
 	})
 	if err != nil {
-		return ReportExport{}, errors.New("Baton could not open the file picker: " + err.Error() + ".")
+		return view.ReportExport{}, errors.New("Baton could not open the file picker: " + err.Error() + ".")
 	}
 	if path == "" {
-		return ReportExport{Cancelled: true}, nil
+		return view.ReportExport{Cancelled: true}, nil
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
-	written, err := a.Engine.ExportReport(ctx, runID, path)
+	written, err := a.Runs.ExportTo(ctx, runID, service.FormatMarkdown, path)
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		slog.Error("export run report", "component", "app", "run", runID, "err", err)
-		return ReportExport{}, fmt.Errorf("Baton could not write the report to %s: %s.", pe.Path, pe.Err.Error())
+		return view.ReportExport{}, fmt.Errorf("Baton could not write the report to %s: %s.", pe.Path, pe.Err.Error())
 	}
 	if err != nil {
-		return ReportExport{}, runError("read the run", err)
+		return view.ReportExport{}, runError("read the run", err)
 	}
-	return ReportExport{Path: written}, nil
+	return view.ReportExport{Path: written}, nil
 }
 
 // OpenPath shows a file or folder of a run in the system file manager: a
@@ -86,11 +81,11 @@ func (a *App) ExportRunReport(runID string) (ReportExport, error) {
 func (a *App) OpenPath(runID, path string) error {
 	ctx, cancel := runCtx()
 	defer cancel()
-	snap, err := a.Engine.Snapshot(ctx, runID)
+	run, err := a.Runs.Run(ctx, runID)
 	if err != nil {
 		return runError("read the run", err)
 	}
-	return a.Files.Show(snap.Run.Cwd, path)
+	return a.Files.Show(run.Cwd, path)
 }
 
 // AnswerWorkerQuestion answers the question (AskUserQuestion) a worker waits
@@ -99,7 +94,7 @@ func (a *App) OpenPath(runID, path string) error {
 func (a *App) AnswerWorkerQuestion(runID, taskID string, answers map[string]string) error {
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.AnswerQuestion(ctx, runID, taskID, answers); err != nil {
+	if err := a.Runs.AnswerQuestion(ctx, runID, taskID, answers); err != nil {
 		return runError("answer the worker", err)
 	}
 	return nil

@@ -4,61 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
-	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
-	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/view"
 )
-
-// noHost is a session host that is never reached: the final report is read
-// from the store alone.
-type noHost struct{}
-
-var errNoHost = errors.New("no host in this test")
-
-func (noHost) Start(context.Context, session.StartOptions) (session.ID, error) {
-	return "", errNoHost
-}
-func (noHost) Send(context.Context, session.ID, string) error { return errNoHost }
-func (noHost) Read(context.Context, session.ID, session.Cursor) (session.Batch, error) {
-	return session.Batch{}, errNoHost
-}
-func (noHost) Session(context.Context, session.ID) (session.Info, error) {
-	return session.Info{}, errNoHost
-}
-func (noHost) Interrupt(context.Context, session.ID) error { return errNoHost }
-func (noHost) Archive(context.Context, session.ID) error   { return errNoHost }
-func (noHost) Notices() <-chan session.Notice              { return nil }
 
 func TestFinalReportBinding(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "baton.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	tm, err := template.New(filepath.Join(dir, "templates"), template.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Options{Store: st, Host: noHost{}, Templates: tm})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = eng.Shutdown(ctx)
-	})
-	a := NewApp(Services{Store: st, Engine: eng, Templates: tm})
+	// The final report is read from the store alone: the host is never reached.
+	a, st, _, dir := deadHostApp(t)
 
 	done := store.Run{ID: "orch_done", TemplateID: "documentation", Cwd: dir, Request: "Document it", Status: "running"}
 	running := store.Run{ID: "orch_running", TemplateID: "documentation", Cwd: dir, Request: "Test it", Status: "running"}
@@ -85,7 +45,7 @@ func TestFinalReportBinding(t *testing.T) {
 	}
 
 	got, err := a.FinalReport(done.ID)
-	if err != nil || !reflect.DeepEqual(got, want) {
+	if err != nil || !reflect.DeepEqual(got, view.FinalReportOf(want)) {
 		t.Errorf("FinalReport = %+v, %v; want %+v", got, err, want)
 	}
 

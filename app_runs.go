@@ -5,30 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
-	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/view"
 )
 
 const runCallTimeout = 60 * time.Second
 
-// runError turns an engine or store error into one sentence for the user.
+// runError turns an error of the run use cases into one sentence for the
+// user.
 func runError(action string, err error) error {
-	var tl *engine.TaskListError
+	var tl *service.TaskListError
 	switch {
 	case errors.As(err, &tl):
 		return errors.New(sentence("The task list cannot be confirmed yet: " + tl.Error()))
-	case errors.Is(err, engine.ErrUnknownRun), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, service.ErrUnknownRun):
 		return errors.New("That run does not exist any more; refresh the list.")
-	case errors.Is(err, engine.ErrUnknownTask):
+	case errors.Is(err, service.ErrUnknownTask):
 		return errors.New("That task is not part of the run; refresh the run.")
-	case errors.Is(err, engine.ErrIllegalTransition), errors.Is(err, engine.ErrBadRequest):
+	case errors.Is(err, service.ErrIllegalTransition), errors.Is(err, service.ErrBadRequest), errors.Is(err, service.ErrNotDriven):
 		return errors.New(sentence(plain(err)))
 	}
 	slog.Error("run binding failed", "component", "app", "action", action, "err", err)
@@ -38,7 +37,7 @@ func runError(action string, err error) error {
 // plain drops the sentinel suffix (": bad request") from an error text.
 func plain(err error) string {
 	msg := err.Error()
-	for _, s := range []error{engine.ErrBadRequest, engine.ErrIllegalTransition} {
+	for _, s := range []error{service.ErrBadRequest, service.ErrIllegalTransition, service.ErrNotDriven} {
 		msg = strings.TrimSuffix(msg, ": "+s.Error())
 	}
 	return msg
@@ -49,7 +48,7 @@ func runCtx() (context.Context, context.CancelFunc) {
 }
 
 // StartRun creates a run and starts its analysis.
-func (a *App) StartRun(req engine.CreateRequest) (view.Run, error) {
+func (a *App) StartRun(req view.CreateRequest) (view.Run, error) {
 	switch {
 	case strings.TrimSpace(req.TemplateID) == "":
 		return view.Run{}, errors.New("Choose a template.")
@@ -60,71 +59,48 @@ func (a *App) StartRun(req engine.CreateRequest) (view.Run, error) {
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
-	run, err := a.Engine.Create(ctx, req)
+	run, err := a.Runs.Create(ctx, req)
 	if err != nil {
 		return view.Run{}, runError("create the run", err)
 	}
 	if _, err := a.Settings.AddRecentFolder(req.Cwd); err != nil {
 		slog.Warn("remember recent folder", "component", "app", "err", err)
 	}
-	if err := a.Engine.Start(ctx, run.ID); err != nil {
-		return view.RunOf(run), runError("start the run", err)
+	if err := a.Runs.Start(ctx, run.ID); err != nil {
+		return run, runError("start the run", err)
 	}
-	return view.RunOf(run), nil
+	return run, nil
 }
 
 // RunSnapshot returns everything about one run, live or from history.
 func (a *App) RunSnapshot(runID string) (view.Snapshot, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
-	snap, err := a.Engine.Snapshot(ctx, runID)
+	snap, err := a.Runs.Snapshot(ctx, runID)
 	if err != nil {
 		return view.Snapshot{}, runError("read the run", err)
 	}
-	return view.SnapshotOf(snap), nil
+	return snap, nil
 }
 
-// ActiveRuns returns the runs the engine is driving, newest first.
+// ActiveRuns returns the runs that have not finished, newest first: those
+// the engine drives and the stored ones it does not (paused, interrupted,
+// waiting for their task list), each with its Resume or Cancel.
 func (a *App) ActiveRuns() ([]view.Run, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
-	var runs []store.Run
-	for _, id := range a.Engine.Active() {
-		snap, err := a.Engine.Snapshot(ctx, id)
-		if errors.Is(err, engine.ErrUnknownRun) {
-			continue
-		}
-		if err != nil {
-			return nil, runError("list the active runs", err)
-		}
-		runs = append(runs, snap.Run)
+	runs, err := a.Runs.Active(ctx)
+	if err != nil {
+		return nil, runError("list the active runs", err)
 	}
-	// A run interrupted because its host stayed away is no longer driven,
-	// but it is listed with its Resume button until it is resumed.
-	if held, err := a.Store.Unfinished(ctx); err == nil {
-		for _, r := range held {
-			if r.Status == engine.RunInterrupted.String() && !slices.ContainsFunc(runs, func(x store.Run) bool { return x.ID == r.ID }) {
-				runs = append(runs, r)
-			}
-		}
-	}
-	// Newest first; runs started in the same instant keep the engine's order.
-	slices.SortStableFunc(runs, func(x, y store.Run) int { return y.CreatedAt.Compare(x.CreatedAt) })
-	if runs == nil {
-		return []view.Run{}, nil
-	}
-	out := view.RunsOf(runs)
-	for i := range out {
-		out[i].Reconnecting = a.Engine.Reconnecting(out[i].ID)
-	}
-	return out, nil
+	return runs, nil
 }
 
 // ConfirmRun accepts the task list with the user's changes and starts the workers.
-func (a *App) ConfirmRun(runID string, mods engine.Modifications) error {
+func (a *App) ConfirmRun(runID string, mods view.Modifications) error {
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.Confirm(ctx, runID, mods); err != nil {
+	if err := a.Runs.Confirm(ctx, runID, mods); err != nil {
 		return runError("confirm the tasks", err)
 	}
 	return nil
@@ -134,7 +110,7 @@ func (a *App) ConfirmRun(runID string, mods engine.Modifications) error {
 func (a *App) PauseRun(runID string) error {
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.Pause(ctx, runID); err != nil {
+	if err := a.Runs.Pause(ctx, runID); err != nil {
 		return runError("pause the run", err)
 	}
 	return nil
@@ -144,7 +120,7 @@ func (a *App) PauseRun(runID string) error {
 func (a *App) ResumeRun(runID string) error {
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.Resume(ctx, runID); err != nil {
+	if err := a.Runs.Resume(ctx, runID); err != nil {
 		return runError("resume the run", err)
 	}
 	return nil
@@ -154,7 +130,7 @@ func (a *App) ResumeRun(runID string) error {
 func (a *App) CancelRun(runID string) error {
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.Cancel(ctx, runID); err != nil {
+	if err := a.Runs.Cancel(ctx, runID); err != nil {
 		return runError("cancel the run", err)
 	}
 	return nil
@@ -162,22 +138,14 @@ func (a *App) CancelRun(runID string) error {
 
 // WorkerAction pauses, resumes, cancels or retries one worker.
 func (a *App) WorkerAction(runID, taskID, action string) error {
-	ctx, cancel := runCtx()
-	defer cancel()
-	var err error
 	switch action {
-	case "pause":
-		err = a.Engine.PauseWorker(ctx, runID, taskID)
-	case "resume":
-		err = a.Engine.ResumeWorker(ctx, runID, taskID)
-	case "cancel":
-		err = a.Engine.CancelWorker(ctx, runID, taskID)
-	case "retry":
-		err = a.Engine.RetryWorker(ctx, runID, taskID)
+	case service.WorkerPause, service.WorkerResume, service.WorkerCancel, service.WorkerRetry:
 	default:
 		return fmt.Errorf("%q is not a worker action: use pause, resume, cancel or retry.", action)
 	}
-	if err != nil {
+	ctx, cancel := runCtx()
+	defer cancel()
+	if err := a.Runs.Worker(ctx, runID, taskID, action); err != nil {
 		return runError(action+" the worker", err)
 	}
 	return nil
@@ -192,7 +160,7 @@ func (a *App) AnswerWorker(runID, taskID, decision string) error {
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.RespondPermission(ctx, runID, taskID, d, nil); err != nil {
+	if err := a.Runs.RespondPermission(ctx, runID, taskID, d); err != nil {
 		return runError("answer the worker", err)
 	}
 	return nil
@@ -209,7 +177,7 @@ func (a *App) ReviewTask(runID, taskID string, approve bool, reason string) erro
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.Review(ctx, runID, taskID, approve, strings.TrimSpace(reason)); err != nil {
+	if err := a.Runs.Review(ctx, runID, taskID, approve, strings.TrimSpace(reason)); err != nil {
 		if approve {
 			return runError("approve the task", err)
 		}
@@ -229,50 +197,54 @@ func (a *App) AnswerClarification(runID, taskID, text string) error {
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.Answer(ctx, runID, taskID, text); err != nil {
+	if err := a.Runs.Answer(ctx, runID, taskID, text); err != nil {
 		return runError("send the answer", err)
 	}
 	return nil
 }
 
 // History returns one page of past runs.
-func (a *App) History(q store.HistoryQuery) (view.HistoryPage, error) {
+func (a *App) History(q view.HistoryQuery) (view.HistoryPage, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
-	page, err := a.Store.Runs(ctx, q)
+	page, err := a.Runs.Page(ctx, q)
 	if err != nil {
-		if errors.Is(err, store.ErrInvalid) {
-			return view.HistoryPage{}, errors.New(sentence(strings.TrimSuffix(err.Error(), ": "+store.ErrInvalid.Error())))
+		if errors.Is(err, service.ErrInvalid) {
+			return view.HistoryPage{}, errors.New(sentence(strings.TrimSuffix(err.Error(), ": "+service.ErrInvalid.Error())))
 		}
 		return view.HistoryPage{}, runError("read the history", err)
 	}
-	return view.HistoryPageOf(page), nil
+	return page, nil
 }
 
-// DeleteRun removes a finished run from the history.
+// DeleteRun removes a finished run from the history. A run that has not
+// finished (interrupted included) is refused: cancel it first.
 func (a *App) DeleteRun(runID string) error {
-	for _, id := range a.Engine.Active() {
-		if id == runID {
-			return errors.New("This run is still active: cancel it before deleting it.")
-		}
+	if strings.TrimSpace(runID) == "" {
+		return errors.New("No run is selected.")
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Store.DeleteRun(ctx, runID); err != nil {
+	run, err := a.Runs.Delete(ctx, runID)
+	if errors.Is(err, service.ErrNotFinished) {
+		return deleteRefused(run)
+	}
+	if err != nil {
 		return runError("delete the run", err)
 	}
 	return nil
+}
+
+// deleteRefused is the sentence for a run that cannot be deleted yet.
+func deleteRefused(run view.Run) error {
+	return fmt.Errorf("This run is %s, not finished, so it was not deleted: cancel it first.", view.StatusLabel(run.Status))
 }
 
 // Inbox returns everything that waits for the user across active runs.
 func (a *App) Inbox() ([]inbox.Item, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
-	var host inbox.Sessions // the main sessions' prompts come from the host
-	if a.Hosts != nil {
-		host = a.Hosts
-	}
-	items, err := inbox.Collect(ctx, a.Engine, host)
+	items, err := a.Runs.Inbox(ctx)
 	if err != nil {
 		return nil, runError("read the inbox", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
@@ -123,7 +125,7 @@ func TestReviewAndClarificationBindings(t *testing.T) {
 			t.Errorf("Shutdown: %v", err)
 		}
 	}()
-	a := NewApp(Services{Store: st, Engine: eng, Templates: tm})
+	a := NewApp(Services{Runs: service.NewRuns(eng, st, nil), Templates: tm})
 	run, err := eng.Create(ctx, engine.CreateRequest{TemplateID: "documentation", Cwd: sampleProject(t), Request: "Document this project"})
 	if err != nil {
 		t.Fatal(err)
@@ -251,27 +253,7 @@ func TestReviewAndClarificationBindings(t *testing.T) {
 func TestReviewBindingUnknownTask(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	tm, err := template.New(filepath.Join(dir, "templates"), template.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(engine.Options{Store: st, Host: deadHost{}, Templates: tm, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = eng.Shutdown(ctx)
-	})
-	a := NewApp(Services{Store: st, Engine: eng, Templates: tm})
+	a, _, eng, dir := deadHostApp(t)
 	// A created run is driven by the engine and has no workers yet.
 	run, err := eng.Create(ctx, engine.CreateRequest{TemplateID: "documentation", Cwd: dir, Request: "Document it"})
 	if err != nil {
@@ -301,6 +283,34 @@ func TestReviewBindingUnknownTask(t *testing.T) {
 	}
 }
 
+// deadHostApp returns the bindings over a real store and templates in a
+// temporary folder (also returned) and an engine whose session host cannot
+// be reached: what a binding reads and refuses needs no host.
+func deadHostApp(t *testing.T) (*App, *store.Store, *engine.Engine, string) {
+	t.Helper()
+	dir := t.TempDir()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	tm, err := template.New(filepath.Join(dir, "templates"), template.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(engine.Options{Store: st, Host: deadHost{}, Templates: tm, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = eng.Shutdown(ctx)
+	})
+	return NewApp(Services{Runs: service.NewRuns(eng, st, nil), Templates: tm}), st, eng, dir
+}
+
 func workerOf(ctx context.Context, t *testing.T, eng *engine.Engine, runID, taskID string) store.Worker {
 	t.Helper()
 	snap, err := eng.Snapshot(ctx, runID)
@@ -323,4 +333,59 @@ func hasItem(items []inbox.Item, kind inbox.Kind, taskID, detail string) bool {
 		}
 	}
 	return false
+}
+
+// The window's delete follows the one rule of backend/service: a run that
+// has not finished (an interrupted one included, which the terminal refuses
+// too) is refused with a sentence and kept; a finished one goes. The active
+// list shows the run the engine drives and the stored unfinished ones.
+func TestDeleteAndActiveBindings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, st, eng, dir := deadHostApp(t)
+	driven, err := eng.Create(ctx, engine.CreateRequest{TemplateID: "documentation", Cwd: dir, Request: "Document it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []store.Run{
+		{ID: "orch_interrupted", TemplateID: "documentation", Cwd: dir, Request: "Test it", Status: "interrupted"},
+		{ID: "orch_completed", TemplateID: "documentation", Cwd: dir, Request: "Old", Status: "completed"},
+	} {
+		if err := st.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	active, err := a.ActiveRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range active {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	if want := []string{driven.ID, "orch_interrupted"}; !slices.Equal(ids, want) {
+		t.Errorf("ActiveRuns = %v, want %v", ids, want)
+	}
+
+	for id, want := range map[string]string{
+		"orch_interrupted": "This run is interrupted, not finished, so it was not deleted: cancel it first.",
+		driven.ID:          "This run is created, not finished, so it was not deleted: cancel it first.",
+		"orch_nosuchrun":   "That run does not exist any more; refresh the list.",
+		" ":                "No run is selected.",
+	} {
+		if err := a.DeleteRun(id); err == nil || err.Error() != want {
+			t.Errorf("DeleteRun(%q) = %v, want %q", id, err, want)
+		}
+	}
+	if _, err := st.Run(ctx, "orch_interrupted"); err != nil {
+		t.Errorf("the refused delete removed the interrupted run: %v", err)
+	}
+	if err := a.DeleteRun("orch_completed"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Run(ctx, "orch_completed"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the finished run is still stored: %v", err)
+	}
 }

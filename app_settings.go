@@ -58,7 +58,7 @@ func (a *App) GetSettings() SettingsView {
 // SaveSettings checks and stores s, then applies it to the session host
 // connection.
 func (a *App) SaveSettings(s settings.Settings) (SettingsView, error) {
-	if len(a.Engine.Active()) > 0 && a.Hosts.ConnectionChanged(a.Settings.Get(), s) {
+	if a.Runs.Busy() && a.Hosts.ConnectionChanged(a.Settings.Get(), s) {
 		return a.settingsView(), errors.New("Runs are active on the current session host: let them finish or cancel them before changing how Baton connects.")
 	}
 	if err := a.Settings.Save(s); err != nil {

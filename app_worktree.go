@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/baton-app/baton/backend/view"
 	"github.com/baton-app/baton/backend/worktree"
 )
 
@@ -15,7 +16,7 @@ import (
 func (a *App) TaskPatch(runID, taskID string) (string, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
-	patch, err := a.Engine.TaskPatch(ctx, runID, taskID)
+	patch, err := a.Runs.TaskPatch(ctx, runID, taskID)
 	if err != nil {
 		return "", runError("read the task's changes", err)
 	}
@@ -25,10 +26,10 @@ func (a *App) TaskPatch(runID, taskID string) (string, error) {
 // ApplyRun merges the run branch into the current branch of the run's
 // repository (refused, changing nothing, when uncommitted changes touch the
 // same files).
-func (a *App) ApplyRun(runID string) (worktree.Applied, error) {
+func (a *App) ApplyRun(runID string) (view.Applied, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
-	applied, err := a.Engine.Apply(ctx, runID)
+	applied, err := a.Runs.Apply(ctx, runID)
 	if err != nil {
 		var de *worktree.DirtyOverlapError
 		var ce *worktree.ApplyConflictError
@@ -44,7 +45,7 @@ func (a *App) ApplyRun(runID string) (worktree.Applied, error) {
 func (a *App) DiscardRun(runID string) error {
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.Discard(ctx, runID); err != nil {
+	if err := a.Runs.Discard(ctx, runID); err != nil {
 		return runError("discard the run's changes", err)
 	}
 	return nil
@@ -58,7 +59,7 @@ func (a *App) ResolveConflict(runID string, resolved bool) error {
 	}
 	ctx, cancel := runCtx()
 	defer cancel()
-	if err := a.Engine.ResolveConflict(ctx, runID, resolved); err != nil {
+	if err := a.Runs.ResolveConflict(ctx, runID, resolved); err != nil {
 		return runError("resolve the merge conflict", err)
 	}
 	return nil

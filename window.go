@@ -110,7 +110,7 @@ func (w *window) startup(ctx context.Context) {
 }
 
 func (w *window) beforeClose(ctx context.Context) bool {
-	if w.tray.Load() != nil && !w.quitting.Load() && len(w.svc.Engine.Active()) > 0 {
+	if w.tray.Load() != nil && !w.quitting.Load() && w.svc.Runs.Busy() {
 		wailsruntime.WindowHide(ctx)
 		return true
 	}

@@ -471,12 +471,10 @@ func (h *Host) SetModel(ctx context.Context, id session.ID, model string) error 
 	return h.invoke(ctx, "setModel", string(id), model)
 }
 
-// SetPermissionMode changes the permission mode of the session: default,
-// acceptEdits, plan, bypassPermissions, dontAsk or auto.
+// SetPermissionMode changes the permission mode of the session to one of
+// session.PermissionModes.
 func (h *Host) SetPermissionMode(ctx context.Context, id session.ID, mode string) error {
-	switch mode {
-	case "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto":
-	default:
+	if !session.ValidPermissionMode(mode) {
 		return fmt.Errorf("set permission mode of %s: unknown mode %q", id, mode)
 	}
 	return h.invoke(ctx, "setPermissionMode", string(id), mode)

@@ -187,6 +187,9 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 	if st, err := os.Stat(opts.Cwd); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("start session: %s is not a folder", opts.Cwd)
 	}
+	if opts.PermissionMode != "" && !session.ValidPermissionMode(opts.PermissionMode) {
+		return "", fmt.Errorf("start session: unknown permission mode %q", opts.PermissionMode)
+	}
 	id := opts.ID
 	if id == "" {
 		id = session.ID(newUUID())

@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
-	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
+	"github.com/baton-app/baton/backend/view"
 	"golang.org/x/term"
 )
 
@@ -27,11 +27,11 @@ import (
 // once; an empty line leaves it open, and without input (stdin at its end)
 // nothing more is asked.
 type attention struct {
-	engine *engine.Engine
-	host   mainHost
-	runID  string
-	in     *lineReader
-	out    io.Writer
+	runs  *service.Runs
+	host  mainHost
+	runID string
+	in    *lineReader
+	out   io.Writer
 	// ctx is the context of the check in progress: a read waiting for a
 	// line ends when it ends (Ctrl-C, SIGTERM).
 	ctx   context.Context
@@ -49,10 +49,10 @@ type mainHost interface {
 	RespondPermission(ctx context.Context, requestID string, decision session.PermissionDecision, updatedInput json.RawMessage) error
 }
 
-func newAttention(e *engine.Engine, host mainHost, runID string, stdin io.Reader, in *lineReader, out io.Writer) *attention {
+func newAttention(runs *service.Runs, host mainHost, runID string, stdin io.Reader, in *lineReader, out io.Writer) *attention {
 	f, isFile := stdin.(*os.File)
 	echo := !isFile || !term.IsTerminal(int(f.Fd()))
-	return &attention{engine: e, host: host, runID: runID, in: in, out: out, asked: map[string]bool{}, echo: echo, ctx: context.Background()}
+	return &attention{runs: runs, host: host, runID: runID, in: in, out: out, asked: map[string]bool{}, echo: echo, ctx: context.Background()}
 }
 
 // lineReader reads lines of the terminal on its own goroutine, so that a
@@ -105,11 +105,10 @@ func (a *attention) check(ctx context.Context) {
 	}
 	a.ctx = ctx
 	defer func() { a.ctx = context.Background() }()
-	snap, err := a.engine.Snapshot(ctx, a.runID)
+	snap, err := a.runs.Snapshot(ctx, a.runID)
 	if err != nil {
 		return
 	}
-	userReviews := inbox.ReviewerIsUser(snap.Run.Template)
 	for _, w := range snap.Workers {
 		if a.eof {
 			return
@@ -124,9 +123,9 @@ func (a *attention) check(ctx context.Context) {
 				fmt.Fprintf(a.out, "  - %s\n", q)
 			}
 			if line, ok := a.read("Your answer (Enter leaves the question open): "); ok {
-				a.report(a.engine.Answer(ctx, a.runID, w.TaskID, line), "send the answer")
+				a.report(a.runs.Answer(ctx, a.runID, w.TaskID, line), "send the answer")
 			}
-		case userReviews && w.Status == engine.WorkerAwaitingReview.String():
+		case snap.UserReviews && w.Status == view.WorkerAwaitingReview:
 			if a.once("review", w.TaskID, strconv.Itoa(w.RetryCount)) {
 				continue
 			}
@@ -137,7 +136,7 @@ func (a *attention) check(ctx context.Context) {
 				if approve {
 					reason = ""
 				}
-				a.report(a.engine.Review(ctx, a.runID, w.TaskID, approve, reason), "record the review")
+				a.report(a.runs.Review(ctx, a.runID, w.TaskID, approve, reason), "record the review")
 			}
 		case w.Waiting != nil:
 			p := sessions.Permissions([]session.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: w.Waiting.Input}})[0]
@@ -147,12 +146,12 @@ func (a *attention) check(ctx context.Context) {
 					continue
 				}
 				if answers, ok := a.askUser(w.TaskID, qs); ok {
-					a.report(a.engine.AnswerQuestion(ctx, a.runID, w.TaskID, answers), "send the answer")
+					a.report(a.runs.AnswerQuestion(ctx, a.runID, w.TaskID, answers), "send the answer")
 				}
 				continue
 			}
 			a.permission(w.TaskID, p, func(d session.PermissionDecision) error {
-				return a.engine.RespondPermission(ctx, a.runID, w.TaskID, d, nil)
+				return a.runs.RespondPermission(ctx, a.runID, w.TaskID, d)
 			})
 		}
 	}

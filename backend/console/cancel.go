@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/service"
-	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // CancelCLI is "baton cancel RUN_ID": it cancels a run that has not
@@ -35,8 +34,8 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	defer closeServices(svc, stderr)
-	run, err := svc.Store.Run(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	run, err := svc.Runs.Run(ctx, id)
+	if errors.Is(err, service.ErrUnknownRun) {
 		fmt.Fprintf(stderr, "baton cancel: there is no run %q; \"baton history\" lists the runs.\n", id)
 		return ExitError
 	}
@@ -44,26 +43,26 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
 		return ExitError
 	}
-	if store.Finished(run.Status) {
+	if view.Finished(run.Status) {
 		fmt.Fprintf(stderr, "baton cancel: run %s is already %s; there is nothing to cancel.\n", id, statusLabel(run.Status))
 		return ExitError
 	}
-	if err := svc.Engine.RestoreRun(ctx, id); err != nil {
+	if err := svc.Runs.Restore(ctx, id); err != nil {
 		fmt.Fprintf(stderr, "baton cancel: cannot take up %s: %v\n", id, err)
 		return ExitError
 	}
-	if err := svc.Engine.Cancel(ctx, id); err != nil {
+	if err := svc.Runs.Cancel(ctx, id); err != nil {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
 		return ExitError
 	}
-	done, err := svc.Engine.Wait(ctx, id)
+	done, err := svc.Runs.Wait(ctx, id)
 	if err != nil {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
 		return ExitError
 	}
 	fmt.Fprintf(stdout, "Cancelled run %s (it was %s); %d of %d tasks had completed. \"baton show %s\" prints its report; \"baton delete %s\" removes it.\n",
 		id, statusLabel(run.Status), done.TasksCompleted, done.TasksTotal, id, id)
-	if done.Status != engine.RunCancelled.String() {
+	if done.Status != view.RunCancelled {
 		return exitCode(done.Status)
 	}
 	return ExitOK

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/baton-app/baton/backend/session"
 )
 
 // Build says which build of Baton runs; main sets it from its link flags.
@@ -51,8 +53,9 @@ func commands(b Build) []command {
 		{name: "probe", usage: ProbeUsage, summary: "record, with your consent, what Claude Desktop's session API really returns, for a bug report or \"baton sim --replay\"", run: ProbeCLI},
 		{name: "model-sim", usage: ModelSimUsage, summary: "run a stand-in for the Anthropic Messages API (no AI) for the real Claude Code CLI", run: plain(RunModelSim), flags: fsOnly(modelSimFlagSet)},
 		{name: "run", usage: "baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes] [--plan FILE] [--permission-mode MODE] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--scenario NAME] [--sim-speed X] [--budget USD] [--budget-tokens N] [--isolation worktree|shared] [--apply] | --resume RUN_ID [--plan FILE] [--budget USD] [--apply]", summary: "run a whole orchestration in the terminal", run: RunCLI,
-			flags: fsOnly(runFlagSet), details: runDetails},
+			flags: fsOnly(runFlagSet), details: strings.Replace(runDetails, "MODES", strings.Join(session.PermissionModes, ", "), 1)},
 		{name: "history", usage: "baton history [--status S[,S]] [--template ID] [--search TEXT] [--limit N]", summary: "list past runs", run: plain(HistoryCLI), flags: fsOnly(historyFlagSet)},
+		{name: "active", usage: activeUsage, summary: "list the runs that have not finished (running, paused, interrupted or waiting for you), as the window's Runs view does", run: plain(ActiveCLI)},
 		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, tasks, result, conflicts, verification, files, open questions and final report", run: plain(ShowCLI)},
 		{name: "export", usage: exportUsage, summary: "write a run's report as Markdown, or the whole run as JSON", run: plain(ExportCLI),
 			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},

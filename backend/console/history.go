@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/baton-app/baton/backend/service"
-	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // HistoryCLI is "baton history": the stored runs, newest first.
@@ -20,12 +20,12 @@ func HistoryCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: baton history [--status S[,S]] [--template ID] [--search TEXT] [--limit N]")
 		return ExitUsage
 	}
-	q := store.HistoryQuery{TemplateID: *tmpl, Text: *text, Limit: *limit}
+	q := view.HistoryQuery{TemplateID: *tmpl, Text: *text, Limit: *limit}
 	if *status != "" {
 		for _, s := range strings.Split(*status, ",") {
 			// "completed with issues" is taken as completed_with_issues.
 			s = strings.Join(strings.Fields(s), "_")
-			if !store.ValidRunStatus(s) {
+			if !view.ValidRunStatus(s) {
 				fmt.Fprintf(stderr, "baton history: %q is not a run status.\n", s)
 				return ExitError
 			}
@@ -36,13 +36,13 @@ func HistoryCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "baton history: --limit must be between 1 and 500.")
 		return ExitError
 	}
-	st, err := service.OpenStore(quietLogger(stderr))
+	h, err := service.OpenHistory(quietLogger(stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "baton history: %v\n", err)
 		return ExitError
 	}
-	defer st.Close()
-	page, err := st.Runs(context.Background(), q)
+	defer h.Close()
+	page, err := h.Page(context.Background(), q)
 	if err != nil {
 		fmt.Fprintf(stderr, "baton history: %v\n", err)
 		return ExitError
@@ -51,20 +51,54 @@ func HistoryCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "No runs found.")
 		return ExitOK
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tTASKS\tTEMPLATE\tREQUEST")
-	for _, r := range page.Runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format("2006-01-02 15:04"), statusLabel(r.Status),
-			taskCounts(r), r.TemplateID, clip(strings.Join(strings.Fields(r.Request), " "), 60))
-	}
-	tw.Flush()
+	printRuns(stdout, page.Runs)
 	if page.Total > len(page.Runs) {
 		fmt.Fprintf(stdout, "%d of %d runs shown.\n", len(page.Runs), page.Total)
 	}
 	return ExitOK
 }
 
-func taskCounts(r store.Run) string {
+// ActiveCLI is "baton active": the runs that have not finished, newest
+// first, the same list as the window's Runs view (a run the window drives,
+// one paused, interrupted or waiting for its task list).
+func ActiveCLI(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "baton active takes no arguments.\nusage: "+activeUsage)
+		return ExitUsage
+	}
+	h, ok := openHistory("active", stderr)
+	if !ok {
+		return ExitError
+	}
+	defer h.Close()
+	runs, err := h.Active(context.Background())
+	if err != nil {
+		fmt.Fprintf(stderr, "baton active: %v\n", err)
+		return ExitError
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(stdout, "No run is active.")
+		return ExitOK
+	}
+	printRuns(stdout, runs)
+	fmt.Fprintln(stdout, "Continue a paused or interrupted run with: baton run --resume RUN_ID; cancel one with: baton cancel RUN_ID")
+	return ExitOK
+}
+
+const activeUsage = "baton active"
+
+// printRuns writes one line per run.
+func printRuns(w io.Writer, runs []view.Run) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tTASKS\tTEMPLATE\tREQUEST")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.CreatedAt.Local().Format("2006-01-02 15:04"), statusLabel(r.Status),
+			taskCounts(r), r.TemplateID, clip(strings.Join(strings.Fields(r.Request), " "), 60))
+	}
+	tw.Flush()
+}
+
+func taskCounts(r view.Run) string {
 	s := fmt.Sprintf("%d/%d", r.TasksCompleted, r.TasksTotal)
 	if r.TasksFailed > 0 {
 		s += fmt.Sprintf(" %d failed", r.TasksFailed)

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // ExitBudget: the run used up its budget and paused; it waits for the
@@ -16,23 +16,22 @@ const ExitBudget = ExitWaiting
 
 // limitLine is the terminal's line for a limit or budget event ("" for
 // other events).
-func limitLine(e evt) string {
-	p := e.p
-	switch e.name {
-	case engine.EventLimitWaiting:
+func limitLine(p view.Event) string {
+	switch p.Name {
+	case view.EventLimitWaiting:
 		if p.ResumesAt != nil {
 			return fmt.Sprintf("waiting for the limit, resumes at %s (%s)", p.ResumesAt.Local().Format("15:04"), p.Message)
 		}
 		return "waiting for the limit: " + p.Message
-	case engine.EventLimitDue:
+	case view.EventLimitDue:
 		return "the limit has reset; the automatic resume is off: continue with baton run --resume " + p.RunID
-	case engine.EventLimitResumed:
+	case view.EventLimitResumed:
 		return "the limit has reset and the run resumes"
-	case engine.EventBudgetWarning:
+	case view.EventBudgetWarning:
 		return "budget: " + p.Message
-	case engine.EventBudgetReached:
+	case view.EventBudgetReached:
 		return "budget: " + p.Message
-	case engine.EventBudgetRaised:
+	case view.EventBudgetRaised:
 		return p.Message
 	}
 	return ""
@@ -41,12 +40,12 @@ func limitLine(e evt) string {
 // budgetStopped ends "baton run" when the budget paused the run and no
 // worker is still in a turn (each running worker finishes its turn first).
 func budgetStopped(ctx context.Context, svc *service.Services, runID string, stdout io.Writer) (int, bool) {
-	snap, err := svc.Engine.Snapshot(ctx, runID)
-	if err != nil || !snap.Run.Limits.BudgetPaused || snap.Run.Status != engine.RunPaused.String() {
+	snap, err := svc.Runs.Snapshot(ctx, runID)
+	if err != nil || !snap.Run.Limits.BudgetPaused || snap.Run.Status != view.RunPaused {
 		return 0, false
 	}
 	for _, w := range snap.Workers {
-		if (w.Status == engine.WorkerRunning.String() || w.Status == engine.WorkerSpawning.String()) &&
+		if (w.Status == view.WorkerRunning || w.Status == view.WorkerSpawning) &&
 			!strings.HasPrefix(w.CurrentAction, "waiting for") {
 			return 0, false
 		}

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // modelsLine says which model each worker ran with (seed 004 picks it by
 // the task's complexity); "" when no worker recorded one.
-func modelsLine(tasks []store.Task, byTask map[string]store.Worker) string {
+func modelsLine(tasks []view.Task, byTask map[string]view.Worker) string {
 	var parts []string
 	for _, t := range tasks {
 		if m := byTask[t.ID].Model; m != "" {

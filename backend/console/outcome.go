@@ -4,27 +4,26 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/baton-app/baton/backend/engine"
-	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // exitCode is the exit code for a run in status: only a clean completed
 // run exits 0; each other outcome has its own code (console.go).
 func exitCode(status string) int {
 	switch status {
-	case engine.RunCompleted.String():
+	case view.RunCompleted:
 		return ExitOK
-	case engine.RunCompletedWithIssues.String():
+	case view.RunCompletedWithIssues:
 		return ExitIssues
-	case engine.RunFailed.String():
+	case view.RunFailed:
 		return ExitFailed
-	case engine.RunCancelled.String():
+	case view.RunCancelled:
 		return ExitCancelled
-	case engine.RunInterrupted.String():
+	case view.RunInterrupted:
 		return ExitInterrupted
-	case engine.RunPaused.String():
+	case view.RunPaused:
 		return ExitPaused
-	case engine.RunError.String():
+	case view.RunError:
 		return ExitError
 	}
 	// Not finished: it waits for something (a confirmation, an answer).
@@ -32,10 +31,10 @@ func exitCode(status string) int {
 }
 
 // statusLabel names a status for a person: "completed with issues".
-func statusLabel(status string) string { return engine.OutcomeLabel(status) }
+func statusLabel(status string) string { return view.StatusLabel(status) }
 
 // printIssues lists why a run is not a clean completed.
-func printIssues(w io.Writer, r store.Run) {
+func printIssues(w io.Writer, r view.Run) {
 	if len(r.Issues) == 0 {
 		return
 	}

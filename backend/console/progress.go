@@ -10,8 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/baton-app/baton/backend/engine"
-	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // progress shows a run as it goes: on a terminal, a bar per worker redrawn
@@ -20,7 +19,7 @@ import (
 type progress struct {
 	w       io.Writer
 	tty     bool
-	workers map[string]store.Worker
+	workers map[string]view.Worker
 	drawn   int // worker lines currently on screen (tty only)
 	last    time.Time
 }
@@ -33,74 +32,73 @@ func newProgress(w io.Writer) *progress {
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
-	return &progress{w: w, tty: tty, workers: map[string]store.Worker{}}
+	return &progress{w: w, tty: tty, workers: map[string]view.Worker{}}
 }
 
-func (p *progress) event(e evt) {
-	if e.p.Worker != nil {
-		p.workers[e.p.Worker.TaskID] = *e.p.Worker
+func (p *progress) event(e view.Event) {
+	if e.Worker != nil {
+		p.workers[e.Worker.TaskID] = *e.Worker
 	}
-	for _, w := range e.p.Workers {
+	for _, w := range e.Workers {
 		p.workers[w.TaskID] = w
 	}
 	if line := describe(e); line != "" {
 		p.log(line)
 	}
-	if p.tty && (e.name != engine.EventWorkerProgress && e.name != engine.EventProgress || time.Since(p.last) > 100*time.Millisecond) {
+	if p.tty && (e.Name != view.EventWorkerProgress && e.Name != view.EventProgress || time.Since(p.last) > 100*time.Millisecond) {
 		p.redraw()
 	}
 }
 
 // describe is the plain line for an event, or "" for progress ticks.
-func describe(e evt) string {
-	p := e.p
-	switch e.name {
-	case engine.EventPhaseChanged:
+func describe(p view.Event) string {
+	switch p.Name {
+	case view.EventPhaseChanged:
 		return fmt.Sprintf("phase %s (%s)", p.Phase, p.Status)
-	case engine.EventAnalysisComplete:
+	case view.EventAnalysisComplete:
 		return "analysis done"
-	case engine.EventReprompted, engine.EventWorkerReprompted:
+	case view.EventReprompted, view.EventWorkerReprompted:
 		return strings.TrimSpace(fmt.Sprintf("%s asked again: %s", orRun(p.TaskID), p.Message))
-	case engine.EventWorkerStarted:
+	case view.EventWorkerStarted:
 		return fmt.Sprintf("%s started", p.TaskID)
-	case engine.EventWorkerCompleted:
+	case view.EventWorkerCompleted:
 		return fmt.Sprintf("%s completed", p.TaskID)
-	case engine.EventWorkerFailed, engine.EventWorkerTimeout:
-		return fmt.Sprintf("%s %s: %s", p.TaskID, strings.TrimPrefix(e.name, "worker:"), p.Message)
-	case engine.EventWorkerRetrying:
+	case view.EventWorkerFailed, view.EventWorkerTimeout:
+		return fmt.Sprintf("%s %s: %s", p.TaskID, strings.TrimPrefix(p.Name, "worker:"), p.Message)
+	case view.EventWorkerRetrying:
 		return fmt.Sprintf("%s retrying", p.TaskID)
-	case engine.EventWorkerSkipped:
+	case view.EventWorkerSkipped:
 		return fmt.Sprintf("%s skipped: %s", p.TaskID, p.Message)
-	case engine.EventWorkerWaiting:
+	case view.EventWorkerWaiting:
 		if p.Worker != nil && p.Worker.Waiting == nil {
 			return fmt.Sprintf("%s: %s", p.TaskID, p.Message) // the prompt was answered
 		}
 		return fmt.Sprintf("%s waits for permission: %s", p.TaskID, p.Message)
-	case engine.EventWorkerQuestion:
+	case view.EventWorkerQuestion:
 		return fmt.Sprintf("%s asks a question", p.TaskID)
-	case engine.EventWorkerAnswered:
+	case view.EventWorkerAnswered:
 		return fmt.Sprintf("%s got the answer", p.TaskID)
-	case engine.EventWorkerAwaitingReview:
+	case view.EventWorkerAwaitingReview:
 		return fmt.Sprintf("%s awaits review", p.TaskID)
-	case engine.EventWorkerRejected:
+	case view.EventWorkerRejected:
 		return fmt.Sprintf("%s rejected: %s", p.TaskID, p.Message)
-	case engine.EventPaused, engine.EventResumed, engine.EventCancelled:
-		return strings.TrimPrefix(e.name, "orchestrator:")
-	case engine.EventError:
+	case view.EventPaused, view.EventResumed, view.EventCancelled:
+		return strings.TrimPrefix(p.Name, "orchestrator:")
+	case view.EventError:
 		return "error: " + p.Message
-	case engine.EventReconnecting:
+	case view.EventReconnecting:
 		return "reconnecting: " + p.Message
-	case engine.EventReconnected:
+	case view.EventReconnected:
 		return "reconnected: " + p.Message
-	case engine.EventStatusChanged:
-		if p.Status == engine.RunInterrupted.String() && p.Message != "restored" {
+	case view.EventStatusChanged:
+		if p.Status == view.RunInterrupted && p.Message != "restored" {
 			return "interrupted: " + p.Message
 		}
 	}
-	if l := limitLine(e); l != "" {
+	if l := limitLine(p); l != "" {
 		return l
 	}
-	return describeWorktree(e)
+	return describeWorktree(p)
 }
 
 func orRun(task string) string {

@@ -16,13 +16,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/service"
-	"github.com/baton-app/baton/backend/store"
-	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/view"
 )
 
-// runDetails is the help of "baton run" after its summary.
+// runDetails is the help of "baton run" after its summary; MODES stands for
+// the list of permission modes.
 const runDetails = `Runs a whole orchestration without a window and shows its progress. What the
 run waits for is asked on the terminal: the task list (unless --yes),
 workers' questions (AskUserQuestion options are listed: type a number or your
@@ -30,10 +29,11 @@ own words), permission prompts, and reviews the template leaves to you. A
 question left open is asked again on --resume. A task list that fails its
 checks is printed with its problems: fix it with --plan FILE (a JSON file
 with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
---permission-mode sets the workers' mode for this run (default, acceptEdits,
-plan or bypassPermissions). With --host claude-code every session is a Claude
-Code CLI process (claude on PATH, or --claude PATH) that inherits this
-environment: your login or ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
+--permission-mode sets the workers' mode for this run, one of the CLI's
+modes: MODES.
+With --host claude-code every session is a Claude Code CLI process (claude on
+PATH, or --claude PATH) that inherits this environment: your login or
+ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
 --budget and --budget-tokens cap the run's cost (US dollars) and tokens: at 80 %
 a warning, at the cap the run pauses once its running workers end their turn;
 with --resume they raise the budget and the run goes on. A rate, overload or
@@ -154,7 +154,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop, signalled := signalContext()
 	defer stop()
 
-	view := newProgress(stdout)
+	display := newProgress(stdout)
 	svc, err := service.Open(service.Options{Logger: quietLogger(stderr),
 		Host: service.HostOverrides{Host: *host, CDP: *cdp, Claude: *claudePath, Scenario: *scenario, Speed: *speed}})
 	if err != nil {
@@ -178,14 +178,14 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "baton run: while stopping: %v\n", err)
 		}
 	}()
-	events := make(chan evt, 1024)
+	events := make(chan view.Event, 1024)
 	svc.Events.Subscribe(func(name string, payload any) {
-		p, ok := payload.(engine.Payload)
+		e, ok := view.EventOf(name, payload)
 		if !ok {
-			return // not the engine's
+			return // not a run's
 		}
 		select {
-		case events <- evt{name, p}:
+		case events <- e:
 		default: // the display is behind; the snapshot at the end is complete
 		}
 	})
@@ -193,24 +193,24 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var runID string
 	if *resume != "" {
 		runID = *resume
-		if err := svc.Engine.RestoreRun(ctx, runID); err != nil {
+		if err := svc.Runs.Restore(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
 		}
 		if *budget > 0 || *budgetTokens > 0 {
-			if err := svc.Engine.RaiseBudget(ctx, runID, template.Budget{MaxCostUSD: *budget, MaxTokens: *budgetTokens}); err != nil {
+			if err := svc.Runs.RaiseBudget(ctx, runID, view.Budget{MaxCostUSD: *budget, MaxTokens: *budgetTokens}); err != nil {
 				fmt.Fprintf(stderr, "baton run: cannot raise the budget of %s: %v\n", runID, err)
 				return ExitError
 			}
 		}
-		if snap, err := svc.Engine.Snapshot(ctx, runID); err == nil && snap.Run.Limits.ResumeDue {
-			if err := svc.Engine.ResumeAfterLimit(ctx, runID); err != nil {
+		if snap, err := svc.Runs.Snapshot(ctx, runID); err == nil && snap.Run.Limits.ResumeDue {
+			if err := svc.Runs.ResumeAfterLimit(ctx, runID); err != nil {
 				fmt.Fprintf(stderr, "baton run: cannot resume %s after its limit: %v\n", runID, err)
 				return ExitError
 			}
 		}
-		if snap, err := svc.Engine.Snapshot(ctx, runID); err == nil && (snap.Run.Status == engine.RunPaused.String() || snap.Run.Status == engine.RunInterrupted.String()) {
-			if err := svc.Engine.Resume(ctx, runID); err != nil {
+		if snap, err := svc.Runs.Snapshot(ctx, runID); err == nil && (snap.Run.Status == view.RunPaused || snap.Run.Status == view.RunInterrupted) {
+			if err := svc.Runs.Resume(ctx, runID); err != nil {
 				fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 				return ExitError
 			}
@@ -223,9 +223,9 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "baton run: %v\nNothing was started or stored.\n", err)
 			return ExitError
 		}
-		req := engine.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars}
+		req := view.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars}
 		if *permission != "" {
-			req.Overrides = &engine.Overrides{PermissionMode: permission}
+			req.Overrides = &view.Overrides{PermissionMode: permission}
 		}
 		if *budget < 0 || *budgetTokens < 0 {
 			fmt.Fprintf(stderr, "baton run: --budget and --budget-tokens must not be negative\n")
@@ -233,17 +233,17 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if *budget > 0 || *budgetTokens > 0 {
 			if req.Overrides == nil {
-				req.Overrides = &engine.Overrides{}
+				req.Overrides = &view.Overrides{}
 			}
-			req.Overrides.Budget = &template.Budget{MaxCostUSD: *budget, MaxTokens: *budgetTokens}
+			req.Overrides.Budget = &view.Budget{MaxCostUSD: *budget, MaxTokens: *budgetTokens}
 		}
 		if *isolation != "" {
 			if req.Overrides == nil {
-				req.Overrides = &engine.Overrides{}
+				req.Overrides = &view.Overrides{}
 			}
 			req.Overrides.Isolation = isolation
 		}
-		run, err := svc.Engine.Create(ctx, req)
+		run, err := svc.Runs.Create(ctx, req)
 		if err != nil {
 			createError(err, stderr)
 			if hint := varHint(err); hint != "" {
@@ -254,14 +254,14 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		runID = run.ID
 		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.Hosts.Describe())
-		if err := svc.Engine.Start(ctx, runID); err != nil {
+		if err := svc.Runs.Start(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: %v\n", err)
 			return ExitError
 		}
 	}
 
 	answers := newLineReader(stdin)
-	attend := newAttention(svc.Engine, svc.Hosts, runID, stdin, answers, stdout)
+	attend := newAttention(svc.Runs, svc.Hosts, runID, stdin, answers, stdout)
 	conf := &confirmer{svc: svc, runID: runID, yes: *yes, plan: *plan, answers: answers, stdout: stdout, stderr: stderr}
 	if *resume != "" {
 		// A resumed run may wait for its task list (or its fix): ask now,
@@ -273,11 +273,11 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Events may be dropped when the display is behind: look again now and then.
 	recheck := time.NewTicker(time.Second)
 	defer recheck.Stop()
-	finished := make(chan store.Run, 1)
+	finished := make(chan view.Run, 1)
 	var waiting sync.WaitGroup
 	defer func() { stop(); waiting.Wait() }() // ends the wait before the services close
 	waiting.Go(func() {
-		run, err := svc.Engine.Wait(ctx, runID)
+		run, err := svc.Runs.Wait(ctx, runID)
 		if err == nil {
 			finished <- run
 		}
@@ -289,23 +289,23 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case <-ctx.Done():
 			stop()
 			pctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			err := svc.Engine.Pause(pctx, runID)
+			err := svc.Runs.Pause(pctx, runID)
 			cancel()
-			if err != nil && !errors.Is(err, engine.ErrIllegalTransition) {
+			if err != nil && !errors.Is(err, service.ErrIllegalTransition) {
 				fmt.Fprintf(stderr, "\nbaton run: could not pause %s: %v\n", runID, err)
 			}
 			fmt.Fprintf(stdout, "\nPaused %s. Continue it with: baton run --resume %s\n", runID, runID)
 			return signalled()
 		case e := <-events:
-			view.event(e)
-			switch e.name {
-			case engine.EventTasksReady, engine.EventTasksInvalid:
+			display.event(e)
+			switch e.Name {
+			case view.EventTasksReady, view.EventTasksInvalid:
 				if code, done := conf.confirm(ctx); done {
 					return code
 				}
-			case engine.EventWorkerQuestion, engine.EventWorkerAwaitingReview, engine.EventWorkerWaiting:
+			case view.EventWorkerQuestion, view.EventWorkerAwaitingReview, view.EventWorkerWaiting:
 				attend.check(ctx)
-			case engine.EventBudgetReached, engine.EventWorkerPaused:
+			case view.EventBudgetReached, view.EventWorkerPaused:
 				if code, done := budgetStopped(ctx, svc, runID, stdout); done {
 					return code
 				}
@@ -319,22 +319,17 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if !ok {
 				continue // ctx ended; the next loop pauses
 			}
-			drain(view, events)
+			drain(display, events)
 			return worktreeSummary(ctx, svc, run.ID, *apply, summary(ctx, svc, run, stdout), stdout, stderr)
 		}
 	}
 }
 
-type evt struct {
-	name string
-	p    engine.Payload
-}
-
-func drain(view *progress, events chan evt) {
+func drain(display *progress, events chan view.Event) {
 	for {
 		select {
 		case e := <-events:
-			view.event(e)
+			display.event(e)
 		default:
 			return
 		}
@@ -348,21 +343,21 @@ func drain(view *progress, events chan evt) {
 // (exit ExitWaiting), never silently. It reports done with an exit code when
 // the command ends.
 func (c *confirmer) confirm(ctx context.Context) (int, bool) {
-	snap, err := c.svc.Engine.Snapshot(ctx, c.runID)
-	if err != nil || snap.Run.Status != engine.RunConfirming.String() {
+	snap, err := c.svc.Runs.Snapshot(ctx, c.runID)
+	if err != nil || snap.Run.Status != view.RunConfirming {
 		return 0, false
 	}
 	if c.plan != "" {
 		path := c.plan
 		c.plan = "" // used once
-		if err := c.usePlan(ctx, snap, path); err != nil {
+		if err := c.usePlan(ctx, path); err != nil {
 			fmt.Fprintf(c.stderr, "baton run: %v\n", err)
 			return c.waits(), true
 		}
 		fmt.Fprintf(c.stdout, "Using the plan in %s.\n", path)
 		return 0, false
 	}
-	if problems := planProblems(snap); len(problems) > 0 {
+	if problems, _ := c.svc.Runs.TaskListProblems(ctx, c.runID); len(problems) > 0 {
 		if c.shown == fmt.Sprint(problems) {
 			return 0, false // asked already
 		}
@@ -384,14 +379,14 @@ func (c *confirmer) confirm(ctx context.Context) (int, bool) {
 				return c.waits(), true
 			}
 			if text == "" {
-				if err := c.svc.Engine.Cancel(ctx, c.runID); err != nil {
+				if err := c.svc.Runs.Cancel(ctx, c.runID); err != nil {
 					fmt.Fprintf(c.stderr, "baton run: cancel %s: %v\n", c.runID, err)
 					return ExitError, true
 				}
 				fmt.Fprintf(c.stdout, "Cancelled %s; nothing was started. \"baton delete %s\" removes it from the history.\n", c.runID, c.runID)
 				return ExitCancelled, true
 			}
-			if err := c.usePlan(ctx, snap, text); err != nil {
+			if err := c.usePlan(ctx, text); err != nil {
 				fmt.Fprintf(c.stdout, "%v\n", err)
 				continue
 			}
@@ -407,13 +402,13 @@ func (c *confirmer) confirm(ctx context.Context) (int, bool) {
 			return 0, false // the command pauses the run
 		}
 		if a := strings.ToLower(strings.TrimSpace(text)); a != "y" && a != "yes" {
-			if err := c.svc.Engine.Cancel(ctx, c.runID); err != nil {
+			if err := c.svc.Runs.Cancel(ctx, c.runID); err != nil {
 				fmt.Fprintf(c.stderr, "baton run: cancel %s: %v\n", c.runID, err)
 			}
 			// A refused plan started nothing: the run leaves no entry in
 			// the history.
-			if _, err := c.svc.Engine.Wait(ctx, c.runID); err == nil {
-				if err := c.svc.Store.DeleteRun(ctx, c.runID); err != nil {
+			if _, err := c.svc.Runs.Wait(ctx, c.runID); err == nil {
+				if _, err := c.svc.Runs.Delete(ctx, c.runID); err != nil {
 					fmt.Fprintf(c.stderr, "baton run: remove %s from the history: %v\n", c.runID, err)
 				}
 			}
@@ -421,7 +416,7 @@ func (c *confirmer) confirm(ctx context.Context) (int, bool) {
 			return ExitCancelled, true
 		}
 	}
-	if err := c.svc.Engine.Confirm(ctx, c.runID, engine.Modifications{}); err != nil {
+	if err := c.svc.Runs.Confirm(ctx, c.runID, view.Modifications{}); err != nil {
 		if code, done := budgetStopped(ctx, c.svc, c.runID, c.stdout); done {
 			return code, true // the planning used up the budget
 		}
@@ -444,13 +439,13 @@ type confirmer struct {
 	shown string
 }
 
-func (c *confirmer) printTasks(snap engine.Snapshot) {
+func (c *confirmer) printTasks(snap view.Snapshot) {
 	if m := strings.TrimSpace(snap.Run.Message); m != "" {
 		fmt.Fprintf(c.stdout, "\n%s\n", sanitize(m)) // the skills loaded and skipped (seed 004)
 	}
 	fmt.Fprintf(c.stdout, "\nProposed tasks (%d):\n", len(snap.Tasks))
 	listed := map[string]bool{}
-	show := func(t store.Task) {
+	show := func(t view.Task) {
 		deps := ""
 		if len(t.Dependencies) > 0 {
 			deps = " after " + strings.Join(t.Dependencies, ", ")
@@ -476,13 +471,13 @@ func (c *confirmer) printTasks(snap engine.Snapshot) {
 
 // usePlan confirms the run with the tasks of a plan file in place of the
 // proposed ones.
-func (c *confirmer) usePlan(ctx context.Context, snap engine.Snapshot, path string) error {
+func (c *confirmer) usePlan(ctx context.Context, path string) error {
 	tasks, err := readPlanFile(path)
 	if err != nil {
 		return err
 	}
-	if err := c.svc.Engine.Confirm(ctx, c.runID, planModifications(snap.Tasks, tasks)); err != nil {
-		var tle *engine.TaskListError
+	if err := c.svc.Runs.ConfirmPlan(ctx, c.runID, tasks); err != nil {
+		var tle *service.TaskListError
 		if errors.As(err, &tle) {
 			return fmt.Errorf("the plan in %s cannot be used either: %s", path, strings.Join(tle.Problems, "; "))
 		}
@@ -500,10 +495,10 @@ func (c *confirmer) waits() int {
 
 // summary prints how the run ended, its issues and what to do next, and
 // returns the exit code of its outcome.
-func summary(ctx context.Context, svc *service.Services, run store.Run, stdout io.Writer) int {
-	snap, err := engine.LoadReport(ctx, svc.Store, run.ID)
+func summary(ctx context.Context, svc *service.Services, run view.Run, stdout io.Writer) int {
+	snap, err := svc.Runs.Show(ctx, run.ID)
 	if err != nil {
-		snap = engine.Snapshot{Run: run}
+		snap = view.Snapshot{Run: run}
 	}
 	r := snap.Run
 	fmt.Fprintf(stdout, "\nRun %s %s: %d of %d tasks completed", r.ID, statusLabel(r.Status), r.TasksCompleted, r.TasksTotal)
@@ -513,11 +508,11 @@ func summary(ctx context.Context, svc *service.Services, run store.Run, stdout i
 	if r.TasksSkipped > 0 {
 		fmt.Fprintf(stdout, ", %d skipped", r.TasksSkipped)
 	}
-	fmt.Fprintf(stdout, ". Tokens %d in / %d out, cost %s.\n", r.InputTokens, r.OutputTokens, engine.CostLabel(r.CostUSD, r.Limits))
+	fmt.Fprintf(stdout, ". Tokens %d in / %d out, cost %s.\n", r.InputTokens, r.OutputTokens, view.CostLabel(r))
 	var bad []string
 	for _, w := range snap.Workers {
 		switch {
-		case w.Status == engine.WorkerCompleted.String() && !w.Skipped:
+		case w.Status == view.WorkerCompleted && !w.Skipped:
 		case w.Skipped:
 			bad = append(bad, fmt.Sprintf("%s skipped: %s", w.TaskID, w.Error))
 		default:
@@ -537,12 +532,12 @@ func summary(ctx context.Context, svc *service.Services, run store.Run, stdout i
 		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(files, ", "))
 	}
 	switch r.Status {
-	case engine.RunInterrupted.String():
+	case view.RunInterrupted:
 		fmt.Fprintf(stdout, "Interrupted: %s\nEverything done is kept. Continue it with: baton run --resume %s\n", r.Message, r.ID)
-	case engine.RunError.String():
+	case view.RunError:
 		fmt.Fprintf(stdout, "Error: %s\n", r.Error)
 	}
-	if r.Status != engine.RunCompleted.String() {
+	if r.Status != view.RunCompleted {
 		fmt.Fprintf(stdout, "The whole report: baton show %s\n", r.ID)
 	}
 	return exitCode(r.Status)

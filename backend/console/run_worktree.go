@@ -6,19 +6,19 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/view"
 	"github.com/baton-app/baton/backend/worktree"
 )
 
 // describeWorktree is the line for an event of worktree isolation ("" for
 // other events).
-func describeWorktree(e evt) string {
-	switch e.name {
-	case engine.EventWorkerMerged:
-		return fmt.Sprintf("%s %s", e.p.TaskID, e.p.Message)
-	case engine.EventMergeConflict, engine.EventWorktree:
-		return e.p.Message
+func describeWorktree(e view.Event) string {
+	switch e.Name {
+	case view.EventWorkerMerged:
+		return fmt.Sprintf("%s %s", e.TaskID, e.Message)
+	case view.EventMergeConflict, view.EventWorktree:
+		return e.Message
 	}
 	return ""
 }
@@ -38,7 +38,7 @@ func createError(err error, stderr io.Writer) {
 // changes touch the same files). It returns the exit code, code unless
 // Apply failed.
 func worktreeSummary(ctx context.Context, svc *service.Services, runID string, apply bool, code int, stdout, stderr io.Writer) int {
-	snap, err := svc.Engine.Snapshot(ctx, runID)
+	snap, err := svc.Runs.Snapshot(ctx, runID)
 	if err != nil || snap.Worktree == nil {
 		if apply {
 			fmt.Fprintln(stderr, "baton run: --apply: this run's workers shared the folder; there is no branch to apply.")
@@ -76,7 +76,7 @@ func worktreeSummary(ctx context.Context, svc *service.Services, runID string, a
 	if !apply {
 		return code
 	}
-	a, err := svc.Engine.Apply(ctx, runID)
+	a, err := svc.Runs.Apply(ctx, runID)
 	if err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n", err)
 		return ExitError

@@ -8,17 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
-	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // The terminal as a full client of a stored run: "baton show" prints all
@@ -34,26 +32,24 @@ const (
 	deleteUsage = "baton delete RUN_ID"
 )
 
-// openRun opens the store and reads run id with its final report; on
-// failure it prints why (as cmd) and returns the exit code.
-func openRun(cmd, id string, stderr io.Writer) (*store.Store, engine.Snapshot, int) {
-	st, err := service.OpenStore(quietLogger(stderr))
+// openHistory opens the history alone; on failure it prints why (as cmd).
+func openHistory(cmd string, stderr io.Writer) (*service.History, bool) {
+	h, err := service.OpenHistory(quietLogger(stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "baton %s: %v\n", cmd, err)
-		return nil, engine.Snapshot{}, ExitError
+		return nil, false
 	}
-	snap, err := engine.LoadReport(context.Background(), st, id)
-	if errors.Is(err, engine.ErrUnknownRun) {
-		st.Close()
+	return h, true
+}
+
+// runFailed prints why cmd could not read run id and returns the exit code.
+func runFailed(cmd, id string, err error, stderr io.Writer) int {
+	if errors.Is(err, service.ErrUnknownRun) {
 		fmt.Fprintf(stderr, "baton %s: there is no run %q; \"baton history\" lists the runs.\n", cmd, id)
-		return nil, engine.Snapshot{}, ExitError
-	}
-	if err != nil {
-		st.Close()
+	} else {
 		fmt.Fprintf(stderr, "baton %s: %v\n", cmd, err)
-		return nil, engine.Snapshot{}, ExitError
 	}
-	return st, snap, ExitOK
+	return ExitError
 }
 
 // oneRunID reads the single RUN_ID argument (flags may come before or
@@ -85,17 +81,21 @@ func ShowCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton show: %s.\nusage: %s\n", strings.TrimSuffix(err.Error(), "."), showUsage)
 		return ExitUsage
 	}
-	st, snap, code := openRun("show", id, stderr)
-	if st == nil {
-		return code
+	h, ok := openHistory("show", stderr)
+	if !ok {
+		return ExitError
 	}
-	defer st.Close()
+	defer h.Close()
+	snap, err := h.Show(context.Background(), id)
+	if err != nil {
+		return runFailed("show", id, err, stderr)
+	}
 	printRun(stdout, snap)
 	return ExitOK
 }
 
 // printRun writes the whole of a run for the terminal.
-func printRun(w io.Writer, snap engine.Snapshot) {
+func printRun(w io.Writer, snap view.Snapshot) {
 	r := snap.Run
 	fmt.Fprintf(w, "Run %s (%s)\n", r.ID, r.TemplateName)
 	fmt.Fprintf(w, "Folder:  %s\nRequest: %s\nStatus:  %s (phase %s)\nTasks:   %s\n", r.Cwd, r.Request, statusLabel(r.Status), r.Phase, taskCounts(r))
@@ -103,7 +103,7 @@ func printRun(w io.Writer, snap engine.Snapshot) {
 	if r.CompletedAt != nil {
 		fmt.Fprintf(w, ", finished after %s", r.CompletedAt.Sub(r.CreatedAt).Round(time.Second))
 	}
-	fmt.Fprintf(w, "\nUsage:   %d tokens in, %d out, %s\n", r.InputTokens, r.OutputTokens, engine.CostLabel(r.CostUSD, r.Limits))
+	fmt.Fprintf(w, "\nUsage:   %d tokens in, %d out, %s\n", r.InputTokens, r.OutputTokens, view.CostLabel(r))
 	if r.Error != "" {
 		fmt.Fprintf(w, "Error:   %s\n", r.Error)
 	}
@@ -112,7 +112,7 @@ func printRun(w io.Writer, snap engine.Snapshot) {
 	}
 	printIssues(w, r)
 
-	byTask := map[string]store.Worker{}
+	byTask := map[string]view.Worker{}
 	for _, wk := range snap.Workers {
 		byTask[wk.TaskID] = wk
 	}
@@ -171,13 +171,13 @@ func printRun(w io.Writer, snap engine.Snapshot) {
 		for _, s := range q {
 			fmt.Fprintf(w, "  - %s\n", s)
 		}
-		if !store.Finished(r.Status) {
+		if !view.Finished(r.Status) {
 			fmt.Fprintf(w, "Answer them with: baton run --resume %s\n", r.ID)
 		}
 	}
 	rep := snap.FinalReport
 	if rep == nil {
-		if !store.Finished(r.Status) {
+		if !view.Finished(r.Status) {
 			fmt.Fprintf(w, "\nThe run has not finished (%s); its final report comes when it does.\n", statusLabel(r.Status))
 		}
 		return
@@ -194,7 +194,7 @@ func printRun(w io.Writer, snap engine.Snapshot) {
 		it.Total, len(it.Remediation), len(it.Retries), len(it.Rejections), it.Reprompts)
 	var decisions []string
 	for _, d := range rep.Decisions {
-		if d.Kind == engine.DecisionConflict {
+		if d.Kind == view.DecisionConflict {
 			continue // listed under Conflicts
 		}
 		s := d.Kind
@@ -235,7 +235,7 @@ func printRun(w io.Writer, snap engine.Snapshot) {
 // printConflicts lists the conflicts: those of the latest aggregation
 // (resolved or not), or those the workers reported when no aggregation
 // took them up.
-func printConflicts(w io.Writer, snap engine.Snapshot) {
+func printConflicts(w io.Writer, snap view.Snapshot) {
 	var out []string
 	if agg := latestAnswer[protocol.Aggregation](snap.Answers, protocol.PhaseAggregation); agg != nil {
 		for _, c := range agg.Conflicts {
@@ -247,7 +247,7 @@ func printConflicts(w io.Writer, snap engine.Snapshot) {
 				s += " (" + strings.Join(c.Tasks, ", ") + ")"
 			}
 			switch {
-			case !engine.ConflictOpen(c.Resolution):
+			case !view.ConflictOpen(c.Resolution):
 				s += "; resolved: " + line(c.Resolution)
 			case strings.TrimSpace(c.Resolution) != "":
 				s += "; OPEN (" + line(c.Resolution) + ")"
@@ -274,7 +274,7 @@ func printConflicts(w io.Writer, snap engine.Snapshot) {
 
 // openQuestions are the questions of the run's workers that wait for an
 // answer: a needs_input report's questions and an AskUserQuestion call.
-func openQuestions(snap engine.Snapshot) []string {
+func openQuestions(snap view.Snapshot) []string {
 	var out []string
 	for _, wk := range snap.Workers {
 		for _, q := range wk.Questions {
@@ -289,7 +289,7 @@ func openQuestions(snap engine.Snapshot) []string {
 }
 
 // latestAnswer decodes the newest usable answer of a phase (nil when none).
-func latestAnswer[T any](answers []store.PhaseAnswer, phase protocol.Phase) *T {
+func latestAnswer[T any](answers []view.PhaseAnswer, phase protocol.Phase) *T {
 	for i := len(answers) - 1; i >= 0; i-- {
 		a := answers[i]
 		if a.Phase != string(phase) || (a.Status != "valid" && a.Status != "repaired") {
@@ -317,33 +317,30 @@ func ExportCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton export: --format is md or json, not %q.\n", *format)
 		return ExitUsage
 	}
-	st, snap, code := openRun("export", id, stderr)
-	if st == nil {
-		return code
+	h, ok := openHistory("export", stderr)
+	if !ok {
+		return ExitError
 	}
-	defer st.Close()
-	var data []byte
-	if *format == "json" {
-		if data, err = engine.ExportJSON(snap); err != nil {
-			fmt.Fprintf(stderr, "baton export: %v\n", err)
-			return ExitError
-		}
-	} else {
-		data = []byte(engine.Report(snap))
-	}
+	defer h.Close()
+	ctx := context.Background()
 	if *output == "" {
+		data, err := h.Export(ctx, id, *format)
+		if err != nil {
+			return runFailed("export", id, err, stderr)
+		}
 		// The report is the user's own data: written as it is, except for
 		// what could control the terminal (stdout is a safeWriter).
 		_, _ = stdout.Write(data)
 		return ExitOK
 	}
-	path := *output
-	if filepath.Ext(path) == "" {
-		path += "." + *format
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		fmt.Fprintf(stderr, "baton export: could not write %s: %v\n", path, errors.Unwrap(err))
+	path, err := h.ExportTo(ctx, id, *format, *output)
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		fmt.Fprintf(stderr, "baton export: could not write %s: %v\n", pe.Path, pe.Err)
 		return ExitError
+	}
+	if err != nil {
+		return runFailed("export", id, err, stderr)
 	}
 	fmt.Fprintf(stdout, "Wrote the %s export of %s to %s.\n", *format, id, path)
 	return ExitOK
@@ -358,21 +355,21 @@ func DeleteCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton delete: %s.\nusage: %s\n", strings.TrimSuffix(err.Error(), "."), deleteUsage)
 		return ExitUsage
 	}
-	st, snap, code := openRun("delete", id, stderr)
-	if st == nil {
-		return code
+	h, ok := openHistory("delete", stderr)
+	if !ok {
+		return ExitError
 	}
-	defer st.Close()
-	if !store.Finished(snap.Run.Status) {
+	defer h.Close()
+	run, err := h.Delete(context.Background(), id)
+	if errors.Is(err, service.ErrNotFinished) {
 		fmt.Fprintf(stderr, "baton delete: run %s is %s, not finished, so it was not deleted; cancel it first with: baton cancel %s\n",
-			id, statusLabel(snap.Run.Status), id)
+			id, statusLabel(run.Status), id)
 		return ExitError
 	}
-	if err := st.DeleteRun(context.Background(), id); err != nil {
-		fmt.Fprintf(stderr, "baton delete: %v\n", err)
-		return ExitError
+	if err != nil {
+		return runFailed("delete", id, err, stderr)
 	}
-	fmt.Fprintf(stdout, "Deleted run %s (%s) and everything stored with it. The files it wrote in %s stay.\n", id, statusLabel(snap.Run.Status), snap.Run.Cwd)
+	fmt.Fprintf(stdout, "Deleted run %s (%s) and everything stored with it. The files it wrote in %s stay.\n", id, statusLabel(run.Status), run.Cwd)
 	return ExitOK
 }
 

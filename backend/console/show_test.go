@@ -241,3 +241,44 @@ func TestRunNamesTheMissingVariable(t *testing.T) {
 		t.Errorf("templates show --vars: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 }
+
+// "baton active" lists the runs that have not finished, as the window does,
+// and "baton delete" refuses an interrupted one like every unfinished run.
+func TestActiveAndDeleteOfAnInterruptedRun(t *testing.T) {
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	done, waiting := storeRuns(t)
+	st, err := service.OpenStore(quietLogger(&bytes.Buffer{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupted := "orch_cccccccccccc"
+	err = st.CreateRun(context.Background(), store.Run{ID: interrupted, TemplateID: "documentation", TemplateName: "Documentation",
+		Cwd: "/tmp/p", Request: "Document the host", Status: "interrupted", CreatedAt: time.Now().UTC().Add(time.Minute)})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var out, errOut bytes.Buffer
+	if code := ActiveCLI(nil, &out, &errOut); code != ExitOK {
+		t.Fatalf("active: exit %d, %s", code, errOut.String())
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], interrupted) || !strings.HasPrefix(lines[2], waiting) ||
+		strings.Contains(out.String(), done) || !strings.Contains(out.String(), "baton run --resume RUN_ID") {
+		t.Errorf("active lists, newest first, only the unfinished runs:\n%s", out.String())
+	}
+	if code := ActiveCLI([]string{"x"}, &out, &errOut); code != ExitUsage {
+		t.Errorf("active x: exit %d", code)
+	}
+
+	errOut.Reset()
+	if code := DeleteCLI([]string{interrupted}, &out, &errOut); code != ExitError ||
+		!strings.Contains(errOut.String(), "run "+interrupted+" is interrupted, not finished, so it was not deleted; cancel it first with: baton cancel "+interrupted) {
+		t.Errorf("delete of an interrupted run: exit %d, %q", code, errOut.String())
+	}
+	out.Reset()
+	if code := ShowCLI([]string{interrupted}, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "Status:  interrupted") {
+		t.Errorf("the refused delete touched the interrupted run: exit %d\n%s", code, out.String())
+	}
+}

@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine"
-	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/view"
 )
 
 const hostile = "Docs\x1b]0;pwned\x07\x1b[2J\x1b[H\r\u202eevil\u009b31m"
@@ -21,10 +20,10 @@ const hostile = "Docs\x1b]0;pwned\x07\x1b[2J\x1b[H\r\u202eevil\u009b31m"
 // no escape sequence reaches the terminal.
 func TestAgentTextCannotControlTheTerminal(t *testing.T) {
 	var out bytes.Buffer
-	view := newProgress(&out)
-	view.event(evt{engine.EventWorkerFailed, engine.Payload{TaskID: "task_001", Message: hostile,
-		Worker: &store.Worker{TaskID: "task_001", Status: "failed", CurrentAction: hostile}}})
-	view.event(evt{engine.EventError, engine.Payload{Message: hostile}})
+	display := newProgress(&out)
+	display.event(view.Event{Name: view.EventWorkerFailed, TaskID: "task_001", Message: hostile,
+		Worker: &view.Worker{TaskID: "task_001", Status: "failed", CurrentAction: hostile}})
+	display.event(view.Event{Name: view.EventError, Message: hostile})
 	var sw bytes.Buffer
 	if _, err := safe(&sw).Write([]byte("title: " + hostile + "\n")); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -20,7 +21,7 @@ const (
 )
 
 // PermissionModes are the permission modes a template or a run may ask for.
-var PermissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions"}
+var PermissionModes = session.PermissionModes
 
 // Overrides change some of the template's settings for one run; a nil field
 // keeps the template's value. Timeouts are in seconds, as in the template,

@@ -24,7 +24,7 @@ func TestHostTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	if s.Store != nil || s.Engine != nil {
+	if s.store != nil || s.engine != nil || s.Runs != nil {
 		t.Fatal("OpenHosts opened more than the settings and the host connection")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "baton.db")); !os.IsNotExist(err) {

@@ -4,6 +4,12 @@
 // event fan-out, plus the desktop notifications and the inbox watcher for
 // the window) and Close stops them in order, waiting for every goroutine
 // they started.
+//
+// It also holds the use cases both faces call, so that they cannot
+// disagree: Runs (start a run and act on it, the active runs, the inbox,
+// Apply and Discard) and History (the history, report and export, delete
+// with its one rule). They take and return backend/view types; the window's
+// bindings and backend/console import neither the engine nor the store.
 package service
 
 import (
@@ -60,17 +66,22 @@ type OpenError struct {
 func (e *OpenError) Error() string { return e.Err.Error() }
 func (e *OpenError) Unwrap() error { return e.Err }
 
-// Services are Baton's services, opened by Open.
+// Services are Baton's services, opened by Open. The engine and the store
+// are reached through the use cases (Runs), never directly, so that the
+// window and the terminal cannot disagree.
 type Services struct {
 	Events    *Events
-	Store     *store.Store
 	Templates *template.Manager
 	Settings  *settings.Store
 	Hosts     *hosts.Manager
-	Engine    *engine.Engine
+	// Runs are the use cases on runs, over the engine and the store.
+	Runs *Runs
 	// Inbox recounts what waits for the user and sends inbox.EventChanged;
 	// nil unless Options.Desktop.
 	Inbox *inbox.Watcher
+
+	store  *store.Store
+	engine *engine.Engine
 
 	log       *slog.Logger
 	notifier  *notify.Desktop
@@ -112,7 +123,7 @@ func Open(o Options) (*Services, error) {
 		return nil, errors.Join(err, s.Close(cctx))
 	}
 	var err error
-	if s.Store, err = OpenStore(log); err != nil {
+	if s.store, err = OpenStore(log); err != nil {
 		return fail(err)
 	}
 	dir, err := template.DefaultDir()
@@ -129,7 +140,7 @@ func Open(o Options) (*Services, error) {
 	if err != nil {
 		return fail(&OpenError{StageConfigDir, err})
 	}
-	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
+	s.engine, err = engine.New(engine.Options{Store: s.store, Host: s.Hosts, Templates: s.Templates, Logger: log,
 		WorktreeRoot: wtRoot, SharedOnly: s.Hosts.SharedOnly,
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
@@ -137,6 +148,7 @@ func Open(o Options) (*Services, error) {
 	if err != nil {
 		return fail(&OpenError{StageEngine, err})
 	}
+	s.Runs = NewRuns(s.engine, s.store, s.Hosts)
 	if o.Desktop {
 		s.openDesktop(o)
 	}
@@ -161,7 +173,7 @@ func (s *Services) openDesktop(o Options) {
 	}
 	// The main sessions' prompts are read from the host, every 2 s while a
 	// run has one (the engine reports only the workers').
-	s.Inbox = inbox.NewWatcher(s.Engine, s.Hosts, 200*time.Millisecond, 2*time.Second, func(sum inbox.Summary) {
+	s.Inbox = inbox.NewWatcher(s.engine, s.Hosts, 200*time.Millisecond, 2*time.Second, func(sum inbox.Summary) {
 		s.Events.Emit(inbox.EventChanged, sum)
 	}, s.log)
 	s.Events.Subscribe(func(name string, payload any) {
@@ -175,7 +187,7 @@ func (s *Services) openDesktop(o Options) {
 // last stopped; Close waits for it.
 func (s *Services) Restore() {
 	s.wg.Go(func() {
-		n, err := s.Engine.Restore(s.ctx)
+		n, err := s.engine.Restore(s.ctx)
 		if err != nil {
 			s.log.Warn("some runs could not be restored", "component", "service", "err", err)
 		}
@@ -195,7 +207,7 @@ func (s *Services) ApplySettings(ctx context.Context) error {
 	if s.notifier != nil {
 		s.notifier.SetEnabled(cfg.Notifications)
 	}
-	s.Engine.SetReconnectFor(time.Duration(cfg.ReconnectForSeconds) * time.Second)
+	s.engine.SetReconnectFor(time.Duration(cfg.ReconnectForSeconds) * time.Second)
 	return s.Hosts.Configure(ctx, cfg)
 }
 
@@ -204,8 +216,8 @@ func (s *Services) ApplySettings(ctx context.Context) error {
 func (s *Services) Close(ctx context.Context) error {
 	s.cancel()
 	var errs []error
-	if s.Engine != nil {
-		errs = append(errs, s.Engine.Shutdown(ctx))
+	if s.engine != nil {
+		errs = append(errs, s.engine.Shutdown(ctx))
 	}
 	if s.Hosts != nil {
 		errs = append(errs, s.Hosts.Shutdown(ctx))
@@ -226,8 +238,8 @@ func (s *Services) Close(ctx context.Context) error {
 	if s.notifier != nil {
 		errs = append(errs, s.notifier.Close())
 	}
-	if s.Store != nil {
-		errs = append(errs, s.Store.Close())
+	if s.store != nil {
+		errs = append(errs, s.store.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -23,7 +23,7 @@ func TestOpenAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Store == nil || s.Templates == nil || s.Settings == nil || s.Hosts == nil || s.Engine == nil {
+	if s.store == nil || s.Templates == nil || s.Settings == nil || s.Hosts == nil || s.engine == nil || s.Runs == nil {
 		t.Fatalf("Open left a service out: %+v", s)
 	}
 	if s.Inbox != nil {

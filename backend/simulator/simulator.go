@@ -68,6 +68,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/recording"
+	contract "github.com/baton-app/baton/backend/session"
 )
 
 //go:embed web
@@ -92,10 +93,6 @@ var Scenarios = []string{
 	"conflict",         // as worker, reports a conflict with another agent over a file of its scope, with a suggested resolution
 	"deadlock",         // at the slow pace, plans a chain (task 2 after task 1) beside an independent task 3; task 1 fails, so a retry of the skipped task 2 meets the dependency deadlock check
 }
-
-// permissionModes are the Claude Code permission modes a session takes
-// (start's permissionMode, setPermissionMode).
-var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
 
 // ValidScenario reports whether name is a known scenario.
 func ValidScenario(name string) bool { return slices.Contains(Scenarios, name) }
@@ -416,7 +413,7 @@ func (s *Simulator) start(info startInfo) (string, error) {
 	if err := checkDir(info.Cwd); err != nil {
 		return "", fmt.Errorf("start: %w", err)
 	}
-	if info.PermissionMode != "" && !slices.Contains(permissionModes, info.PermissionMode) {
+	if info.PermissionMode != "" && !contract.ValidPermissionMode(info.PermissionMode) {
 		return "", fmt.Errorf("start: unknown permission mode %q", info.PermissionMode)
 	}
 	id := info.SessionID
@@ -553,7 +550,7 @@ func (s *Simulator) apiAction(w http.ResponseWriter, r *http.Request) {
 	case "model":
 		ss.model = req.Value
 	case "mode":
-		if slices.Contains(permissionModes, req.Value) {
+		if contract.ValidPermissionMode(req.Value) {
 			ss.permissionMode = req.Value
 		} else {
 			err = fmt.Errorf("unknown permission mode %q", req.Value)

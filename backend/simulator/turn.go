@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/agent"
+	contract "github.com/baton-app/baton/backend/session"
 )
 
 const stepDelay = 300 * time.Millisecond
@@ -200,7 +201,7 @@ func (t *turn) Worker() (agent.Report, error) {
 
 func (t *turn) askWrite() error {
 	t.s.mu.Lock()
-	allowed := t.ss.allowed["Write"] || t.ss.permissionMode == "bypassPermissions" || t.ss.permissionMode == "acceptEdits"
+	allowed := t.ss.allowed["Write"] || t.ss.permissionMode == contract.ModeBypassPermissions || t.ss.permissionMode == contract.ModeAcceptEdits
 	t.s.mu.Unlock()
 	input := map[string]any{"file_path": path.Join(t.ss.cwd, "NOTES.md"), "content": "notes\n"}
 	id := t.toolUse("Write", input)

@@ -1,10 +1,15 @@
 package template
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/templates"
 )
 
 // TestInvalidFixtures checks every file in testdata/invalid against the
@@ -71,5 +76,34 @@ func TestValidateAcceptsChildThatOmitsWhatItInherits(t *testing.T) {
 				t.Errorf("Validate: %v", problems)
 			}
 		})
+	}
+}
+
+// The schema's permission modes are the one list of backend/session (the
+// CLI's own): the validator takes each of them and refuses any other.
+func TestSchemaPermissionModesAreTheSessionContracts(t *testing.T) {
+	t.Parallel()
+	var schema struct {
+		Defs struct {
+			Config struct {
+				Properties struct {
+					PermissionMode struct{ Enum []string }
+				}
+			}
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(templates.Schema(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	if got := schema.Defs.Config.Properties.PermissionMode.Enum; !slices.Equal(got, session.PermissionModes) {
+		t.Errorf("templates/schema.json lists the permission modes %v, the session contract %v", got, session.PermissionModes)
+	}
+	m, _ := newManager(t, true)
+	for _, mode := range append(slices.Clone(session.PermissionModes), "allowAll") {
+		doc := `{"id": "mini", "name": "Mini", "extends": "_default", "config": {"permissionMode": "` + mode + `"}}`
+		problems := m.Validate([]byte(doc))
+		if valid := session.ValidPermissionMode(mode); valid != (problems == nil) {
+			t.Errorf("permission mode %q: problems %v", mode, problems)
+		}
 	}
 }

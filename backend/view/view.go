@@ -1,7 +1,11 @@
-// Package view holds what the window's bindings return: small structs made
-// for the frontend, copied from the store's rows and the engine's snapshots
-// so that a change to a row (a new column, an internal field) does not reach
-// the frontend unnoticed. Their JSON names are the frontend's.
+// Package view holds what the faces of Baton show and send: the structs the
+// window's bindings return and take, and what the terminal prints. They are
+// copied from the store's rows and the engine's snapshots, reports and
+// events, so that a change to a row (a new column, an internal field) does
+// not reach the frontend unnoticed; a type the engine changes stops the
+// conversion here from compiling. Their JSON names are the frontend's.
+// Only backend/service and this package know the engine's and the store's
+// own types: the bindings and backend/console read these.
 package view
 
 import (
@@ -9,6 +13,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -16,14 +21,14 @@ import (
 type Run struct {
 	// Reconnecting is set while the run waits for its lost session host
 	// (filled in by the bindings from the engine, not stored).
-	Reconnecting *engine.Reconnecting `json:"reconnecting,omitempty"`
-	ID           string               `json:"id"`
-	TemplateID   string               `json:"templateId"`
-	TemplateName string               `json:"templateName"`
-	Cwd          string               `json:"cwd"`
-	Request      string               `json:"request"`
-	Variables    map[string]any       `json:"variables"`
-	Status       string               `json:"status"`
+	Reconnecting *Reconnecting  `json:"reconnecting,omitempty"`
+	ID           string         `json:"id"`
+	TemplateID   string         `json:"templateId"`
+	TemplateName string         `json:"templateName"`
+	Cwd          string         `json:"cwd"`
+	Request      string         `json:"request"`
+	Variables    map[string]any `json:"variables"`
+	Status       string         `json:"status"`
 	// ResumeStatus is the status a paused run goes back to.
 	ResumeStatus string `json:"resumeStatus,omitempty"`
 	Phase        string `json:"phase"`
@@ -47,7 +52,39 @@ type Run struct {
 	CompletedAt    *time.Time `json:"completedAt,omitempty"`
 	// Limits: the wait for a limit, the lowered worker count, the budget,
 	// and whether the cost is simulated or estimated (issue 17).
-	Limits store.RunLimits `json:"limits"`
+	Limits RunLimits `json:"limits"`
+}
+
+// RunLimits is what a run shows about the limits it waits for and its
+// budget (issue 17).
+type RunLimits struct {
+	// WaitingUntil is when a run waiting for a limit goes on; WaitingFor is
+	// the kind of limit (rate_limit, overloaded, usage_limit).
+	WaitingUntil *time.Time `json:"waitingUntil,omitempty"`
+	WaitingFor   string     `json:"waitingFor,omitempty"`
+	// ResumeDue: the wait is over but the automatic resume is off; the run
+	// waits for the user's Resume now.
+	ResumeDue bool `json:"resumeDue,omitempty"`
+	// WorkerCap is the lowered number of workers at once (0: maxWorkers).
+	WorkerCap int `json:"workerCap,omitempty"`
+	// BudgetUSD and BudgetTokens are the run's budget (0: no cap).
+	BudgetUSD    float64 `json:"budgetUsd,omitempty"`
+	BudgetTokens int64   `json:"budgetTokens,omitempty"`
+	// BudgetWarned: 80 % of the budget is used; BudgetPaused: all of it,
+	// and the run paused.
+	BudgetWarned bool `json:"budgetWarned,omitempty"`
+	BudgetPaused bool `json:"budgetPaused,omitempty"`
+	// CostEstimated: some of the cost was computed from Baton's price table.
+	CostEstimated bool `json:"costEstimated,omitempty"`
+	// CostSimulated: the run ran on the simulator; its costs are simulated.
+	CostSimulated bool `json:"costSimulated,omitempty"`
+}
+
+// Reconnecting describes a run that waits for its lost session host.
+type Reconnecting struct {
+	Since  time.Time `json:"since"`
+	Until  time.Time `json:"until"`
+	Reason string    `json:"reason,omitempty"`
 }
 
 // Task is one task of a run's plan.
@@ -136,12 +173,15 @@ type Snapshot struct {
 	Answers        []PhaseAnswer `json:"answers"`
 	ParallelGroups [][]string    `json:"parallelGroups"`
 	// FinalReport is stored when the run finishes (nil before).
-	FinalReport *engine.FinalReport `json:"finalReport,omitempty"`
+	FinalReport *FinalReport `json:"finalReport,omitempty"`
 	// Reconnecting is set while the run waits for its lost session host.
-	Reconnecting *engine.Reconnecting `json:"reconnecting,omitempty"`
+	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
 	// Worktree is the run's worktree isolation (nil: the workers shared
 	// the folder).
-	Worktree *engine.Worktree `json:"worktree,omitempty"`
+	Worktree *Worktree `json:"worktree,omitempty"`
+	// UserReviews is true when the run's template leaves the review of
+	// each task to the user (the reviewer "user").
+	UserReviews bool `json:"userReviews"`
 }
 
 // HistoryPage is one page of past runs.
@@ -164,7 +204,7 @@ func RunOf(r store.Run) Run {
 		Variables: r.Variables, Status: r.Status, ResumeStatus: r.ResumeStatus, Phase: r.Phase,
 		MainSessionID: r.MainSessionID, Message: r.Message, Error: r.Error, Issues: issues,
 		TasksTotal: r.TasksTotal, TasksCompleted: r.TasksCompleted, TasksFailed: r.TasksFailed, TasksSkipped: r.TasksSkipped,
-		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, Limits: r.Limits,
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, Limits: RunLimits(r.Limits),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
 	}
 }
@@ -207,16 +247,30 @@ func PhaseAnswerOf(a store.PhaseAnswer) PhaseAnswer {
 
 // SnapshotOf is the view of an engine snapshot.
 func SnapshotOf(s engine.Snapshot) Snapshot {
-	return Snapshot{
+	v := Snapshot{
 		Run:            RunOf(s.Run),
 		Tasks:          mapAll(s.Tasks, TaskOf),
 		Workers:        mapAll(s.Workers, WorkerOf),
 		Answers:        mapAll(s.Answers, PhaseAnswerOf),
 		ParallelGroups: s.ParallelGroups,
-		FinalReport:    s.FinalReport,
-		Reconnecting:   s.Reconnecting,
-		Worktree:       s.Worktree,
+		Reconnecting:   ReconnectingOf(s.Reconnecting),
+		Worktree:       WorktreeOf(s.Worktree),
+		UserReviews:    inbox.ReviewerIsUser(s.Run.Template),
 	}
+	if s.FinalReport != nil {
+		rep := FinalReportOf(*s.FinalReport)
+		v.FinalReport = &rep
+	}
+	return v
+}
+
+// ReconnectingOf is the view of a run's wait for its host (nil: none).
+func ReconnectingOf(r *engine.Reconnecting) *Reconnecting {
+	if r == nil {
+		return nil
+	}
+	v := Reconnecting(*r)
+	return &v
 }
 
 // HistoryPageOf is the view of a page of the history.

@@ -15,7 +15,7 @@ import (
 // shows up in the JSON comparison.
 func fill(t *testing.T, v reflect.Value, depth int) {
 	t.Helper()
-	if depth > 4 {
+	if depth > 8 {
 		return
 	}
 	switch v.Kind() {
@@ -66,7 +66,14 @@ func sameJSON(t *testing.T, what string, row, view any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(a) != string(b) {
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(x, y) {
 		t.Errorf("%s: the view's JSON differs from the row's:\nrow:  %s\nview: %s", what, a, b)
 	}
 }
@@ -77,14 +84,119 @@ func TestViewsKeepTheFrontendsJSON(t *testing.T) {
 	t.Parallel()
 	var snap engine.Snapshot
 	fill(t, reflect.ValueOf(&snap).Elem(), 0)
-	snap.FinalReport = nil // the engine's own type, passed through
-	sameJSON(t, "snapshot", snap, SnapshotOf(snap))
+	v := SnapshotOf(snap)
+	if v.UserReviews {
+		t.Error("UserReviews is set for a template that names no reviewer")
+	}
+	sameJSON(t, "snapshot", snap, without{v, "userReviews"}) // the engine reads the reviewer from the template
+	var rep engine.FinalReport
+	fill(t, reflect.ValueOf(&rep).Elem(), 0)
+	sameJSON(t, "final report", rep, FinalReportOf(rep))
+	var p engine.Payload
+	fill(t, reflect.ValueOf(&p).Elem(), 0)
+	e, ok := EventOf(engine.EventWorkerProgress, p)
+	if !ok || e.Name != engine.EventWorkerProgress {
+		t.Fatalf("EventOf = %+v, %v", e, ok)
+	}
+	sameJSON(t, "event", p, without{e, "name"}) // the payload travels beside its name
+	if _, ok := EventOf("inbox:changed", struct{}{}); ok {
+		t.Error("EventOf took a payload that is not the engine's")
+	}
 	var page store.Page
 	fill(t, reflect.ValueOf(&page).Elem(), 0)
 	sameJSON(t, "history page", page, HistoryPageOf(page))
 	sameJSON(t, "no runs", []store.Run(nil), RunsOf(nil))
 	var empty store.Worker
 	sameJSON(t, "worker without a prompt", empty, WorkerOf(empty))
+}
+
+// without marshals v without one of its keys: a field the value it is
+// compared with does not have.
+type without struct {
+	v   any
+	key string
+}
+
+func (w without) MarshalJSON() ([]byte, error) {
+	var m map[string]json.RawMessage
+	b, err := json.Marshal(w.v)
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		return nil, err
+	}
+	delete(m, w.key)
+	return json.Marshal(m)
+}
+
+// What the faces send reaches the engine and the store whole: every field
+// of the engine's request, filled, makes the same JSON after a trip through
+// the view.
+func TestRequestsReachTheEngineWhole(t *testing.T) {
+	t.Parallel()
+	var req engine.CreateRequest
+	fill(t, reflect.ValueOf(&req).Elem(), 0)
+	var vreq CreateRequest
+	roundTrip(t, req, &vreq)
+	sameJSON(t, "create request", req, EngineRequest(vreq))
+	var mods engine.Modifications
+	fill(t, reflect.ValueOf(&mods).Elem(), 0)
+	var vmods Modifications
+	roundTrip(t, mods, &vmods)
+	sameJSON(t, "modifications", mods, EngineModifications(vmods))
+	var q store.HistoryQuery
+	fill(t, reflect.ValueOf(&q).Elem(), 0)
+	var vq HistoryQuery
+	roundTrip(t, q, &vq)
+	sameJSON(t, "history query", q, StoreQuery(vq))
+	if got := EngineRequest(CreateRequest{TemplateID: "x"}); got.Overrides != nil {
+		t.Errorf("a request without overrides got %+v", got.Overrides)
+	}
+}
+
+// roundTrip decodes the JSON of from into to.
+func roundTrip(t *testing.T, from, to any) {
+	t.Helper()
+	b, err := json.Marshal(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The status names are the store's, and Finished agrees with it.
+func TestStatusNamesAreTheStores(t *testing.T) {
+	t.Parallel()
+	runs := []string{RunCreated, RunAnalyzing, RunPlanning, RunConfirming, RunSpawning, RunRunning, RunAggregating,
+		RunVerifying, RunCompleted, RunPaused, RunCancelled, RunError, RunInterrupted, RunCompletedWithIssues, RunFailed}
+	if want := store.RunStatusNames(); !reflect.DeepEqual(runs, want) {
+		t.Errorf("run statuses %v, the store's %v", runs, want)
+	}
+	workers := []string{WorkerPending, WorkerSpawning, WorkerRunning, WorkerPaused, WorkerCompleted, WorkerFailed,
+		WorkerTimeout, WorkerCancelled, WorkerAwaitingReview, WorkerRejected}
+	if want := store.WorkerStatusNames(); !reflect.DeepEqual(workers, want) {
+		t.Errorf("worker statuses %v, the store's %v", workers, want)
+	}
+	for _, s := range engine.RunStatuses() {
+		if Finished(s.String()) != s.Finished() {
+			t.Errorf("Finished(%s) = %v, the engine says %v", s, Finished(s.String()), s.Finished())
+		}
+	}
+	if StatusLabel(RunCompletedWithIssues) != "completed with issues" {
+		t.Errorf("StatusLabel = %q", StatusLabel(RunCompletedWithIssues))
+	}
+}
+
+// A run whose template names the user as reviewer says so.
+func TestSnapshotSaysWhoReviews(t *testing.T) {
+	t.Parallel()
+	snap := engine.Snapshot{Run: store.Run{ID: "orch_1", Template: json.RawMessage(`{"phases":{"review":{"enabled":true,"reviewer":"user"}}}`)}}
+	if !SnapshotOf(snap).UserReviews {
+		t.Error("the user reviews, and the view does not say so")
+	}
 }
 
 // The window sees why a run is completed with issues, and an empty list

@@ -2,8 +2,8 @@
 // generated wailsjs models: when the bindings' Go types change, this is the
 // one file that follows them. Everything else imports these names (through
 // here or through api.ts), never wailsjs/go/models.
-import { engine, view } from '../../wailsjs/go/models';
-import type { desktop, doctor, hosts, inbox, main, session, sessions, settings, store, template, worktree } from '../../wailsjs/go/models';
+import { view } from '../../wailsjs/go/models';
+import type { desktop, doctor, hosts, inbox, main, session, sessions, settings, template } from '../../wailsjs/go/models';
 
 export type AppInfo = desktop.Info;
 export type TemplateInfo = template.TemplateInfo;
@@ -27,28 +27,28 @@ export type Task = view.Task;
 export type Worker = view.Worker;
 export type PhaseAnswer = view.PhaseAnswer;
 export type RunSnapshot = view.Snapshot;
-export type CreateRunRequest = engine.CreateRequest;
-export type RunOverrides = engine.Overrides;
-export type Modifications = engine.Modifications;
-export type TaskEdit = engine.TaskEdit;
-export type NewTask = engine.NewTask;
-export type HistoryQuery = store.HistoryQuery;
+export type CreateRunRequest = view.CreateRequest;
+export type RunOverrides = view.Overrides;
+export type Modifications = view.Modifications;
+export type TaskEdit = view.TaskEdit;
+export type NewTask = view.NewTask;
+export type HistoryQuery = view.HistoryQuery;
 export type HistoryPage = view.HistoryPage;
 export type InboxItem = inbox.Item;
-export type ReportExport = main.ReportExport;
-export type FinalReport = engine.FinalReport;
-export type RunWorktree = engine.Worktree;
-export type TaskChanges = engine.TaskChanges;
-export type Applied = worktree.Applied;
+export type ReportExport = view.ReportExport;
+export type FinalReport = view.FinalReport;
+export type RunWorktree = view.Worktree;
+export type TaskChanges = view.TaskChanges;
+export type Applied = view.Applied;
 export type WorkerAction = 'pause' | 'resume' | 'cancel' | 'retry';
 
 // Builders: plain JSON made into the generated classes the bindings take.
 
 /** The request that starts a run. */
-export const createRunRequest = (source: Partial<CreateRunRequest>): CreateRunRequest => engine.CreateRequest.createFrom(source);
+export const createRunRequest = (source: Partial<CreateRunRequest>): CreateRunRequest => view.CreateRequest.createFrom(source);
 
 /** The user's changes to a proposed task list. */
-export const newModifications = (source: Partial<Modifications>): Modifications => engine.Modifications.createFrom(source);
+export const newModifications = (source: Partial<Modifications>): Modifications => view.Modifications.createFrom(source);
 
 /** A run's snapshot as RunSnapshot returns it. */
 export const snapshotFrom = (source: unknown): RunSnapshot => view.Snapshot.createFrom(source);

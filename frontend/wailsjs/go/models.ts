@@ -138,628 +138,6 @@ export namespace doctor {
 
 }
 
-export namespace engine {
-	
-	export class Attempt {
-	    taskId: string;
-	    reason?: string;
-	    // Go type: time
-	    at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Attempt(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.taskId = source["taskId"];
-	        this.reason = source["reason"];
-	        this.at = this.convertValues(source["at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ConflictState {
-	    taskId: string;
-	    files: string[];
-	    resolver: string;
-	    byUser: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new ConflictState(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.taskId = source["taskId"];
-	        this.files = source["files"];
-	        this.resolver = source["resolver"];
-	        this.byUser = source["byUser"];
-	    }
-	}
-	export class Overrides {
-	    maxWorkers?: number;
-	    workerTimeout?: number;
-	    inactivityTimeout?: number;
-	    maxRetries?: number;
-	    permissionMode?: string;
-	    budget?: template.Budget;
-	    isolation?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Overrides(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.maxWorkers = source["maxWorkers"];
-	        this.workerTimeout = source["workerTimeout"];
-	        this.inactivityTimeout = source["inactivityTimeout"];
-	        this.maxRetries = source["maxRetries"];
-	        this.permissionMode = source["permissionMode"];
-	        this.budget = this.convertValues(source["budget"], template.Budget);
-	        this.isolation = source["isolation"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class CreateRequest {
-	    templateId: string;
-	    cwd: string;
-	    request: string;
-	    variables?: Record<string, any>;
-	    overrides?: Overrides;
-	
-	    static createFrom(source: any = {}) {
-	        return new CreateRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.templateId = source["templateId"];
-	        this.cwd = source["cwd"];
-	        this.request = source["request"];
-	        this.variables = source["variables"];
-	        this.overrides = this.convertValues(source["overrides"], Overrides);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Decision {
-	    kind: string;
-	    taskId?: string;
-	    by?: string;
-	    text: string;
-	    question?: string;
-	    resolution?: string;
-	    tasks?: string[];
-	    // Go type: time
-	    at?: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Decision(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.taskId = source["taskId"];
-	        this.by = source["by"];
-	        this.text = source["text"];
-	        this.question = source["question"];
-	        this.resolution = source["resolution"];
-	        this.tasks = source["tasks"];
-	        this.at = this.convertValues(source["at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ReportCost {
-	    usd: number;
-	    inputTokens: number;
-	    outputTokens: number;
-	    label: string;
-	    budgetUsd?: number;
-	    budgetTokens?: number;
-	    limitWaits: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new ReportCost(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.usd = source["usd"];
-	        this.inputTokens = source["inputTokens"];
-	        this.outputTokens = source["outputTokens"];
-	        this.label = source["label"];
-	        this.budgetUsd = source["budgetUsd"];
-	        this.budgetTokens = source["budgetTokens"];
-	        this.limitWaits = source["limitWaits"];
-	    }
-	}
-	export class Limitation {
-	    kind: string;
-	    taskId?: string;
-	    text: string;
-	    severity?: string;
-	    files?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Limitation(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.taskId = source["taskId"];
-	        this.text = source["text"];
-	        this.severity = source["severity"];
-	        this.files = source["files"];
-	    }
-	}
-	export class ReportFile {
-	    path: string;
-	    tasks: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new ReportFile(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.tasks = source["tasks"];
-	    }
-	}
-	export class RemediationRound {
-	    round: number;
-	    message?: string;
-	    tasks: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new RemediationRound(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.round = source["round"];
-	        this.message = source["message"];
-	        this.tasks = source["tasks"];
-	    }
-	}
-	export class Iterations {
-	    total: number;
-	    remediation: RemediationRound[];
-	    retries: Attempt[];
-	    rejections: Attempt[];
-	    reprompts: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Iterations(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.total = source["total"];
-	        this.remediation = this.convertValues(source["remediation"], RemediationRound);
-	        this.retries = this.convertValues(source["retries"], Attempt);
-	        this.rejections = this.convertValues(source["rejections"], Attempt);
-	        this.reprompts = source["reprompts"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TaskRef {
-	    id: string;
-	    title: string;
-	    status: string;
-	    reason?: string;
-	    retries: number;
-	    unstructured?: boolean;
-	    costUsd?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskRef(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.status = source["status"];
-	        this.reason = source["reason"];
-	        this.retries = source["retries"];
-	        this.unstructured = source["unstructured"];
-	        this.costUsd = source["costUsd"];
-	    }
-	}
-	export class TaskCounts {
-	    total: number;
-	    completed: number;
-	    failed: number;
-	    skipped: number;
-	    notRun: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskCounts(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.total = source["total"];
-	        this.completed = source["completed"];
-	        this.failed = source["failed"];
-	        this.skipped = source["skipped"];
-	        this.notRun = source["notRun"];
-	    }
-	}
-	export class FinalReport {
-	    runId: string;
-	    status: string;
-	    message?: string;
-	    error?: string;
-	    // Go type: time
-	    finishedAt?: any;
-	    tasks: TaskCounts;
-	    completed: TaskRef[];
-	    failed: TaskRef[];
-	    skipped: TaskRef[];
-	    notRun: TaskRef[];
-	    iterations: Iterations;
-	    decisions: Decision[];
-	    files: ReportFile[];
-	    limitations: Limitation[];
-	    issues: string[];
-	    cost: ReportCost;
-	
-	    static createFrom(source: any = {}) {
-	        return new FinalReport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.runId = source["runId"];
-	        this.status = source["status"];
-	        this.message = source["message"];
-	        this.error = source["error"];
-	        this.finishedAt = this.convertValues(source["finishedAt"], null);
-	        this.tasks = this.convertValues(source["tasks"], TaskCounts);
-	        this.completed = this.convertValues(source["completed"], TaskRef);
-	        this.failed = this.convertValues(source["failed"], TaskRef);
-	        this.skipped = this.convertValues(source["skipped"], TaskRef);
-	        this.notRun = this.convertValues(source["notRun"], TaskRef);
-	        this.iterations = this.convertValues(source["iterations"], Iterations);
-	        this.decisions = this.convertValues(source["decisions"], Decision);
-	        this.files = this.convertValues(source["files"], ReportFile);
-	        this.limitations = this.convertValues(source["limitations"], Limitation);
-	        this.issues = source["issues"];
-	        this.cost = this.convertValues(source["cost"], ReportCost);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	export class NewTask {
-	    id: string;
-	    title: string;
-	    description: string;
-	    scope?: string[];
-	    priority?: number;
-	    dependencies?: string[];
-	    complexity?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new NewTask(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.description = source["description"];
-	        this.scope = source["scope"];
-	        this.priority = source["priority"];
-	        this.dependencies = source["dependencies"];
-	        this.complexity = source["complexity"];
-	    }
-	}
-	export class TaskEdit {
-	    id: string;
-	    title?: string;
-	    description?: string;
-	    scope?: string[];
-	    priority?: number;
-	    dependencies?: string[];
-	    complexity?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskEdit(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.description = source["description"];
-	        this.scope = source["scope"];
-	        this.priority = source["priority"];
-	        this.dependencies = source["dependencies"];
-	        this.complexity = source["complexity"];
-	    }
-	}
-	export class Modifications {
-	    skip?: string[];
-	    unskip?: string[];
-	    edit?: TaskEdit[];
-	    add?: NewTask[];
-	    remove?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Modifications(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.skip = source["skip"];
-	        this.unskip = source["unskip"];
-	        this.edit = this.convertValues(source["edit"], TaskEdit);
-	        this.add = this.convertValues(source["add"], NewTask);
-	        this.remove = source["remove"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	export class Reconnecting {
-	    // Go type: time
-	    since: any;
-	    // Go type: time
-	    until: any;
-	    reason?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Reconnecting(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.since = this.convertValues(source["since"], null);
-	        this.until = this.convertValues(source["until"], null);
-	        this.reason = source["reason"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	
-	export class TaskChanges {
-	    taskId: string;
-	    merged: boolean;
-	    dropped?: boolean;
-	    error?: string;
-	    changes: worktree.FileChange[];
-	    resolves?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskChanges(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.taskId = source["taskId"];
-	        this.merged = source["merged"];
-	        this.dropped = source["dropped"];
-	        this.error = source["error"];
-	        this.changes = this.convertValues(source["changes"], worktree.FileChange);
-	        this.resolves = source["resolves"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	
-	export class Worktree {
-	    repo: string;
-	    branch: string;
-	    base: string;
-	    runDir: string;
-	    dirty?: string[];
-	    mergeCommand: string;
-	    tasks: TaskChanges[];
-	    conflict?: ConflictState;
-	    outcome?: string;
-	    applied?: worktree.Applied;
-	    cleaned: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Worktree(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.repo = source["repo"];
-	        this.branch = source["branch"];
-	        this.base = source["base"];
-	        this.runDir = source["runDir"];
-	        this.dirty = source["dirty"];
-	        this.mergeCommand = source["mergeCommand"];
-	        this.tasks = this.convertValues(source["tasks"], TaskChanges);
-	        this.conflict = this.convertValues(source["conflict"], ConflictState);
-	        this.outcome = source["outcome"];
-	        this.applied = this.convertValues(source["applied"], worktree.Applied);
-	        this.cleaned = source["cleaned"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
 export namespace hosts {
 	
 	export class Status {
@@ -841,20 +219,6 @@ export namespace inbox {
 
 export namespace main {
 	
-	export class ReportExport {
-	    cancelled: boolean;
-	    path: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ReportExport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.cancelled = source["cancelled"];
-	        this.path = source["path"];
-	    }
-	}
 	export class SessionTranscript {
 	    items: sessions.Item[];
 	    total: number;
@@ -1153,106 +517,6 @@ export namespace settings {
 	        this.reconnectForSeconds = source["reconnectForSeconds"];
 	        this.autoResumeAfterLimit = source["autoResumeAfterLimit"];
 	    }
-	}
-
-}
-
-export namespace store {
-	
-	export class HistoryQuery {
-	    status?: string[];
-	    templateId?: string;
-	    text?: string;
-	    // Go type: time
-	    from?: any;
-	    // Go type: time
-	    to?: any;
-	    limit?: number;
-	    offset?: number;
-	    sort?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new HistoryQuery(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.status = source["status"];
-	        this.templateId = source["templateId"];
-	        this.text = source["text"];
-	        this.from = this.convertValues(source["from"], null);
-	        this.to = this.convertValues(source["to"], null);
-	        this.limit = source["limit"];
-	        this.offset = source["offset"];
-	        this.sort = source["sort"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class RunLimits {
-	    // Go type: time
-	    waitingUntil?: any;
-	    waitingFor?: string;
-	    resumeDue?: boolean;
-	    workerCap?: number;
-	    budgetUsd?: number;
-	    budgetTokens?: number;
-	    budgetWarned?: boolean;
-	    budgetPaused?: boolean;
-	    costEstimated?: boolean;
-	    costSimulated?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new RunLimits(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.waitingUntil = this.convertValues(source["waitingUntil"], null);
-	        this.waitingFor = source["waitingFor"];
-	        this.resumeDue = source["resumeDue"];
-	        this.workerCap = source["workerCap"];
-	        this.budgetUsd = source["budgetUsd"];
-	        this.budgetTokens = source["budgetTokens"];
-	        this.budgetWarned = source["budgetWarned"];
-	        this.budgetPaused = source["budgetPaused"];
-	        this.costEstimated = source["costEstimated"];
-	        this.costSimulated = source["costSimulated"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 
 }
@@ -1711,8 +975,536 @@ export namespace template {
 
 export namespace view {
 	
+	export class Applied {
+	    into: string;
+	    fastForward: boolean;
+	    nothing?: boolean;
+	    commit: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Applied(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.into = source["into"];
+	        this.fastForward = source["fastForward"];
+	        this.nothing = source["nothing"];
+	        this.commit = source["commit"];
+	    }
+	}
+	export class Attempt {
+	    taskId: string;
+	    reason?: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Attempt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.reason = source["reason"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Budget {
+	    maxCostUsd?: number;
+	    maxTokens?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Budget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.maxCostUsd = source["maxCostUsd"];
+	        this.maxTokens = source["maxTokens"];
+	    }
+	}
+	export class ConflictState {
+	    taskId: string;
+	    files: string[];
+	    resolver: string;
+	    byUser: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConflictState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.files = source["files"];
+	        this.resolver = source["resolver"];
+	        this.byUser = source["byUser"];
+	    }
+	}
+	export class Overrides {
+	    maxWorkers?: number;
+	    workerTimeout?: number;
+	    inactivityTimeout?: number;
+	    maxRetries?: number;
+	    permissionMode?: string;
+	    budget?: Budget;
+	    isolation?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Overrides(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.maxWorkers = source["maxWorkers"];
+	        this.workerTimeout = source["workerTimeout"];
+	        this.inactivityTimeout = source["inactivityTimeout"];
+	        this.maxRetries = source["maxRetries"];
+	        this.permissionMode = source["permissionMode"];
+	        this.budget = this.convertValues(source["budget"], Budget);
+	        this.isolation = source["isolation"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CreateRequest {
+	    templateId: string;
+	    cwd: string;
+	    request: string;
+	    variables?: Record<string, any>;
+	    overrides?: Overrides;
+	
+	    static createFrom(source: any = {}) {
+	        return new CreateRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.templateId = source["templateId"];
+	        this.cwd = source["cwd"];
+	        this.request = source["request"];
+	        this.variables = source["variables"];
+	        this.overrides = this.convertValues(source["overrides"], Overrides);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Decision {
+	    kind: string;
+	    taskId?: string;
+	    by?: string;
+	    text: string;
+	    question?: string;
+	    resolution?: string;
+	    tasks?: string[];
+	    // Go type: time
+	    at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Decision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.taskId = source["taskId"];
+	        this.by = source["by"];
+	        this.text = source["text"];
+	        this.question = source["question"];
+	        this.resolution = source["resolution"];
+	        this.tasks = source["tasks"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class FileChange {
+	    path: string;
+	    added: number;
+	    removed: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	    }
+	}
+	export class ReportCost {
+	    usd: number;
+	    inputTokens: number;
+	    outputTokens: number;
+	    label: string;
+	    budgetUsd?: number;
+	    budgetTokens?: number;
+	    limitWaits: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportCost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.usd = source["usd"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.label = source["label"];
+	        this.budgetUsd = source["budgetUsd"];
+	        this.budgetTokens = source["budgetTokens"];
+	        this.limitWaits = source["limitWaits"];
+	    }
+	}
+	export class Limitation {
+	    kind: string;
+	    taskId?: string;
+	    text: string;
+	    severity?: string;
+	    files?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Limitation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.taskId = source["taskId"];
+	        this.text = source["text"];
+	        this.severity = source["severity"];
+	        this.files = source["files"];
+	    }
+	}
+	export class ReportFile {
+	    path: string;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.tasks = source["tasks"];
+	    }
+	}
+	export class RemediationRound {
+	    round: number;
+	    message?: string;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RemediationRound(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.round = source["round"];
+	        this.message = source["message"];
+	        this.tasks = source["tasks"];
+	    }
+	}
+	export class Iterations {
+	    total: number;
+	    remediation: RemediationRound[];
+	    retries: Attempt[];
+	    rejections: Attempt[];
+	    reprompts: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Iterations(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.remediation = this.convertValues(source["remediation"], RemediationRound);
+	        this.retries = this.convertValues(source["retries"], Attempt);
+	        this.rejections = this.convertValues(source["rejections"], Attempt);
+	        this.reprompts = source["reprompts"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskRef {
+	    id: string;
+	    title: string;
+	    status: string;
+	    reason?: string;
+	    retries: number;
+	    unstructured?: boolean;
+	    costUsd?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.status = source["status"];
+	        this.reason = source["reason"];
+	        this.retries = source["retries"];
+	        this.unstructured = source["unstructured"];
+	        this.costUsd = source["costUsd"];
+	    }
+	}
+	export class TaskCounts {
+	    total: number;
+	    completed: number;
+	    failed: number;
+	    skipped: number;
+	    notRun: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskCounts(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.completed = source["completed"];
+	        this.failed = source["failed"];
+	        this.skipped = source["skipped"];
+	        this.notRun = source["notRun"];
+	    }
+	}
+	export class FinalReport {
+	    runId: string;
+	    status: string;
+	    message?: string;
+	    error?: string;
+	    // Go type: time
+	    finishedAt?: any;
+	    tasks: TaskCounts;
+	    completed: TaskRef[];
+	    failed: TaskRef[];
+	    skipped: TaskRef[];
+	    notRun: TaskRef[];
+	    iterations: Iterations;
+	    decisions: Decision[];
+	    files: ReportFile[];
+	    limitations: Limitation[];
+	    issues: string[];
+	    cost: ReportCost;
+	
+	    static createFrom(source: any = {}) {
+	        return new FinalReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.status = source["status"];
+	        this.message = source["message"];
+	        this.error = source["error"];
+	        this.finishedAt = this.convertValues(source["finishedAt"], null);
+	        this.tasks = this.convertValues(source["tasks"], TaskCounts);
+	        this.completed = this.convertValues(source["completed"], TaskRef);
+	        this.failed = this.convertValues(source["failed"], TaskRef);
+	        this.skipped = this.convertValues(source["skipped"], TaskRef);
+	        this.notRun = this.convertValues(source["notRun"], TaskRef);
+	        this.iterations = this.convertValues(source["iterations"], Iterations);
+	        this.decisions = this.convertValues(source["decisions"], Decision);
+	        this.files = this.convertValues(source["files"], ReportFile);
+	        this.limitations = this.convertValues(source["limitations"], Limitation);
+	        this.issues = source["issues"];
+	        this.cost = this.convertValues(source["cost"], ReportCost);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RunLimits {
+	    // Go type: time
+	    waitingUntil?: any;
+	    waitingFor?: string;
+	    resumeDue?: boolean;
+	    workerCap?: number;
+	    budgetUsd?: number;
+	    budgetTokens?: number;
+	    budgetWarned?: boolean;
+	    budgetPaused?: boolean;
+	    costEstimated?: boolean;
+	    costSimulated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunLimits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.waitingUntil = this.convertValues(source["waitingUntil"], null);
+	        this.waitingFor = source["waitingFor"];
+	        this.resumeDue = source["resumeDue"];
+	        this.workerCap = source["workerCap"];
+	        this.budgetUsd = source["budgetUsd"];
+	        this.budgetTokens = source["budgetTokens"];
+	        this.budgetWarned = source["budgetWarned"];
+	        this.budgetPaused = source["budgetPaused"];
+	        this.costEstimated = source["costEstimated"];
+	        this.costSimulated = source["costSimulated"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Reconnecting {
+	    // Go type: time
+	    since: any;
+	    // Go type: time
+	    until: any;
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Reconnecting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.since = this.convertValues(source["since"], null);
+	        this.until = this.convertValues(source["until"], null);
+	        this.reason = source["reason"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Run {
-	    reconnecting?: engine.Reconnecting;
+	    reconnecting?: Reconnecting;
 	    id: string;
 	    templateId: string;
 	    templateName: string;
@@ -1741,7 +1533,7 @@ export namespace view {
 	    startedAt?: any;
 	    // Go type: time
 	    completedAt?: any;
-	    limits: store.RunLimits;
+	    limits: RunLimits;
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -1749,7 +1541,7 @@ export namespace view {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
+	        this.reconnecting = this.convertValues(source["reconnecting"], Reconnecting);
 	        this.id = source["id"];
 	        this.templateId = source["templateId"];
 	        this.templateName = source["templateName"];
@@ -1774,7 +1566,7 @@ export namespace view {
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	        this.startedAt = this.convertValues(source["startedAt"], null);
 	        this.completedAt = this.convertValues(source["completedAt"], null);
-	        this.limits = this.convertValues(source["limits"], store.RunLimits);
+	        this.limits = this.convertValues(source["limits"], RunLimits);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1833,6 +1625,142 @@ export namespace view {
 		    return a;
 		}
 	}
+	export class HistoryQuery {
+	    status?: string[];
+	    templateId?: string;
+	    text?: string;
+	    // Go type: time
+	    from?: any;
+	    // Go type: time
+	    to?: any;
+	    limit?: number;
+	    offset?: number;
+	    sort?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	        this.templateId = source["templateId"];
+	        this.text = source["text"];
+	        this.from = this.convertValues(source["from"], null);
+	        this.to = this.convertValues(source["to"], null);
+	        this.limit = source["limit"];
+	        this.offset = source["offset"];
+	        this.sort = source["sort"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class NewTask {
+	    id: string;
+	    title: string;
+	    description: string;
+	    scope?: string[];
+	    priority?: number;
+	    dependencies?: string[];
+	    complexity?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new NewTask(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.scope = source["scope"];
+	        this.priority = source["priority"];
+	        this.dependencies = source["dependencies"];
+	        this.complexity = source["complexity"];
+	    }
+	}
+	export class TaskEdit {
+	    id: string;
+	    title?: string;
+	    description?: string;
+	    scope?: string[];
+	    priority?: number;
+	    dependencies?: string[];
+	    complexity?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.scope = source["scope"];
+	        this.priority = source["priority"];
+	        this.dependencies = source["dependencies"];
+	        this.complexity = source["complexity"];
+	    }
+	}
+	export class Modifications {
+	    skip?: string[];
+	    unskip?: string[];
+	    edit?: TaskEdit[];
+	    add?: NewTask[];
+	    remove?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Modifications(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.skip = source["skip"];
+	        this.unskip = source["unskip"];
+	        this.edit = this.convertValues(source["edit"], TaskEdit);
+	        this.add = this.convertValues(source["add"], NewTask);
+	        this.remove = source["remove"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
 	export class Permission {
 	    requestId: string;
 	    toolName: string;
@@ -1897,6 +1825,115 @@ export namespace view {
 		}
 	}
 	
+	
+	
+	export class ReportExport {
+	    cancelled: boolean;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportExport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cancelled = source["cancelled"];
+	        this.path = source["path"];
+	    }
+	}
+	
+	
+	
+	export class TaskChanges {
+	    taskId: string;
+	    merged: boolean;
+	    dropped?: boolean;
+	    error?: string;
+	    changes: FileChange[];
+	    resolves?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskChanges(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.merged = source["merged"];
+	        this.dropped = source["dropped"];
+	        this.error = source["error"];
+	        this.changes = this.convertValues(source["changes"], FileChange);
+	        this.resolves = source["resolves"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Worktree {
+	    repo: string;
+	    branch: string;
+	    base: string;
+	    runDir: string;
+	    dirty?: string[];
+	    mergeCommand: string;
+	    tasks: TaskChanges[];
+	    conflict?: ConflictState;
+	    outcome?: string;
+	    applied?: Applied;
+	    cleaned: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worktree(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.repo = source["repo"];
+	        this.branch = source["branch"];
+	        this.base = source["base"];
+	        this.runDir = source["runDir"];
+	        this.dirty = source["dirty"];
+	        this.mergeCommand = source["mergeCommand"];
+	        this.tasks = this.convertValues(source["tasks"], TaskChanges);
+	        this.conflict = this.convertValues(source["conflict"], ConflictState);
+	        this.outcome = source["outcome"];
+	        this.applied = this.convertValues(source["applied"], Applied);
+	        this.cleaned = source["cleaned"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ToolStats {
 	    total: number;
 	    reads: number;
@@ -2047,9 +2084,10 @@ export namespace view {
 	    workers: Worker[];
 	    answers: PhaseAnswer[];
 	    parallelGroups: string[][];
-	    finalReport?: engine.FinalReport;
-	    reconnecting?: engine.Reconnecting;
-	    worktree?: engine.Worktree;
+	    finalReport?: FinalReport;
+	    reconnecting?: Reconnecting;
+	    worktree?: Worktree;
+	    userReviews: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -2062,9 +2100,10 @@ export namespace view {
 	        this.workers = this.convertValues(source["workers"], Worker);
 	        this.answers = this.convertValues(source["answers"], PhaseAnswer);
 	        this.parallelGroups = source["parallelGroups"];
-	        this.finalReport = this.convertValues(source["finalReport"], engine.FinalReport);
-	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
-	        this.worktree = this.convertValues(source["worktree"], engine.Worktree);
+	        this.finalReport = this.convertValues(source["finalReport"], FinalReport);
+	        this.reconnecting = this.convertValues(source["reconnecting"], Reconnecting);
+	        this.worktree = this.convertValues(source["worktree"], Worktree);
+	        this.userReviews = source["userReviews"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2087,45 +2126,11 @@ export namespace view {
 	}
 	
 	
-
-}
-
-export namespace worktree {
 	
-	export class Applied {
-	    into: string;
-	    fastForward: boolean;
-	    nothing?: boolean;
-	    commit: string;
 	
-	    static createFrom(source: any = {}) {
-	        return new Applied(source);
-	    }
 	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.into = source["into"];
-	        this.fastForward = source["fastForward"];
-	        this.nothing = source["nothing"];
-	        this.commit = source["commit"];
-	    }
-	}
-	export class FileChange {
-	    path: string;
-	    added: number;
-	    removed: number;
 	
-	    static createFrom(source: any = {}) {
-	        return new FileChange(source);
-	    }
 	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.added = source["added"];
-	        this.removed = source["removed"];
-	    }
-	}
 
 }
 

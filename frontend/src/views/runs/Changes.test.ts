@@ -84,6 +84,16 @@ describe('Changes: a worktree run', () => {
     expect(within(after).queryByRole('button', { name: 'Apply to my branch' })).toBeNull();
   });
 
+  it('offers Apply for every finished outcome, as the engine allows it', async () => {
+    for (const status of ['completed_with_issues', 'failed']) {
+      answer('RunSnapshot', () => Promise.resolve(worktreeSnapshot({}, status)));
+      const view = render(RunView, { runId: 'r1' });
+      const changes = await screen.findByRole('region', { name: 'Changes' });
+      expect(within(changes).getByRole('button', { name: 'Apply to my branch' })).toBeTruthy();
+      view.unmount();
+    }
+  });
+
   it('asks the user about a conflict the merge task could not resolve', async () => {
     answer('RunSnapshot', () =>
       Promise.resolve(worktreeSnapshot({ conflict: { taskId: 't2', files: ['a.txt'], resolver: 'user', byUser: true } }, 'running')),
