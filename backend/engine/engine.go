@@ -14,10 +14,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-app/baton/backend/engine/limits"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/workflows"
 )
 
 // Sentinel errors of the engine.
@@ -70,6 +72,9 @@ type Options struct {
 	// share its folder whatever its template says: the host writes no
 	// files (the simulator), so there is nothing to isolate.
 	SharedOnly func() bool
+	// Workflows opens the seed workflows of a run (default: the mailbox,
+	// skills and journal of backend/workflows).
+	Workflows func(workflows.Run) Workflows
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
@@ -92,6 +97,9 @@ type Engine struct {
 	// worktreeRoot is Options.WorktreeRoot; sharedOnly Options.SharedOnly.
 	worktreeRoot string
 	sharedOnly   func() bool
+	workflows    func(workflows.Run) Workflows
+	// jitter is the factor of a limit's backoff (limits.Jitter).
+	jitter func() float64
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -112,7 +120,12 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit,
+		worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, workflows: opts.Workflows, jitter: limits.Jitter,
+		runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+	if e.workflows == nil {
+		e.workflows = openWorkflows
+	}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -163,7 +176,7 @@ func (e *Engine) dispatchNotices(ch <-chan session.Notice) {
 			r := e.sessions[n.SessionID]
 			e.mu.Unlock()
 			if r != nil {
-				r.markDirty(n.SessionID, n.Kind)
+				r.follow.Mark(n.SessionID, n.Kind)
 			}
 		}
 	}
@@ -188,6 +201,11 @@ func (e *Engine) emit(name string, p Payload) {
 	if e.emitter != nil {
 		e.emitter.Emit(name, p)
 	}
+}
+
+// newLedger returns the ledger of run runID.
+func (e *Engine) newLedger(runID string) *ledger {
+	return &ledger{store: e.store, emit: e.emit, runID: runID, log: e.logger.With("run", runID)}
 }
 
 // CreateRequest describes a new run.
@@ -250,22 +268,25 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	}
 	if sh, ok := e.host.inner.(simulatedHost); ok && sh.Simulated() {
 		r.limits.Simulated = true
-		r.sync()
-		run = r.run
 	}
-	r.isoCreated(&run, dirty)
-	p := Payload{RunID: id, Status: run.Status, Run: &run}
-	pj, _ := json.Marshal(p)
+	if r.iso != nil {
+		// The run says before anything starts that it isolates its
+		// workers and which uncommitted changes it leaves out.
+		r.run.Message = r.iso.Created(dirty)
+	}
+	if err := r.sync(); err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	run = r.run
 	e.mu.Lock()
 	if e.closing {
 		e.mu.Unlock()
 		return store.Run{}, ErrShuttingDown
 	}
 	e.mu.Unlock()
-	if err := e.store.CreateRun(ctx, run, store.Event{RunID: id, Name: EventCreated, Payload: pj}); err != nil {
+	if err := r.ledger.create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
-	e.emit(EventCreated, p)
 	if err := e.launch(r); err != nil {
 		return store.Run{}, err
 	}
@@ -350,71 +371,6 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// Start begins a created run: the analysis (or, when the template disables
-// it, the planning) prompt goes to a new main session.
-func (e *Engine) Start(ctx context.Context, runID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.begin(ctx) })
-}
-
-// Confirm accepts the proposed task list with the user's modifications and
-// starts the workers. A list that fails the checks is refused with a
-// *TaskListError and the run stays in confirming, unchanged.
-func (e *Engine) Confirm(ctx context.Context, runID string, mods Modifications) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.confirm(ctx, mods) })
-}
-
-// Pause stops starting new workers and sending new prompts; nothing running
-// is interrupted.
-func (e *Engine) Pause(ctx context.Context, runID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.pause(ctx) })
-}
-
-// Resume returns a paused or interrupted run to the status it was held in.
-// A held run the engine is not driving (its loop stopped when it was
-// interrupted) is taken up from the store first.
-func (e *Engine) Resume(ctx context.Context, runID string) error {
-	if err := e.restoreHeld(ctx, runID); err != nil {
-		return err
-	}
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeRun(ctx) })
-}
-
-// Cancel interrupts and archives the run's workers and ends it as cancelled.
-func (e *Engine) Cancel(ctx context.Context, runID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.cancel(ctx) })
-}
-
-// PauseWorker stops watching one worker (and keeps a pending one from
-// starting) without interrupting it.
-func (e *Engine) PauseWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.pauseWorker(ctx, taskID) })
-}
-
-// ResumeWorker undoes PauseWorker.
-func (e *Engine) ResumeWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeWorker(ctx, taskID) })
-}
-
-// CancelWorker interrupts and archives one worker; its dependents are
-// skipped.
-func (e *Engine) CancelWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.cancelWorker(ctx, taskID) })
-}
-
-// RetryWorker runs a failed, timed-out, cancelled or rejected task again in
-// a new session; the tasks skipped because of it become pending again.
-func (e *Engine) RetryWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.retryWorker(ctx, taskID) })
-}
-
-// RespondPermission answers the permission request worker taskID is
-// blocked on (the host must also be a session.Browser).
-func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, decision session.PermissionDecision, updatedInput json.RawMessage) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		return r.respondPermission(ctx, taskID, decision, updatedInput)
-	})
 }
 
 // Snapshot is the whole state of a run, for a view that opens late.
@@ -549,4 +505,46 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// RestoreRun takes up one unfinished run, as Restore does for all of them:
+// "baton run --resume" continues its own run without taking over the runs of
+// Baton's window.
+func (e *Engine) RestoreRun(ctx context.Context, runID string) error {
+	e.mu.Lock()
+	_, active := e.runs[runID]
+	e.mu.Unlock()
+	if active {
+		return nil
+	}
+	run, err := e.store.Run(ctx, runID)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
+	}
+	if err != nil {
+		return err
+	}
+	if store.Finished(run.Status) {
+		return fmt.Errorf("run %s is already %s and cannot be resumed: %w", runID, run.Status, ErrIllegalTransition)
+	}
+	return e.restoreRun(ctx, run)
+}
+
+// restoreHeld takes up a paused or interrupted run that no loop drives, so
+// that Resume (the window's Resume button) continues it without a restart.
+func (e *Engine) restoreHeld(ctx context.Context, runID string) error {
+	e.mu.Lock()
+	_, active := e.runs[runID]
+	e.mu.Unlock()
+	if active {
+		return nil
+	}
+	run, err := e.store.Run(ctx, runID)
+	if err != nil {
+		return nil // do names the problem
+	}
+	if run.Status != RunInterrupted.String() && run.Status != RunPaused.String() {
+		return nil
+	}
+	return e.RestoreRun(ctx, runID)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -359,7 +360,7 @@ func TestBuildFinalReportLimitations(t *testing.T) {
 	// aggregation's to resolve.
 	snap.Answers = []store.PhaseAnswer{{Phase: "aggregation", Status: "valid", Data: json.RawMessage(`{"status":"success"}`)}}
 	for _, l := range BuildFinalReport(snap, nil).Limitations {
-		if l.Kind == LimitConflict {
+		if l.Kind == report.LimitConflict {
 			t.Errorf("conflict listed although the aggregation took it up: %+v", l)
 		}
 	}

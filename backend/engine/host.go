@@ -1,52 +1,190 @@
 package engine
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
+	"time"
 
 	"github.com/baton-app/baton/backend/session"
 )
 
-// The ids of a run's sessions. The contract with the hosts (session.Host and
-// its types) is in backend/session; how the engine names the sessions it
-// starts is here.
+// Hosts that die: every host call has a deadline; a host whose connection
+// can be lost (session.HostLink) says so at once, and its calls in flight
+// end with session.ErrHostLost. A run that works on the host then shows
+// "reconnecting" (link.go) and takes no step until the link is back.
 
-var idPart = regexp.MustCompile(`^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$`)
+// The default bounds of host calls and of a reconnect.
+const (
+	DefaultReconnectFor = 2 * time.Minute
+	// defaultQuickWait bounds the calls that only look (Session, Read) and
+	// those that stop a session (Interrupt, Archive).
+	defaultQuickWait = 15 * time.Second
+)
 
-// ErrInvalidID is returned for an orchestrator or task id that cannot be part
-// of a session id.
-var ErrInvalidID = errors.New("invalid id")
-
-// WorkerSessionID returns the id a worker session is started with:
-// local___orch_{orchestratorID}_worker_{taskID}, with one "orch_": a run id
-// orch_abc gives local___orch_abc_worker_{taskID}. Both parts may hold
-// letters, digits, '-' and single '_' between them.
-func WorkerSessionID(orchestratorID, taskID string) (session.ID, error) {
-	for _, p := range []string{orchestratorID, taskID} {
-		if len(p) > 100 || !idPart.MatchString(p) {
-			return "", fmt.Errorf("worker session id part %q: %w", p, ErrInvalidID)
-		}
-	}
-	return session.ID("local_" + hiddenPrefix(orchestratorID) + "_worker_" + taskID), nil
+// guardHost is the engine's view of its host: every call gets a deadline,
+// fails at once while the link is down, and is cut when the link goes down
+// while it runs; such errors wrap ErrHostLost.
+type guardHost struct {
+	inner session.Host
+	link  session.HostLink // nil: the host's connection is never lost
+	wait  time.Duration
+	quick time.Duration
 }
 
-// hiddenPrefix is the marker and the run id, with one "orch_".
-func hiddenPrefix(orchestratorID string) string {
-	if rest, ok := strings.CutPrefix(orchestratorID, "orch_"); ok && rest != "" {
-		return session.HiddenMarker + rest
-	}
-	return session.HiddenMarker + orchestratorID
+// TakesSystemPrompt passes the wrapped host's answer on (SystemPrompter).
+func (g *guardHost) TakesSystemPrompt() bool { return session.TakesSystemPrompt(g.inner) }
+
+func newGuardHost(h session.Host, wait, quick time.Duration) *guardHost {
+	g := &guardHost{inner: h, wait: wait, quick: min(quick, wait)}
+	g.link, _ = h.(session.HostLink)
+	return g
 }
 
-// MainSessionID returns the id the main session of a run is started with:
-// local_baton_{orchestratorID}_main. It is stored before the session is
-// started, so that after a crash the resume finds the session by it and
-// never starts a second one. The session is not hidden.
-func MainSessionID(orchestratorID string) (session.ID, error) {
-	if len(orchestratorID) > 100 || !idPart.MatchString(orchestratorID) {
-		return "", fmt.Errorf("main session id part %q: %w", orchestratorID, ErrInvalidID)
+func (g *guardHost) state() session.LinkState {
+	if g.link == nil {
+		return session.LinkState{Up: true}
 	}
-	return session.ID("local_baton_" + orchestratorID + "_main"), nil
+	return g.link.Link()
+}
+
+// begin returns the context of one call, or ErrHostLost while the link is
+// down.
+func (g *guardHost) begin(ctx context.Context, d time.Duration) (context.Context, func(), error) {
+	st := g.state()
+	if !st.Up {
+		return nil, nil, session.LostError(st.Reason)
+	}
+	cctx, cancelCause := context.WithCancelCause(ctx)
+	tctx, cancelTimeout := context.WithTimeout(cctx, d)
+	stop := make(chan struct{})
+	if st.Changed != nil {
+		go func() {
+			changed := st.Changed
+			for {
+				select {
+				case <-changed:
+				case <-stop:
+					return
+				}
+				now := g.state()
+				if !now.Up {
+					cancelCause(session.LostError(now.Reason))
+					return
+				}
+				changed = now.Changed
+				if changed == nil {
+					return
+				}
+			}
+		}()
+	}
+	return tctx, func() { close(stop); cancelTimeout(); cancelCause(nil) }, nil
+}
+
+// end wraps a call's error in ErrHostLost when the link went down.
+func (g *guardHost) end(ctx context.Context, err error) error {
+	if err == nil || errors.Is(err, session.ErrHostLost) {
+		return err
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, session.ErrHostLost) {
+		return fmt.Errorf("%w: %w", cause, err)
+	}
+	if st := g.state(); !st.Up {
+		return fmt.Errorf("%w: %w", session.LostError(st.Reason), err)
+	}
+	return err
+}
+
+func (g *guardHost) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
+	cctx, done, err := g.begin(ctx, g.wait)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	id, err := g.inner.Start(cctx, opts)
+	return id, g.end(cctx, err)
+}
+
+func (g *guardHost) Send(ctx context.Context, id session.ID, text string) error {
+	cctx, done, err := g.begin(ctx, g.wait)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return g.end(cctx, g.inner.Send(cctx, id, text))
+}
+
+func (g *guardHost) Read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
+	cctx, done, err := g.begin(ctx, g.quick)
+	if err != nil {
+		return session.Batch{}, err
+	}
+	defer done()
+	b, err := g.inner.Read(cctx, id, c)
+	return b, g.end(cctx, err)
+}
+
+func (g *guardHost) Session(ctx context.Context, id session.ID) (session.Info, error) {
+	cctx, done, err := g.begin(ctx, g.quick)
+	if err != nil {
+		return session.Info{}, err
+	}
+	defer done()
+	info, err := g.inner.Session(cctx, id)
+	return info, g.end(cctx, err)
+}
+
+func (g *guardHost) Interrupt(ctx context.Context, id session.ID) error {
+	cctx, done, err := g.begin(ctx, g.quick)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return g.end(cctx, g.inner.Interrupt(cctx, id))
+}
+
+func (g *guardHost) Archive(ctx context.Context, id session.ID) error {
+	cctx, done, err := g.begin(ctx, g.quick)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return g.end(cctx, g.inner.Archive(cctx, id))
+}
+
+func (g *guardHost) Notices() <-chan session.Notice { return g.inner.Notices() }
+
+// browser is the host's session.Browser, with the same guard, or nil.
+func (g *guardHost) browser() session.Browser {
+	b, ok := g.inner.(session.Browser)
+	if !ok {
+		return nil
+	}
+	return guardBrowser{g, b}
+}
+
+type guardBrowser struct {
+	g *guardHost
+	b session.Browser
+}
+
+func (gb guardBrowser) List(ctx context.Context, includeHidden bool) ([]session.Info, error) {
+	cctx, done, err := gb.g.begin(ctx, gb.g.quick)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	l, err := gb.b.List(cctx, includeHidden)
+	return l, gb.g.end(cctx, err)
+}
+
+func (gb guardBrowser) RespondPermission(ctx context.Context, requestID string, d session.PermissionDecision, input json.RawMessage) error {
+	cctx, done, err := gb.g.begin(ctx, gb.g.wait)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return gb.g.end(cctx, gb.b.RespondPermission(cctx, requestID, d, input))
 }

@@ -20,6 +20,14 @@ type commits struct {
 	changes []store.Change
 }
 
+func (c *commits) CreateRun(ctx context.Context, r store.Run, events ...store.Event) error {
+	return c.next.CreateRun(ctx, r, events...)
+}
+
+func (c *commits) Interrupt(ctx context.Context, runID, reason string, ev store.Event) error {
+	return c.next.Interrupt(ctx, runID, reason, ev)
+}
+
 func (c *commits) Commit(ctx context.Context, runID string, ch store.Change) error {
 	if c.fail.Load() {
 		return errBoom

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/engine/transcript"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -55,8 +56,8 @@ func TestMessageNoticesAreCoalesced(t *testing.T) {
 	h.host.mu.Lock()
 	reads := h.host.reads[sid] - before
 	h.host.mu.Unlock()
-	// One read per messageReadGap, plus the first and the last.
-	if most := int(time.Since(start)/messageReadGap) + 2; reads > most || reads >= burst {
+	// One read per transcript.MessageReadGap, plus the first and the last.
+	if most := int(time.Since(start)/transcript.MessageReadGap) + 2; reads > most || reads >= burst {
 		t.Errorf("%d notices led to %d reads in %s, want at most %d", burst, reads, time.Since(start).Round(time.Millisecond), most)
 	}
 

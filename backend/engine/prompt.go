@@ -5,22 +5,36 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/baton-app/baton/backend/engine/isolation"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/skills"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
 
-// Every prompt the engine sends is assembled here: the phase prompts of the
+// prompter assembles every prompt a run sends: the phase prompts of the
 // main session (with the workers' outputs for aggregation), a worker's
 // prompt (the template's, the workflows' sections, the reviewer's last
 // rejection), the review prompt, re-prompts and the answer to a worker's
 // questions.
+type prompter struct {
+	tmpl   template.Template
+	values map[string]any
+	parser *protocol.Parser
+	// host is asked each time whether it takes a session's system prompt
+	// apart (the host the settings choose may change).
+	host  session.Host
+	flows Workflows
+	// iso is the run's worktree isolation (nil: the workers share cwd).
+	iso *isolation.Workspace
+	cwd string
+}
 
 // render renders the prompt of a phase with the run's values and extra:
 // its system text and its message in one.
-func (r *runner) render(phase template.Phase, extra map[string]any) (string, error) {
-	p, err := r.renderParts(phase, extra)
+func (pr *prompter) render(phase template.Phase, extra map[string]any) (string, error) {
+	p, err := pr.renderParts(phase, extra)
 	if err != nil {
 		return "", err
 	}
@@ -29,15 +43,15 @@ func (r *runner) render(phase template.Phase, extra map[string]any) (string, err
 
 // renderParts renders the prompt of a phase with the run's values and
 // extra, its system text apart.
-func (r *runner) renderParts(phase template.Phase, extra map[string]any) (template.Prompt, error) {
-	values := make(map[string]any, len(r.values)+len(extra))
-	for k, v := range r.values {
+func (pr *prompter) renderParts(phase template.Phase, extra map[string]any) (template.Prompt, error) {
+	values := make(map[string]any, len(pr.values)+len(extra))
+	for k, v := range pr.values {
 		values[k] = v
 	}
 	for k, v := range extra {
 		values[k] = v
 	}
-	return r.tmpl.Render(phase, values)
+	return pr.tmpl.Render(phase, values)
 }
 
 // joinPrompt joins a system text and a user text (session.JoinPrompt).
@@ -47,11 +61,11 @@ func joinPrompt(system, user string) string { return session.JoinPrompt(system, 
 // phase's system text as its system prompt, when the host takes one apart
 // (TakesSystemPrompt); otherwise opts are left as they are, the system text
 // in the message.
-func (r *runner) withSystem(opts session.StartOptions, phase template.Phase, extra map[string]any) session.StartOptions {
-	if !session.TakesSystemPrompt(r.e.host) {
+func (pr *prompter) withSystem(opts session.StartOptions, phase template.Phase, extra map[string]any) session.StartOptions {
+	if !session.TakesSystemPrompt(pr.host) {
 		return opts
 	}
-	p, err := r.renderParts(phase, extra)
+	p, err := pr.renderParts(phase, extra)
 	if err != nil || strings.TrimSpace(p.System) == "" || strings.TrimSpace(p.User) == "" {
 		return opts
 	}
@@ -64,18 +78,18 @@ func (r *runner) withSystem(opts session.StartOptions, phase template.Phase, ext
 // the prompt with what the workflows add (skills, journal) and the
 // reviewer's last rejection; it runs off the run's goroutine, before the
 // worker's session starts, since the journal reads and writes files.
-func (r *runner) workerPrompt(t *store.Task, ws *workerState) (prompt func() string, system string, err error) {
-	p, err := r.renderParts(template.PhaseWorkerExecution, r.workerValues(t))
+func (pr *prompter) workerPrompt(t *store.Task, ws *workerState) (prompt func() string, system string, err error) {
+	p, err := pr.renderParts(template.PhaseWorkerExecution, pr.workerValues(t))
 	if err != nil {
 		return nil, "", fmt.Errorf("render the worker prompt: %w", err)
 	}
 	text := joinPrompt(p.System, p.User)
-	if session.TakesSystemPrompt(r.e.host) && strings.TrimSpace(p.System) != "" && strings.TrimSpace(p.User) != "" {
+	if session.TakesSystemPrompt(pr.host) && strings.TrimSpace(p.System) != "" && strings.TrimSpace(p.User) != "" {
 		text, system = p.User, p.System
 	}
-	task, feedback, hooks := *t, ws.book.Feedback, r.hooks
+	task, feedback, flows := *t, ws.book.Feedback, pr.flows
 	return func() string {
-		for _, sec := range hooks.sections(&task) {
+		for _, sec := range flows.Sections(&task) {
 			text += "\n\n" + sec
 		}
 		if feedback != "" {
@@ -85,11 +99,12 @@ func (r *runner) workerPrompt(t *store.Task, ws *workerState) (prompt func() str
 	}, system, nil
 }
 
-// reviewValues are the values of the review prompt of task id.
-func (r *runner) reviewValues(id string, ws *workerState) map[string]any {
+// reviewValues are the values of the review prompt of task t (nil when
+// unknown) with id, whose worker is ws.
+func (pr *prompter) reviewValues(id string, t *store.Task, ws *workerState) map[string]any {
 	values := map[string]any{template.VarTaskID: id, template.VarCompletionReport: string(ws.book.Report)}
-	if t := r.plan.task(id); t != nil {
-		values = r.workerValues(t)
+	if t != nil {
+		values = pr.workerValues(t)
 		values[template.VarCompletionReport] = string(ws.book.Report)
 	}
 	return values
@@ -117,15 +132,23 @@ func answerMessage(text string) string {
 }
 
 // phaseValues are the values a main-session phase adds: the workers'
-// outputs for aggregation.
-func (r *runner) phaseValues(phase template.Phase) map[string]any {
-	if phase != template.PhaseAggregation {
+// outputs of plan for aggregation; with worktree isolation, aggregation and
+// verification look at the run's worktree, where the merged changes are.
+func (pr *prompter) phaseValues(phase template.Phase, plan *taskPlan) map[string]any {
+	if phase != template.PhaseAggregation && phase != template.PhaseVerification {
 		return nil
 	}
+	values := map[string]any{}
+	if pr.iso != nil && pr.iso.Started() {
+		values[template.VarCWD] = pr.iso.RunCwd()
+	}
+	if phase != template.PhaseAggregation {
+		return values
+	}
 	var b strings.Builder
-	for _, id := range r.plan.order() {
-		ws := r.plan.workers[id]
-		t := r.plan.task(id)
+	for _, id := range plan.order() {
+		ws := plan.workers[id]
+		t := plan.task(id)
 		fmt.Fprintf(&b, "### %s - %s (%s)\n", id, t.Title, ws.status)
 		if ws.w.Skipped {
 			fmt.Fprintf(&b, "Not run: %s\n\n", ws.w.Error)
@@ -151,7 +174,27 @@ func (r *runner) phaseValues(phase template.Phase) map[string]any {
 		}
 		b.WriteString("\n")
 	}
-	return map[string]any{template.VarWorkerOutputs: b.String()}
+	values[template.VarWorkerOutputs] = b.String()
+	return values
+}
+
+// folder is where worker taskID works: its worktree (standing for the
+// run's folder) or the run's folder. A worker's file paths are relative to
+// it.
+func (pr *prompter) folder(taskID string) string {
+	if pr.iso != nil {
+		if d := pr.iso.TaskDir(taskID); d != "" {
+			return d
+		}
+	}
+	return pr.cwd
+}
+
+// modelFor is the model of a task's worker: the template's model for the
+// task's complexity, in any of the words the planning prompts allow (seed
+// 004).
+func (pr *prompter) modelFor(t *store.Task) string {
+	return pr.tmpl.Config.Models.For(skills.NormalizeComplexity(t.Complexity))
 }
 
 // taskValues are the prompt variables of one task.
@@ -169,30 +212,34 @@ func taskValues(t *store.Task) map[string]any {
 
 // delegation reports whether the template speaks the delegation dialect of
 // seed 003 (new_task plans, attempt_completion reports).
-func (r *runner) delegation() bool {
-	return r.tmpl.Prompts.ResponseFormat.Dialect == "delegation"
+func (pr *prompter) delegation() bool {
+	return pr.tmpl.Prompts.ResponseFormat.Dialect == "delegation"
 }
 
 // reprompt is the follow-up for a failed answer, in the shape the template
 // asked for.
-func (r *runner) reprompt(f protocol.Failure, phase protocol.Phase) string {
-	if r.tmpl.Config.Transport == TransportMailbox && phase == protocol.PhaseCompletion {
-		return mailReprompt(f.Message, delimiters(r.tmpl))
+func (pr *prompter) reprompt(f protocol.Failure, phase protocol.Phase) string {
+	if phase == protocol.PhaseCompletion {
+		if text := pr.flows.Reprompt(f.Message); text != "" {
+			return text
+		}
 	}
-	if r.delegation() {
-		return r.parser.BuildDelegationReprompt(f, phase)
+	if pr.delegation() {
+		return pr.parser.BuildDelegationReprompt(f, phase)
 	}
-	return r.parser.BuildReprompt(f, phase)
+	return pr.parser.BuildReprompt(f, phase)
 }
 
 // workerValues are the prompt variables of one task for its worker or its
 // reviewer: in the delegation dialect TASK_JSON is the task's new_task.
-func (r *runner) workerValues(t *store.Task) map[string]any {
+func (pr *prompter) workerValues(t *store.Task) map[string]any {
 	v := taskValues(t)
-	if d := r.isoTaskDir(t.ID); d != "" {
-		v[template.VarCWD] = d
+	if pr.iso != nil {
+		if d := pr.iso.TaskDir(t.ID); d != "" {
+			v[template.VarCWD] = d
+		}
 	}
-	if r.delegation() {
+	if pr.delegation() {
 		v[template.VarTaskJSON] = newTaskJSON(t)
 	}
 	return v

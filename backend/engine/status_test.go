@@ -202,38 +202,6 @@ func TestModifications(t *testing.T) {
 	}
 }
 
-func TestDigestEntries(t *testing.T) {
-	t.Parallel()
-	raw := [][]byte{
-		[]byte(`{"type":"user","message":{"role":"user","content":"go"}}`),
-		[]byte(`{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","name":"Read","input":{"file_path":"/p/a.go"}}],"usage":{"input_tokens":10,"output_tokens":2,"cache_read_input_tokens":5}}}`),
-		[]byte(`{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","name":"Edit","input":{"file_path":"/p/b.go"}}],"usage":{"input_tokens":10,"output_tokens":2,"cache_read_input_tokens":5}}}`),
-		[]byte(`{"type":"assistant","message":{"id":"m2","content":[{"type":"tool_use","name":"WebFetch","input":{"url":"https://x"}},{"type":"tool_use","name":"Task","input":{"description":"sub"}},{"type":"tool_use","name":"Bash","input":{"command":"go test"}},{"type":"tool_use","name":"Glob","input":{"pattern":"*.go"}},{"type":"tool_use","name":"TodoWrite","input":{}},{"type":"tool_use","name":"Write","input":{"file_path":"/p/c.md"}}],"usage":{"input_tokens":1,"output_tokens":1}}}`),
-		[]byte(`{"type":"assistant","isSidechain":true,"message":{"id":"m3","content":[{"type":"tool_use","name":"Read","input":{}}],"usage":{"input_tokens":1000}}}`),
-		[]byte(`{"type":"result","subtype":"success","total_cost_usd":0.25}`),
-		[]byte(`not json`),
-	}
-	var msgs []json.RawMessage
-	for _, r := range raw {
-		msgs = append(msgs, r)
-	}
-	d := digestEntries(msgs, newUsageBook())
-	want := store.ToolStats{Total: 8, Reads: 1, Writes: 1, Edits: 1, Bash: 1, Search: 1, Web: 1, Task: 1, Other: 1}
-	if d.tools != want {
-		t.Errorf("tools = %+v, want %+v", d.tools, want)
-	}
-	// Cache reads are counted apart from input.
-	if d.inputTokens != 11 || d.cacheRead != 5 || d.outputTokens != 3 || d.costUSD != 0.25 || !d.result || !d.assistant {
-		t.Errorf("usage = %d/%d (cache reads %d) $%v result=%v", d.inputTokens, d.outputTokens, d.cacheRead, d.costUSD, d.result)
-	}
-	if got := relFiles("/p", d.files); strings.Join(got, ",") != "b.go,c.md" {
-		t.Errorf("files = %v", got)
-	}
-	if d.lastAction != "Write c.md" {
-		t.Errorf("last action = %q", d.lastAction)
-	}
-}
-
 func TestStatusJSON(t *testing.T) {
 	t.Parallel()
 	b, err := json.Marshal(map[string]any{"run": RunAggregating, "worker": WorkerAwaitingReview})

@@ -1,11 +1,41 @@
-package engine
+package transcript
 
 import (
-	"fmt"
+	"encoding/json"
 
 	"github.com/baton-app/baton/backend/pricing"
-	"github.com/baton-app/baton/backend/store"
 )
+
+// UnmarshalJSON reads a usage in the Messages API's snake_case or in
+// camelCase (inputTokens, outputTokens, cacheReadInputTokens,
+// cacheCreationInputTokens); a snake_case field present wins.
+func (u *usageJSON) UnmarshalJSON(b []byte) error {
+	var v struct {
+		In         *int64 `json:"input_tokens"`
+		Out        *int64 `json:"output_tokens"`
+		CacheWrite *int64 `json:"cache_creation_input_tokens"`
+		CacheRead  *int64 `json:"cache_read_input_tokens"`
+		InC        *int64 `json:"inputTokens"`
+		OutC       *int64 `json:"outputTokens"`
+		CacheWrC   *int64 `json:"cacheCreationInputTokens"`
+		CacheRdC   *int64 `json:"cacheReadInputTokens"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	pick := func(a, b *int64) int64 {
+		switch {
+		case a != nil:
+			return *a
+		case b != nil:
+			return *b
+		}
+		return 0
+	}
+	*u = usageJSON{InputTokens: pick(v.In, v.InC), OutputTokens: pick(v.Out, v.OutC),
+		CacheCreationInputTokens: pick(v.CacheWrite, v.CacheWrC), CacheReadInputTokens: pick(v.CacheRead, v.CacheRdC)}
+	return nil
+}
 
 // Cost where the host gives only tokens: every assistant entry's usage is
 // priced from Baton's price table (backend/pricing) as it is counted, and a
@@ -30,26 +60,4 @@ func pricedAdd(book *usageBook, id, model string, u usageJSON) (n tokens, usd fl
 		return n, usageCost(model, u)
 	}
 	return n, max(0, usageCost(model, book.msgs[id])-usageCost(model, prev))
-}
-
-// costUSD is the session's cost: the host's own when it reported one, else
-// the one priced from its tokens; estimated says which.
-func (c *transcriptCursor) costUSD() (usd float64, estimated bool) {
-	if c.CostUSD > 0 || c.PricedUSD == 0 {
-		return c.CostUSD, false
-	}
-	return c.PricedUSD, true
-}
-
-// CostLabel is how a run's cost is written: simulated on the simulator,
-// estimated where it came from the price table.
-func CostLabel(usd float64, l store.RunLimits) string {
-	s := fmt.Sprintf("$%.4f", usd)
-	switch {
-	case l.CostSimulated:
-		s += " (simulated)"
-	case l.CostEstimated:
-		s += " (estimated from Baton's price table of " + pricing.PricesDate + ")"
-	}
-	return s
 }

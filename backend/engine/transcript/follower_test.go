@@ -1,4 +1,4 @@
-package engine
+package transcript
 
 import (
 	"context"
@@ -43,11 +43,11 @@ func assistantEntry(id, text string, in int) json.RawMessage {
 func TestFollowerAbsorbsCountsOnceAndReplays(t *testing.T) {
 	t.Parallel()
 	h := &transcriptHost{entries: []json.RawMessage{assistantEntry("m1", "one", 10), assistantEntry("m1", "one more", 10)}}
-	f := newFollower(h, time.Second, time.Now, time.Second)
-	var c transcriptCursor
-	d, err := f.absorb(context.Background(), "s", &c)
-	if err != nil || len(d.entries) != 2 || !c.assistant || c.Cursor.Index != 2 {
-		t.Fatalf("absorb = %+v, %v; cursor %+v", d, err, c.Cursor)
+	f := NewFollower(h, time.Now, time.Second)
+	var c Cursor
+	d, err := f.Absorb(context.Background(), "s", &c)
+	if err != nil || len(d.Entries) != 2 || !c.assistant || c.At.Index != 2 {
+		t.Fatalf("absorb = %+v, %v; cursor %+v", d, err, c.At)
 	}
 	if c.InputTokens != 10 || c.OutputTokens != 1 {
 		t.Errorf("usage %d/%d, want the message's usage once", c.InputTokens, c.OutputTokens)
@@ -58,36 +58,36 @@ func TestFollowerAbsorbsCountsOnceAndReplays(t *testing.T) {
 	h.reset = true
 	h.mu.Unlock()
 	c.Prompt = session.Cursor{Index: 1}
-	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
+	if _, err := f.Absorb(context.Background(), "s", &c); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.entries) != 2 || c.Cursor.Index != 3 || c.InputTokens != 15 {
-		t.Errorf("after reset: %d entries, cursor %d, %d input tokens", len(c.entries), c.Cursor.Index, c.InputTokens)
+	if len(c.entries) != 2 || c.At.Index != 3 || c.InputTokens != 15 {
+		t.Errorf("after reset: %d entries, cursor %d, %d input tokens", len(c.entries), c.At.Index, c.InputTokens)
 	}
 	// A restore reads again from the prompt: the entries come back, their
 	// usage is not counted twice.
 	c.entries = nil
-	c.replay()
-	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
+	c.Replay()
+	if _, err := f.Absorb(context.Background(), "s", &c); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.entries) != 2 || c.Cursor.Index != 3 || c.InputTokens != 15 {
-		t.Errorf("after replay: %d entries, cursor %d, %d input tokens", len(c.entries), c.Cursor.Index, c.InputTokens)
+	if len(c.entries) != 2 || c.At.Index != 3 || c.InputTokens != 15 {
+		t.Errorf("after replay: %d entries, cursor %d, %d input tokens", len(c.entries), c.At.Index, c.InputTokens)
 	}
 }
 
 func TestFollowerPartialReadStaysDirty(t *testing.T) {
 	t.Parallel()
 	h := &transcriptHost{part: 1, entries: []json.RawMessage{assistantEntry("m1", "a", 1), assistantEntry("m2", "b", 1)}}
-	f := newFollower(h, time.Second, time.Now, time.Second)
-	var c transcriptCursor
-	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
+	f := NewFollower(h, time.Now, time.Second)
+	var c Cursor
+	if _, err := f.Absorb(context.Background(), "s", &c); err != nil {
 		t.Fatal(err)
 	}
 	if !c.more {
 		t.Error("a part was read, more is false")
 	}
-	if d := f.take(); d["s"] != session.NoticeMessage {
+	if d := f.Take(); d["s"] != session.NoticeMessage {
 		t.Errorf("dirty after a part = %v", d)
 	}
 	select {
@@ -100,8 +100,8 @@ func TestFollowerPartialReadStaysDirty(t *testing.T) {
 func TestFollowerPrefetchIsUsedOnceFromTheSameCursor(t *testing.T) {
 	t.Parallel()
 	h := &transcriptHost{entries: []json.RawMessage{assistantEntry("m1", "a", 1)}}
-	f := newFollower(h, time.Second, time.Now, time.Second)
-	f.prefetch(context.Background(), []session.ID{"s", "t"}, []session.Cursor{{}, {Index: 1}})
+	f := NewFollower(h, time.Now, time.Second)
+	f.Prefetch(context.Background(), []session.ID{"s", "t"}, []session.Cursor{{}, {Index: 1}})
 	if h.reads != 2 {
 		t.Fatalf("prefetch made %d reads", h.reads)
 	}
@@ -119,9 +119,9 @@ func TestFollowerPrefetchIsUsedOnceFromTheSameCursor(t *testing.T) {
 
 func TestFollowerLaterKeepsDirtyAndWakes(t *testing.T) {
 	t.Parallel()
-	f := newFollower(&transcriptHost{}, time.Second, time.Now, time.Second)
-	defer f.stop()
-	f.later("s", 20*time.Millisecond)
+	f := NewFollower(&transcriptHost{}, time.Now, time.Second)
+	defer f.Stop()
+	f.Later("s", 20*time.Millisecond)
 	select {
 	case <-f.wake:
 		t.Fatal("woke at once")
@@ -132,13 +132,13 @@ func TestFollowerLaterKeepsDirtyAndWakes(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("never woke")
 	}
-	if d := f.take(); d["s"] != session.NoticeMessage {
+	if d := f.Take(); d["s"] != session.NoticeMessage {
 		t.Errorf("dirty = %v", d)
 	}
 	// A notice that came meanwhile is kept as it was.
-	f.mark("s", session.NoticeResult)
-	f.later("s", time.Millisecond)
-	if d := f.take(); d["s"] != session.NoticeResult {
+	f.Mark("s", session.NoticeResult)
+	f.Later("s", time.Millisecond)
+	if d := f.Take(); d["s"] != session.NoticeResult {
 		t.Errorf("later overwrote a result notice: %v", d)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package transcript
 
 import (
 	"context"
@@ -15,28 +15,28 @@ import (
 func TestDigestWrappedCamelCaseResult(t *testing.T) {
 	t.Parallel()
 	book := newUsageBook()
-	d := digestEntries(lines(
+	d := digest(lines(
 		`{"type":"assistant","uuid":"a1","message":{"id":"m1","content":[{"type":"text","text":"Working."}],"usage":{"input_tokens":100,"cache_read_input_tokens":40,"output_tokens":2}}}`,
 		`{"type":"assistant","uuid":"a2","message":{"id":"m1","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":100,"cache_read_input_tokens":40,"output_tokens":30}}}`,
 		`{"uuid":"r1","sessionId":"cli-uuid","message":{"type":"result","subtype":"error_during_execution","isError":true,"numTurns":1,"result":"it broke","totalCostUsd":0.5,`+
 			`"modelUsageSinceLastResult":{"m":{"costUSD":0.125}},"usage":{"inputTokens":150,"outputTokens":30,"cacheReadInputTokens":40,"cacheCreationInputTokens":8}}}`,
 	), book)
-	if !d.result {
+	if !d.Result {
 		t.Fatal("the wrapped result did not end the turn")
 	}
-	if d.resultError != "it broke" {
-		t.Errorf("result error = %q, want the wrapped result's text (isError)", d.resultError)
+	if d.ResultError != "it broke" {
+		t.Errorf("result error = %q, want the wrapped result's text (isError)", d.ResultError)
 	}
-	if math.Abs(d.costUSD-0.125) > 1e-9 {
-		t.Errorf("cost = %v, want 0.125 (the turn's part)", d.costUSD)
+	if math.Abs(d.CostUSD-0.125) > 1e-9 {
+		t.Errorf("cost = %v, want 0.125 (the turn's part)", d.CostUSD)
 	}
-	if d.inputTokens != 150 || d.outputTokens != 30 || d.cacheRead != 40 || d.cacheWrite != 8 {
-		t.Errorf("tokens %d in, %d out, %d cache reads, %d cache writes; want 150, 30, 40, 8", d.inputTokens, d.outputTokens, d.cacheRead, d.cacheWrite)
+	if d.InputTokens != 150 || d.OutputTokens != 30 || d.CacheRead != 40 || d.CacheWrite != 8 {
+		t.Errorf("tokens %d in, %d out, %d cache reads, %d cache writes; want 150, 30, 40, 8", d.InputTokens, d.OutputTokens, d.CacheRead, d.CacheWrite)
 	}
 	// A top-level camelCase result without the since-last map: its total
 	// cost is the turn's.
-	d2 := digestEntries(lines(`{"type":"result","subtype":"success","isError":false,"numTurns":2,"totalCostUsd":0.25}`), newUsageBook())
-	if !d2.result || d2.resultError != "" || math.Abs(d2.costUSD-0.25) > 1e-9 {
+	d2 := digest(lines(`{"type":"result","subtype":"success","isError":false,"numTurns":2,"totalCostUsd":0.25}`), newUsageBook())
+	if !d2.Result || d2.ResultError != "" || math.Abs(d2.CostUSD-0.25) > 1e-9 {
 		t.Errorf("top-level camelCase result: %+v", d2)
 	}
 }
@@ -59,27 +59,27 @@ func TestTurnOverNeedsResultWhenTurnUnknown(t *testing.T) {
 	clock := func() time.Time { return now }
 	h := &sessionStateHost{info: session.Info{Running: true, TurnRunning: false, TurnUnknown: true}}
 	h.entries = lines(`{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Reading files."}]}}`)
-	f := newFollower(h, time.Second, clock, time.Second)
-	var c transcriptCursor
-	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
+	f := NewFollower(h, clock, time.Second)
+	var c Cursor
+	if _, err := f.Absorb(context.Background(), "s", &c); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Minute)
-	if _, over := f.turnOver(context.Background(), "s", &c); over {
+	if _, over := f.TurnOver(context.Background(), "s", &c); over {
 		t.Fatal("a quiet session whose turn state is unknown was taken as done")
 	}
 	h.info.TurnUnknown = false
-	if _, over := f.turnOver(context.Background(), "s", &c); !over {
+	if _, over := f.TurnOver(context.Background(), "s", &c); !over {
 		t.Fatal("a quiet session that reports no turn running was not taken as done")
 	}
 	h.info.TurnUnknown = true
 	h.mu.Lock()
 	h.entries = append(h.entries, lines(`{"uuid":"r","message":{"type":"result","subtype":"success","isError":false}}`)...)
 	h.mu.Unlock()
-	if _, err := f.absorb(context.Background(), "s", &c); err != nil {
+	if _, err := f.Absorb(context.Background(), "s", &c); err != nil {
 		t.Fatal(err)
 	}
-	if _, over := f.turnOver(context.Background(), "s", &c); !over {
+	if _, over := f.TurnOver(context.Background(), "s", &c); !over {
 		t.Fatal("the wrapped result did not end the turn")
 	}
 }

@@ -1,6 +1,8 @@
-package engine
+package workflows
 
 import (
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 )
@@ -56,3 +58,5 @@ func TestWriterIdleNeedsNoGoroutine(t *testing.T) {
 		t.Error("an idle writer started its goroutine")
 	}
 }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

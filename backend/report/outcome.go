@@ -1,8 +1,9 @@
-package engine
+package report
 
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
@@ -19,11 +20,18 @@ import (
 // maxIssueItems bounds the ids or descriptions one issue sentence names.
 const maxIssueItems = 5
 
+// The statuses Outcome returns, as the engine names them.
+const (
+	StatusCompleted           = "completed"
+	StatusCompletedWithIssues = "completed_with_issues"
+	StatusFailed              = "failed"
+)
+
 // Outcome decides how a run that reached its end ended, from its final
 // report and its stored answers (the newest aggregation and verification
-// count). It returns completed, completed_with_issues or failed, and the
-// issues (empty for completed).
-func Outcome(rep FinalReport, answers []store.PhaseAnswer) (RunStatus, []string) {
+// count). It returns StatusCompleted, StatusCompletedWithIssues or
+// StatusFailed, and the issues (empty for completed).
+func Outcome(rep FinalReport, answers []store.PhaseAnswer) (string, []string) {
 	issues := []string{}
 	c := rep.Tasks
 	total := c.Total
@@ -80,11 +88,11 @@ func Outcome(rep FinalReport, answers []store.PhaseAnswer) (RunStatus, []string)
 	}
 	switch {
 	case total > 0 && c.Completed == 0:
-		return RunFailed, issues
+		return StatusFailed, issues
 	case len(issues) > 0:
-		return RunCompletedWithIssues, issues
+		return StatusCompletedWithIssues, issues
 	}
-	return RunCompleted, issues
+	return StatusCompleted, issues
 }
 
 // OutcomeLabel is how a run status is named to a person ("completed with
@@ -160,4 +168,21 @@ func ConflictOpen(resolution string) bool {
 		}
 	}
 	return false
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// clip shortens s to at most n characters (runes), ending it with "..."
+// when it was longer; a character is never split.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-3]) + "..."
 }

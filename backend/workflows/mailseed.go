@@ -1,14 +1,11 @@
-package engine
+package workflows
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/baton-app/baton/backend/mailbox"
 	"github.com/baton-app/baton/backend/protocol"
-	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/skills"
 	"github.com/baton-app/baton/backend/store"
 )
@@ -17,9 +14,7 @@ import (
 // files to create (the task's expected outputs) and the architecture to
 // follow; a completion report is checked by the same rules whichever way it
 // came (to-team-lead.json or the developer's session), so a report without
-// a build result or a timestamp is refused both ways; and under
-// requireBuildSuccess a build that was not run (not_verified, "not
-// recommended") is rejected like a failed one.
+// a build result or a timestamp is refused both ways.
 
 // assignment is the task_assignment of task t.
 func assignment(t *store.Task, platform, architecture, cwd string) mailbox.TaskAssignment {
@@ -57,74 +52,6 @@ func mailReport(taskID, platform string, c *protocol.Completion) mailbox.Complet
 		}
 	}
 	return rep
-}
-
-// checkMailReport applies the mailbox's rules to a report of a mailbox run
-// that says the task is done; a report that breaks them is refused and the
-// worker asked for a corrected one. It returns true when it took the report.
-func (r *runner) checkMailReport(ctx context.Context, ws *workerState, c *protocol.Completion) (bool, error) {
-	if r.tmpl.Config.Transport != TransportMailbox {
-		return false, nil
-	}
-	switch c.Status {
-	case "success", "partial", "awaiting_review":
-	default:
-		return false, nil // failures, questions and conflicts are taken as they are
-	}
-	err := mailbox.CheckReport(mailReport(ws.w.TaskID, mailPlatform(r.values), c))
-	if err == nil {
-		return false, nil
-	}
-	return true, r.refuseReport(ctx, ws, err.Error())
-}
-
-// refuseReport shows why a report was refused and asks the worker again,
-// within the re-prompt budget; past it the task fails.
-func (r *runner) refuseReport(ctx context.Context, ws *workerState, problem string) error {
-	why := "the completion report cannot be used: " + problem
-	if ws.status != WorkerRunning || ws.w.SessionID == "" || ws.book.Reprompts >= r.tmpl.Config.MaxRetries {
-		return r.workerFailed(ctx, ws, why, false)
-	}
-	id := session.ID(ws.w.SessionID)
-	text := mailReprompt(problem, delimiters(r.tmpl))
-	hctx, cancel := r.hostCtx(ctx)
-	err := r.e.host.Send(hctx, id, text)
-	cancel()
-	if err != nil {
-		return r.workerFailed(ctx, ws, fmt.Sprintf("send the re-prompt: %v", err), true)
-	}
-	n := ws.book.Reprompts + 1
-	r.markDirty(id, session.NoticeMessage)
-	ws.book.reset(ws.book.Cursor)
-	ws.book.Reprompts = n
-	ws.w.Error = why
-	ws.activity = r.e.now()
-	return r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerReprompted, ws,
-		fmt.Sprintf("asked again for the completion report (%d of %d): %s", n, r.tmpl.Config.MaxRetries, why)))
-}
-
-// unverifiedBuild is why requireBuildSuccess rejects a report at once: a
-// failed build, or one that was not run; "" when the build check passes.
-func unverifiedBuild(b *protocol.BuildResult) string {
-	if b == nil {
-		return ""
-	}
-	var reason string
-	switch b.Status {
-	case "failed":
-		reason = "the build failed"
-	case "not_verified":
-		reason = "the build was not run (not_verified)"
-	default:
-		return ""
-	}
-	if b.Command != "" {
-		reason += " (" + b.Command + ")"
-	}
-	if out := strings.TrimSpace(b.Output); out != "" {
-		reason += ": " + lastRunes(out, 500)
-	}
-	return reason
 }
 
 // mailReprompt asks a developer of a mailbox run for a corrected

@@ -1,10 +1,18 @@
-package engine
+// Package transcript follows the transcripts of a run's sessions: which
+// sessions changed (host notices, else polling), reading only what is new,
+// and what the new entries say: the agent's text, its tool calls and the
+// files they wrote, usage and cost (the host's own, else priced from Baton's
+// price table), the end of a turn and the limits it hit. A session's Cursor
+// is stored with the run or the worker, so a restart continues reading where
+// it stopped and counts nothing twice.
+package transcript
 
 import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
 
+	"github.com/baton-app/baton/backend/engine/limits"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -69,7 +77,7 @@ func (t tokens) minus(o tokens) tokens {
 	return tokens{t.in - o.in, t.out - o.out, t.cacheRead - o.cacheRead, t.cacheWrite - o.cacheWrite}
 }
 
-// usageBook is what digestEntries remembers of one session between reads,
+// usageBook is what digest remembers of one session between reads,
 // so that nothing is counted twice:
 //   - per message id, the largest count of each usage field seen (Claude
 //     Code writes one line per content block of a message, all under the
@@ -152,31 +160,36 @@ func (b *usageBook) costState(total float64) float64 {
 	return total
 }
 
-// digest is what a batch of new transcript entries says.
-type digest struct {
-	entries      []protocol.Entry
-	tools        store.ToolStats
-	files        []string
-	lastAction   string
-	inputTokens  int64 // uncached input
-	outputTokens int64
-	cacheRead    int64
-	cacheWrite   int64
-	costUSD      float64
-	pricedUSD    float64 // the cost of the tokens by the price table (cost.go)
-	assistant    bool    // an assistant entry arrived
-	text         bool    // an assistant entry with text arrived
-	result       bool    // a result entry arrived (the turn ended)
-	resultError  string
-	limit        *Limit // the last limit an entry reported (limits.go)
+// Digest is what a batch of new transcript entries says.
+type Digest struct {
+	// Entries are the agent's entries with text (where an answer can be).
+	Entries []protocol.Entry
+	Tools   store.ToolStats
+	// Files are the files the tool calls wrote or edited.
+	Files      []string
+	LastAction string
+	// InputTokens counts uncached input; cache reads and writes apart.
+	InputTokens  int64
+	OutputTokens int64
+	CacheRead    int64
+	CacheWrite   int64
+	CostUSD      float64
+	// PricedUSD is the cost of the tokens by the price table.
+	PricedUSD   float64
+	Assistant   bool // an assistant entry arrived
+	Text        bool // an assistant entry with text arrived
+	Result      bool // a result entry arrived (the turn ended)
+	ResultError string
+	// Limit is the last limit an entry reported.
+	Limit *limits.Limit
 }
 
-// digestEntries reads new entries; book remembers what earlier reads of the
+// digest reads new entries; book remembers what earlier reads of the
 // same session counted. Entry types that are not part of the conversation
 // (Claude Code's queue-operation, attachment, api-request and the like) are
 // skipped, except cost-state, which gives the cost when no result does.
-func digestEntries(raw []json.RawMessage, book *usageBook) digest {
-	var d digest
+func digest(raw []json.RawMessage, book *usageBook) Digest {
+	var d Digest
 	for _, r := range raw {
 		r = session.CanonicalEntry(r)
 		var e protocol.Entry
@@ -186,24 +199,24 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 		if hasText(e) {
 			// Only what the agent said can hold an answer; tool calls and
 			// results are counted below but not kept.
-			d.entries = append(d.entries, e)
-			d.text = true
+			d.Entries = append(d.Entries, e)
+			d.Text = true
 		}
 		var re rawEntry
 		_ = json.Unmarshal(r, &re)
-		if l, ok := detectLimit(r); ok {
-			d.limit = &l
+		if l, ok := limits.Detect(r); ok {
+			d.Limit = &l
 		}
 		switch e.Type {
 		case "assistant":
 			if e.IsSidechain {
 				continue
 			}
-			d.assistant = true
+			d.Assistant = true
 			if re.Message != nil && re.Message.Usage != nil {
 				n, usd := pricedAdd(book, re.Message.ID, re.Message.Model, *re.Message.Usage)
 				d.addTokens(n)
-				d.pricedUSD += usd
+				d.PricedUSD += usd
 			}
 			if e.Message == nil {
 				continue
@@ -212,34 +225,34 @@ func digestEntries(raw []json.RawMessage, book *usageBook) digest {
 				if b.Type != "tool_use" {
 					continue
 				}
-				countTool(&d.tools, b.Name)
-				d.lastAction = session.ToolSummary(b.Name, b.Input, session.ToolCard)
+				countTool(&d.Tools, b.Name)
+				d.LastAction = session.ToolSummary(b.Name, b.Input, session.ToolCard)
 				if f := writtenFile(b.Name, b.Input); f != "" {
-					d.files = append(d.files, f)
+					d.Files = append(d.Files, f)
 				}
 			}
 		case "result":
-			d.result = true
-			d.costUSD += book.turnCost(re)
+			d.Result = true
+			d.CostUSD += book.turnCost(re)
 			d.addTokens(book.result(re.Usage))
 			if e.IsError {
-				d.resultError = e.Result
-				if d.resultError == "" {
-					d.resultError = e.Subtype
+				d.ResultError = e.Result
+				if d.ResultError == "" {
+					d.ResultError = e.Subtype
 				}
 			}
 		case "cost-state":
-			d.costUSD += book.costState(re.TotalCostUSDState)
+			d.CostUSD += book.costState(re.TotalCostUSDState)
 		}
 	}
 	return d
 }
 
-func (d *digest) addTokens(n tokens) {
-	d.inputTokens += n.in
-	d.outputTokens += n.out
-	d.cacheRead += n.cacheRead
-	d.cacheWrite += n.cacheWrite
+func (d *Digest) addTokens(n tokens) {
+	d.InputTokens += n.in
+	d.OutputTokens += n.out
+	d.CacheRead += n.cacheRead
+	d.CacheWrite += n.cacheWrite
 }
 
 func hasText(e protocol.Entry) bool {
@@ -327,9 +340,9 @@ func writtenFile(name string, input json.RawMessage) string {
 	return in.NotebookPath
 }
 
-// assistantText joins the text the agent said in entries (for keyword
+// AssistantText joins the text the agent said in entries (for keyword
 // fallback).
-func assistantText(entries []protocol.Entry) string {
+func AssistantText(entries []protocol.Entry) string {
 	var b strings.Builder
 	for _, e := range entries {
 		if e.Type != "assistant" || e.IsSidechain || e.Message == nil {
@@ -345,9 +358,9 @@ func assistantText(entries []protocol.Entry) string {
 	return b.String()
 }
 
-// relFiles makes paths relative to cwd where they are inside it, and
+// RelFiles makes paths relative to cwd where they are inside it, and
 // removes duplicates, keeping order.
-func relFiles(cwd string, lists ...[]string) []string {
+func RelFiles(cwd string, lists ...[]string) []string {
 	seen := map[string]bool{}
 	out := []string{}
 	for _, l := range lists {
@@ -370,8 +383,8 @@ func relFiles(cwd string, lists ...[]string) []string {
 	return out
 }
 
-// addTools adds the tool counts of d to s.
-func addTools(s *store.ToolStats, d store.ToolStats) {
+// AddTools adds the tool counts of d to s.
+func AddTools(s *store.ToolStats, d store.ToolStats) {
 	s.Total += d.Total
 	s.Reads += d.Reads
 	s.Writes += d.Writes

@@ -1,4 +1,4 @@
-package engine
+package transcript
 
 import (
 	"encoding/json"
@@ -36,24 +36,24 @@ func TestDigestCLIStreamUsageAndCost(t *testing.T) {
 	book := newUsageBook()
 	// The first turn comes in two reads, the second in one.
 	t1 := turn("m1", 0.002052, 0.002052)
-	d1 := digestEntries(lines(t1[:3]...), book)
-	d2 := digestEntries(lines(t1[3:]...), book)
-	d3 := digestEntries(lines(turn("m2", 0.004104, 0.002052)...), book)
-	in := d1.inputTokens + d2.inputTokens + d3.inputTokens
-	out := d1.outputTokens + d2.outputTokens + d3.outputTokens
-	cost := d1.costUSD + d2.costUSD + d3.costUSD
+	d1 := digest(lines(t1[:3]...), book)
+	d2 := digest(lines(t1[3:]...), book)
+	d3 := digest(lines(turn("m2", 0.004104, 0.002052)...), book)
+	in := d1.InputTokens + d2.InputTokens + d3.InputTokens
+	out := d1.OutputTokens + d2.OutputTokens + d3.OutputTokens
+	cost := d1.CostUSD + d2.CostUSD + d3.CostUSD
 	if in != 400 || out != 118 {
 		t.Errorf("tokens = %d in, %d out; want 400, 118 (two turns of the result's usage)", in, out)
 	}
 	// Cache reads and writes are counted apart from input.
-	if cr, cw := d1.cacheRead+d2.cacheRead+d3.cacheRead, d1.cacheWrite+d2.cacheWrite+d3.cacheWrite; cr != 20 || cw != 28 {
+	if cr, cw := d1.CacheRead+d2.CacheRead+d3.CacheRead, d1.CacheWrite+d2.CacheWrite+d3.CacheWrite; cr != 20 || cw != 28 {
 		t.Errorf("cache reads %d, writes %d; want 20, 28", cr, cw)
 	}
 	if math.Abs(cost-0.004104) > 1e-9 {
 		t.Errorf("cost = %v, want 0.004104 (the CLI's cost so far, not the sum of its running totals)", cost)
 	}
-	if d1.tools.Writes != 1 || d3.tools.Writes != 1 || !d2.result || !d3.result {
-		t.Errorf("tools %+v %+v, results %v %v", d1.tools, d3.tools, d2.result, d3.result)
+	if d1.Tools.Writes != 1 || d3.Tools.Writes != 1 || !d2.Result || !d3.Result {
+		t.Errorf("tools %+v %+v, results %v %v", d1.Tools, d3.Tools, d2.Result, d3.Result)
 	}
 }
 
@@ -63,7 +63,7 @@ func TestDigestCLIStreamUsageAndCost(t *testing.T) {
 func TestDigestCLITranscriptUsageAndCost(t *testing.T) {
 	t.Parallel()
 	book := newUsageBook()
-	d := digestEntries(lines(
+	d := digest(lines(
 		`{"type":"queue-operation","operation":"enqueue","content":"write hello","sessionId":"s"}`,
 		`{"type":"attachment","attachment":{"type":"environment"},"uuid":"u0"}`,
 		`{"type":"api-request-blob","hash":"h","message":{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"}]}}`,
@@ -71,25 +71,25 @@ func TestDigestCLITranscriptUsageAndCost(t *testing.T) {
 		`{"type":"assistant","uuid":"u2","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/p/a.go"}}],"usage":{"input_tokens":100,"cache_read_input_tokens":5,"output_tokens":42}}}`,
 		`{"type":"cost-state","totalCostUSD":0.001,"modelUsage":{"m":{"costUSD":0.001}}}`,
 	), book)
-	d2 := digestEntries(lines(
+	d2 := digest(lines(
 		`{"type":"assistant","uuid":"u3","message":{"id":"m2","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":120,"output_tokens":17}}}`,
 		`{"type":"last-prompt","lastPrompt":"write hello"}`,
 		`{"type":"cost-state","totalCostUSD":0.0025}`,
 	), book)
-	if got := d.inputTokens + d2.inputTokens; got != 220 {
+	if got := d.InputTokens + d2.InputTokens; got != 220 {
 		t.Errorf("input tokens = %d, want 220 (cache reads apart)", got)
 	}
-	if got := d.cacheRead + d2.cacheRead; got != 5 {
+	if got := d.CacheRead + d2.CacheRead; got != 5 {
 		t.Errorf("cache reads = %d, want 5 (m1's, once)", got)
 	}
-	if got := d.outputTokens + d2.outputTokens; got != 59 {
+	if got := d.OutputTokens + d2.OutputTokens; got != 59 {
 		t.Errorf("output tokens = %d, want 59 (42 of m1's last line, not 3 of its first)", got)
 	}
-	if got := d.costUSD + d2.costUSD; math.Abs(got-0.0025) > 1e-9 {
+	if got := d.CostUSD + d2.CostUSD; math.Abs(got-0.0025) > 1e-9 {
 		t.Errorf("cost = %v, want 0.0025", got)
 	}
-	if d.tools.Total != 1 || d.tools.Edits != 1 || len(d.entries) != 1 || d.result {
-		t.Errorf("tools %+v, %d text entries, result %v", d.tools, len(d.entries), d.result)
+	if d.Tools.Total != 1 || d.Tools.Edits != 1 || len(d.Entries) != 1 || d.Result {
+		t.Errorf("tools %+v, %d text entries, result %v", d.Tools, len(d.Entries), d.Result)
 	}
 }
 

@@ -1,4 +1,4 @@
-package engine
+package workflows
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 // TransportMailbox is the config.transport value of the file mailbox.
 const TransportMailbox = "mailbox"
 
-// mailHook keeps the run's file mailbox. Its methods write files: the hooks
+// mailHook keeps the run's file mailbox. Its methods write files: Seeds
 // call them on their writer goroutine. Reports found in to-team-lead.json
 // are forwarded on out to the run's loop.
 type mailHook struct {
@@ -37,18 +37,19 @@ type mailHook struct {
 	platform   string
 	// architecture is the ARCHITECTURE value, when the template has one.
 	architecture string
+	delimiters   protocol.Delimiters
 	log          *slog.Logger
 	mb           *mailbox.Mailbox
-	out          chan mailbox.Report
+	out          chan Report
 	stop         chan struct{}
 	forwarding   sync.WaitGroup
 }
 
-func newMailHook(cfg template.Config, cwd, run string, values map[string]any, log *slog.Logger) *mailHook {
+func newMailHook(cfg template.Config, cwd, run string, values map[string]any, d protocol.Delimiters, log *slog.Logger) *mailHook {
 	h := &mailHook{enabled: cfg.Transport == TransportMailbox, cwd: cwd, run: run, maxRetries: cfg.MaxRetries,
-		platform: "custom", log: log, stop: make(chan struct{})}
+		platform: "custom", delimiters: d, log: log, stop: make(chan struct{})}
 	if h.enabled {
-		h.out = make(chan mailbox.Report)
+		h.out = make(chan Report)
 	}
 	h.platform = mailPlatform(values)
 	h.architecture, _ = values["ARCHITECTURE"].(string)
@@ -80,8 +81,12 @@ func (h *mailHook) open() error {
 	go func() {
 		defer h.forwarding.Done()
 		for rep := range mb.Reports() {
+			r := Report{TaskID: rep.TaskID, Err: rep.Err}
+			if rep.Report != nil {
+				r.Completion = mailCompletion(rep.Report)
+			}
 			select {
-			case h.out <- rep:
+			case h.out <- r:
 			case <-h.stop:
 				return
 			}
@@ -115,6 +120,16 @@ func (h *mailHook) assign(ctx context.Context, t *store.Task) error {
 	a := assignment(t, h.platform, h.architecture, h.cwd)
 	if err := h.mb.Assign(ctx, a); err != nil {
 		return fmt.Errorf("write the task assignment: %w", err)
+	}
+	return nil
+}
+
+// check applies the mailbox's rules to a completion that says the task is
+// done (failures, questions and conflicts are taken as they are).
+func (h *mailHook) check(taskID string, c *protocol.Completion) error {
+	switch c.Status {
+	case "success", "partial", "awaiting_review":
+		return mailbox.CheckReport(mailReport(taskID, h.platform, c))
 	}
 	return nil
 }
@@ -160,27 +175,4 @@ func mailCompletion(c *mailbox.CompletionReport) *protocol.Completion {
 		FilesCreated: c.FilesCreated, FilesModified: c.FilesModified, Platform: c.Platform, Timestamp: c.Timestamp,
 		Build: &protocol.BuildResult{Status: c.BuildResult.Status, Command: c.BuildResult.Command, Errors: &errs,
 			Output: c.BuildResult.Output}}
-}
-
-// onMail takes one message found in to-team-lead.json.
-func (r *runner) onMail(ctx context.Context, rep mailbox.Report) error {
-	ws := r.plan.workers[rep.TaskID]
-	if ws == nil {
-		r.log().Warn("mailbox message for an unknown task", "task", rep.TaskID, "err", rep.Err)
-		return nil
-	}
-	if rep.Err != nil {
-		ws.w.Error = "a message in to-team-lead.json cannot be used: " + rep.Err.Error()
-		return r.commit(ctx, store.Change{}, []*workerState{ws}, r.ev(EventWorkerProgress, ws, ws.w.Error))
-	}
-	if ws.status == WorkerSpawning && rep.Report != nil {
-		// The developer was quicker than the start of its session's
-		// answer: take the report once the worker runs.
-		ws.early = &rep
-		return nil
-	}
-	if ws.status != WorkerRunning || rep.Report == nil {
-		return nil // already reported in its transcript
-	}
-	return r.workerReport(ctx, ws, mailCompletion(rep.Report), false)
 }

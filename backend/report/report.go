@@ -1,27 +1,35 @@
-package engine
+// Package report is a finished run's final report (seed 004, phase 5):
+// what the run did — its tasks, how many iterations it took, the decisions
+// taken on the way, the files written, what it cost and what is known to be
+// missing — its outcome (completed only when nothing is left open), and the
+// Markdown document a run is exported as. The engine builds the report
+// once, when the run finishes, from its rows and the facts its events
+// record; views and the terminal read it back.
+package report
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/pricing"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 )
 
-// The final report of seed 004 (phase 5): what a finished run did — its
-// tasks, how many iterations it took, the decisions taken on the way, the
-// files written and what is known to be missing. It is built once, when the
-// run reaches completed, cancelled or error, and stored with the change that
-// finishes the run.
-
-// ErrNotFinished: a run that has not finished has no final report.
-var ErrNotFinished = errors.New("run has not finished")
+// The statuses the report reads, as the engine names them (backend/store
+// lists every status; the tests hold these to that list).
+const (
+	runError        = "error"
+	runCancelled    = "cancelled"
+	workerCompleted = "completed"
+	workerFailed    = "failed"
+	workerCancelled = "cancelled"
+	workerTimeout   = "timeout"
+)
 
 // FinalReport is the stored summary of a finished run.
 type FinalReport struct {
@@ -40,17 +48,17 @@ type FinalReport struct {
 	Iterations Iterations `json:"iterations"`
 	Decisions  []Decision `json:"decisions"`
 	// Files is the union of the files the workers reported, sorted.
-	Files       []ReportFile `json:"files"`
+	Files       []File       `json:"files"`
 	Limitations []Limitation `json:"limitations"`
 	// Issues are why the run is completed_with_issues or failed (the run's
 	// own Issues); empty for every other status.
 	Issues []string `json:"issues"`
 	// Cost is what the run cost and used, and the limits it waited for.
-	Cost ReportCost `json:"cost"`
+	Cost Cost `json:"cost"`
 }
 
-// ReportCost is a run's cost in the final report.
-type ReportCost struct {
+// Cost is a run's cost in the final report.
+type Cost struct {
 	USD          float64 `json:"usd"`
 	InputTokens  int64   `json:"inputTokens"`
 	OutputTokens int64   `json:"outputTokens"`
@@ -142,8 +150,8 @@ type Decision struct {
 	At         *time.Time `json:"at,omitempty"`
 }
 
-// ReportFile is one file written during the run and the tasks that wrote it.
-type ReportFile struct {
+// File is one file written during the run and the tasks that wrote it.
+type File struct {
 	Path  string   `json:"path"`
 	Tasks []string `json:"tasks"`
 }
@@ -170,39 +178,33 @@ type Limitation struct {
 	Files    []string `json:"files,omitempty"`
 }
 
-// BuildFinalReport builds the final report of a run from its state and its
-// stored events (oldest first).
-func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
-	r := s.Run
+// Build builds the final report of a run from its rows (its answers oldest
+// first) and what its history says (oldest first).
+func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []store.PhaseAnswer, history []Fact) FinalReport {
 	rep := FinalReport{RunID: r.ID, Status: r.Status, Message: r.Message, Error: r.Error, FinishedAt: r.CompletedAt,
 		Completed: []TaskRef{}, Failed: []TaskRef{}, Skipped: []TaskRef{}, NotRun: []TaskRef{},
 		Iterations: Iterations{Remediation: []RemediationRound{}, Retries: []Attempt{}, Rejections: []Attempt{}},
-		Decisions:  []Decision{}, Files: []ReportFile{}, Limitations: []Limitation{}, Issues: []string{},
+		Decisions:  []Decision{}, Files: []File{}, Limitations: []Limitation{}, Issues: []string{},
 		// Rounded: the run's cost is a sum whose order varies.
-		Cost: ReportCost{USD: math.Round(r.CostUSD*1e9) / 1e9, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Label: CostLabel(r.CostUSD, r.Limits),
+		Cost: Cost{USD: math.Round(r.CostUSD*1e9) / 1e9, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Label: CostLabel(r.CostUSD, r.Limits),
 			BudgetUSD: r.Limits.BudgetUSD, BudgetTokens: r.Limits.BudgetTokens}}
-	for _, e := range events {
-		if e.Name == EventLimitWaiting {
-			rep.Cost.LimitWaits++
-		}
-	}
 	if len(r.Issues) > 0 {
 		rep.Issues = r.Issues
 	}
 	switch r.Status {
-	case RunError.String():
+	case runError:
 		rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitRun, Text: "The run stopped with an error: " + r.Error})
-	case RunCancelled.String():
+	case runCancelled:
 		rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitRun, Text: "The run was cancelled before it finished."})
 	}
 
-	workers := map[string]store.Worker{}
-	for _, w := range s.Workers {
-		workers[w.TaskID] = w
+	byTask := map[string]store.Worker{}
+	for _, w := range workers {
+		byTask[w.TaskID] = w
 	}
 	files := map[string][]string{}
-	for _, t := range s.Tasks {
-		w, ok := workers[t.ID]
+	for _, t := range tasks {
+		w, ok := byTask[t.ID]
 		ref := TaskRef{ID: t.ID, Title: t.Title, Status: "not started"}
 		if ok {
 			ref.Status, ref.Reason, ref.Retries, ref.Unstructured = w.Status, w.Error, w.RetryCount, w.Unstructured
@@ -221,7 +223,7 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 			ref.Status, ref.Reason = "skipped", "skipped by the user"
 			rep.Skipped = append(rep.Skipped, ref)
 			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitSkipped, TaskID: t.ID, Text: ref.Reason})
-		case ok && w.Status == WorkerCompleted.String():
+		case ok && w.Status == workerCompleted:
 			rep.Completed = append(rep.Completed, ref)
 			if strings.HasPrefix(w.Error, "partly done") {
 				rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitPartial, TaskID: t.ID, Text: w.Error})
@@ -230,7 +232,7 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 				rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitUnstructured, TaskID: t.ID,
 					Text: "completed without a structured report; its result was guessed from the worker's words"})
 			}
-		case ok && (w.Status == WorkerFailed.String() || w.Status == WorkerCancelled.String() || w.Status == WorkerTimeout.String()):
+		case ok && (w.Status == workerFailed || w.Status == workerCancelled || w.Status == workerTimeout):
 			rep.Failed = append(rep.Failed, ref)
 			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitFailed, TaskID: t.ID,
 				Text: orDefault(w.Error, "the task "+w.Status+" without a reason")})
@@ -247,19 +249,19 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 				Text: strings.Join(w.Questions, " ")})
 		}
 	}
-	rep.Tasks = TaskCounts{Total: len(s.Tasks), Completed: len(rep.Completed), Failed: len(rep.Failed),
+	rep.Tasks = TaskCounts{Total: len(tasks), Completed: len(rep.Completed), Failed: len(rep.Failed),
 		Skipped: len(rep.Skipped), NotRun: len(rep.NotRun)}
 	for _, f := range sortedKeys(files) {
-		rep.Files = append(rep.Files, ReportFile{Path: f, Tasks: files[f]})
+		rep.Files = append(rep.Files, File{Path: f, Tasks: files[f]})
 	}
 
-	rep.eventsInto(events)
-	rep.answersInto(s)
+	rep.historyInto(history)
+	rep.answersInto(answers)
 	// Conflicts a worker reported stand unresolved when no aggregation
 	// answer took them up.
-	if latestData[protocol.Aggregation](s.Answers, protocol.PhaseAggregation) == nil {
-		for _, t := range s.Tasks {
-			for _, c := range workers[t.ID].Conflicts {
+	if latestData[protocol.Aggregation](answers, protocol.PhaseAggregation) == nil {
+		for _, t := range tasks {
+			for _, c := range byTask[t.ID].Conflicts {
 				rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionConflict, TaskID: t.ID, By: "task " + t.ID,
 					Text: c, Tasks: []string{t.ID}})
 				rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitConflict, TaskID: t.ID, Text: c})
@@ -270,56 +272,77 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 	return rep
 }
 
-// eventsInto reads review verdicts, answers, retries and QA rounds from the
-// run's events.
-func (rep *FinalReport) eventsInto(events []store.Event) {
+// FactKind is what a Fact of a run's history is about.
+type FactKind int
+
+// The kinds of facts the report counts.
+const (
+	// FactApproved: a reviewer (By) approved task TaskID (Text: why).
+	FactApproved FactKind = iota + 1
+	// FactRejected: a reviewer (By) rejected task TaskID (Text: why).
+	FactRejected
+	// FactQuestion: the worker of TaskID asked Text.
+	FactQuestion
+	// FactAnswered: the user answered the worker of TaskID with Text.
+	FactAnswered
+	// FactRetry: task TaskID runs again (Text: why; empty when the user
+	// asked for it).
+	FactRetry
+	// FactReprompt: a session was asked again for a missing or broken
+	// answer.
+	FactReprompt
+	// FactRemediation: a QA round (Text) added the tasks Tasks.
+	FactRemediation
+	// FactLimitWait: the run waited for a rate, overload or usage limit.
+	FactLimitWait
+)
+
+// A Fact is one thing a run's history says that the report counts: the
+// engine reads them from its events.
+type Fact struct {
+	Kind   FactKind
+	TaskID string
+	By     string
+	Text   string
+	Tasks  []string
+	At     time.Time
+}
+
+// historyInto reads review verdicts, answers, retries, re-prompts, QA
+// rounds and limit waits from the run's history.
+func (rep *FinalReport) historyInto(history []Fact) {
 	asked := map[string]string{} // task → its open question
-	for _, e := range events {
-		var p Payload
-		if len(e.Payload) > 0 {
-			_ = json.Unmarshal(e.Payload, &p)
-		}
-		task := e.TaskID
-		if task == "" {
-			task = p.TaskID
-		}
-		at := e.CreatedAt
-		switch e.Name {
-		case EventWorkerCompleted:
-			if who, reason, ok := verdict(p.Message, "approved by "); ok {
-				rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionApproved, TaskID: task, By: who, Text: reason, At: &at})
-			}
-		case EventWorkerRejected:
-			who, reason, ok := verdict(p.Message, "rejected by ")
-			if !ok {
-				reason = p.Message
-			}
-			rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionRejected, TaskID: task, By: who, Text: reason, At: &at})
-			rep.Iterations.Rejections = append(rep.Iterations.Rejections, Attempt{TaskID: task, Reason: reason, At: at})
-		case EventWorkerQuestion:
-			asked[task] = p.Message
-		case EventWorkerAnswered:
-			rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionAnswer, TaskID: task, By: "the user",
-				Question: asked[task], Text: p.Message, At: &at})
-			delete(asked, task)
-		case EventWorkerRetrying:
-			rep.Iterations.Retries = append(rep.Iterations.Retries, Attempt{TaskID: task, Reason: p.Message, At: at})
-		case EventWorkerReprompted, EventReprompted:
+	for _, f := range history {
+		at := f.At
+		switch f.Kind {
+		case FactApproved:
+			rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionApproved, TaskID: f.TaskID, By: f.By, Text: f.Text, At: &at})
+		case FactRejected:
+			rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionRejected, TaskID: f.TaskID, By: f.By, Text: f.Text, At: &at})
+			rep.Iterations.Rejections = append(rep.Iterations.Rejections, Attempt{TaskID: f.TaskID, Reason: f.Text, At: at})
+		case FactQuestion:
+			asked[f.TaskID] = f.Text
+		case FactAnswered:
+			rep.Decisions = append(rep.Decisions, Decision{Kind: DecisionAnswer, TaskID: f.TaskID, By: "the user",
+				Question: asked[f.TaskID], Text: f.Text, At: &at})
+			delete(asked, f.TaskID)
+		case FactRetry:
+			rep.Iterations.Retries = append(rep.Iterations.Retries, Attempt{TaskID: f.TaskID, Reason: f.Text, At: at})
+		case FactReprompt:
 			rep.Iterations.Reprompts++
-		case EventRemediation:
-			round := RemediationRound{Round: len(rep.Iterations.Remediation) + 1, Message: p.Message, Tasks: []string{}}
-			for _, t := range p.Tasks {
-				round.Tasks = append(round.Tasks, t.ID)
-			}
-			rep.Iterations.Remediation = append(rep.Iterations.Remediation, round)
+		case FactRemediation:
+			rep.Iterations.Remediation = append(rep.Iterations.Remediation, RemediationRound{
+				Round: len(rep.Iterations.Remediation) + 1, Message: f.Text, Tasks: append([]string{}, f.Tasks...)})
+		case FactLimitWait:
+			rep.Cost.LimitWaits++
 		}
 	}
 }
 
 // answersInto takes the conflicts of the latest aggregation and the issues
 // of the latest verification.
-func (rep *FinalReport) answersInto(s Snapshot) {
-	if agg := latestData[protocol.Aggregation](s.Answers, protocol.PhaseAggregation); agg != nil {
+func (rep *FinalReport) answersInto(answers []store.PhaseAnswer) {
+	if agg := latestData[protocol.Aggregation](answers, protocol.PhaseAggregation); agg != nil {
 		for _, c := range agg.Conflicts {
 			text := strings.TrimSpace(c.Description)
 			if c.Type != "" && c.Type != "conflict" {
@@ -333,7 +356,7 @@ func (rep *FinalReport) answersInto(s Snapshot) {
 			}
 		}
 	}
-	if v := latestData[protocol.Verification](s.Answers, protocol.PhaseVerification); v != nil {
+	if v := latestData[protocol.Verification](answers, protocol.PhaseVerification); v != nil {
 		for _, is := range v.Issues {
 			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitVerification, TaskID: is.TaskID,
 				Text: strings.TrimSpace(is.Description), Severity: is.Severity, Files: is.Files})
@@ -356,16 +379,6 @@ func latestData[T any](answers []store.PhaseAnswer, phase protocol.Phase) *T {
 	return nil
 }
 
-// verdict splits "approved by the reviewer: looks good" into who and why.
-func verdict(msg, prefix string) (who, reason string, ok bool) {
-	rest, ok := strings.CutPrefix(msg, prefix)
-	if !ok {
-		return "", "", false
-	}
-	who, reason, _ = strings.Cut(rest, ": ")
-	return who, reason, true
-}
-
 func orDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {
 		return def
@@ -382,88 +395,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// allEvents reads every stored event of a run, oldest first.
-func allEvents(ctx context.Context, st *store.Store, runID string) ([]store.Event, error) {
-	var out []store.Event
-	var after int64
-	for {
-		page, err := st.Events(ctx, runID, after, 10000)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page...)
-		if len(page) < 10000 {
-			return out, nil
-		}
-		after = page[len(page)-1].ID
-	}
-}
-
-// FinalReport returns the final report stored when run runID finished. A
-// run that finished before Baton stored final reports gets one built from
-// its history; a run that has not finished gets ErrNotFinished.
-func (e *Engine) FinalReport(ctx context.Context, runID string) (FinalReport, error) {
-	raw, err := e.store.FinalReport(ctx, runID)
+// CostLabel is how a run's cost is written: simulated on the simulator,
+// estimated where it came from the price table.
+func CostLabel(usd float64, l store.RunLimits) string {
+	s := fmt.Sprintf("$%.4f", usd)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return FinalReport{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
-	case errors.Is(err, store.ErrNoReport):
-		snap, err := e.storedSnapshot(ctx, runID)
-		if err != nil {
-			return FinalReport{}, err
-		}
-		if !store.Finished(snap.Run.Status) {
-			return FinalReport{}, fmt.Errorf("run %s is %s: %w", runID, snap.Run.Status, ErrNotFinished)
-		}
-		events, err := allEvents(ctx, e.store, runID)
-		if err != nil {
-			return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
-		}
-		return BuildFinalReport(snap, events), nil
-	case err != nil:
-		return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
+	case l.CostSimulated:
+		s += " (simulated)"
+	case l.CostEstimated:
+		s += " (estimated from Baton's price table of " + pricing.PricesDate + ")"
 	}
-	var rep FinalReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
-	}
-	return rep, nil
-}
-
-// finalReport builds the report of the run that is finishing into the
-// change that finishes it: the state in memory, the answers stored and
-// those of this change, and the stored events.
-func (r *runner) finalReport(ctx context.Context, c *store.Change) {
-	r.storeReport(c, r.buildReport(ctx, c))
-}
-
-// storeReport puts rep into the change that finishes the run.
-func (r *runner) storeReport(c *store.Change, rep FinalReport) {
-	var err error
-	c.FinalReport, err = json.Marshal(rep)
-	if err != nil {
-		r.log().Warn("final report", "err", err)
-		c.FinalReport = nil
-	}
-}
-
-// buildReport builds the report of the run as it is in memory, with the
-// answers stored and those of change c.
-func (r *runner) buildReport(ctx context.Context, c *store.Change) FinalReport {
-	ctx = context.WithoutCancel(ctx)
-	r.sync()
-	snap := Snapshot{Run: r.run, Tasks: r.plan.tasks}
-	for _, ws := range r.plan.inOrder() {
-		snap.Workers = append(snap.Workers, ws.w)
-	}
-	answers, err := r.e.store.Answers(ctx, r.run.ID)
-	if err != nil {
-		r.log().Warn("final report: read the answers", "err", err)
-	}
-	snap.Answers = append(answers, c.Answers...)
-	events, err := allEvents(ctx, r.e.store, r.run.ID)
-	if err != nil {
-		r.log().Warn("final report: read the events", "err", err)
-	}
-	return BuildFinalReport(snap, events)
+	return s
 }

@@ -1,4 +1,4 @@
-package engine
+package workflows
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package engine
+package transcript
 
 import (
 	"encoding/json"
@@ -18,17 +18,17 @@ func TestCostFromPriceTable(t *testing.T) {
 		// A model the table does not know costs nothing.
 		json.RawMessage(`{"type":"assistant","message":{"id":"m3","model":"<synthetic>","usage":{"input_tokens":100,"output_tokens":100}}}`),
 	}
-	var c transcriptCursor
-	d := digestEntries(entries, c.usageSeen())
-	c.InputTokens, c.OutputTokens, c.CostUSD, c.PricedUSD = d.inputTokens, d.outputTokens, d.costUSD, d.pricedUSD
+	var c Cursor
+	d := digest(entries, c.usageSeen())
+	c.InputTokens, c.OutputTokens, c.CostUSD, c.PricedUSD = d.InputTokens, d.OutputTokens, d.CostUSD, d.PricedUSD
 	want := (1000*3+200*15+2000*0.30+500*3.75)/1e6 + (100*1.0+100*5.0)/1e6
-	usd, est := c.costUSD()
+	usd, est := c.Cost()
 	if math.Abs(usd-want) > 1e-12 || !est {
 		t.Fatalf("cost %v estimated %v, want %v estimated", usd, est, want)
 	}
-	d = digestEntries([]json.RawMessage{json.RawMessage(`{"type":"result","total_cost_usd":0.5}`)}, c.usageSeen())
-	c.CostUSD += d.costUSD
-	if usd, est := c.costUSD(); usd != 0.5 || est {
+	d = digest([]json.RawMessage{json.RawMessage(`{"type":"result","total_cost_usd":0.5}`)}, c.usageSeen())
+	c.CostUSD += d.CostUSD
+	if usd, est := c.Cost(); usd != 0.5 || est {
 		t.Errorf("with the host's cost: %v %v", usd, est)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package transcript
 
 import (
 	"encoding/json"
@@ -114,19 +114,19 @@ func TestStatisticsOnRealCLIRecordings(t *testing.T) {
 				var in, out int64
 				var cost float64
 				var tools = map[string]int{}
-				var stats digest
+				var stats Digest
 				for i := 0; i < len(f.lines); i += 3 {
-					d := digestEntries(f.lines[i:min(i+3, len(f.lines))], book)
-					in += d.inputTokens
-					out += d.outputTokens
-					cost += d.costUSD
-					stats.tools.Total += d.tools.Total
-					stats.tools.Reads += d.tools.Reads
-					stats.tools.Writes += d.tools.Writes
-					stats.tools.Edits += d.tools.Edits
-					stats.tools.Bash += d.tools.Bash
-					stats.tools.Other += d.tools.Other
-					stats.tools.Search += d.tools.Search
+					d := digest(f.lines[i:min(i+3, len(f.lines))], book)
+					in += d.InputTokens
+					out += d.OutputTokens
+					cost += d.CostUSD
+					stats.Tools.Total += d.Tools.Total
+					stats.Tools.Reads += d.Tools.Reads
+					stats.Tools.Writes += d.Tools.Writes
+					stats.Tools.Edits += d.Tools.Edits
+					stats.Tools.Bash += d.Tools.Bash
+					stats.Tools.Other += d.Tools.Other
+					stats.Tools.Search += d.Tools.Search
 				}
 				for name, n := range f.want.tools {
 					tools[toolKind(name)] += n
@@ -135,9 +135,9 @@ func TestStatisticsOnRealCLIRecordings(t *testing.T) {
 				for _, n := range f.want.tools {
 					total += n
 				}
-				if stats.tools.Total != total || stats.tools.Reads != tools["reads"] || stats.tools.Writes != tools["writes"] ||
-					stats.tools.Edits != tools["edits"] || stats.tools.Bash != tools["bash"] || stats.tools.Other != tools["other"] {
-					t.Errorf("%s: tools %+v, the tool_use blocks say %v", f.name, stats.tools, f.want.tools)
+				if stats.Tools.Total != total || stats.Tools.Reads != tools["reads"] || stats.Tools.Writes != tools["writes"] ||
+					stats.Tools.Edits != tools["edits"] || stats.Tools.Bash != tools["bash"] || stats.Tools.Other != tools["other"] {
+					t.Errorf("%s: tools %+v, the tool_use blocks say %v", f.name, stats.Tools, f.want.tools)
 				}
 				if in != f.want.in || out != f.want.out {
 					t.Errorf("%s: tokens %d in, %d out; the CLI says %d, %d", f.name, in, out, f.want.in, f.want.out)
