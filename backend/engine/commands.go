@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/baton-app/baton/backend/engine/isolation"
+	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/session"
 )
 
@@ -146,7 +147,7 @@ func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, de
 		if !decision.Valid() {
 			return fmt.Errorf("permission decision %q is not once, always or deny: %w", decision, ErrBadRequest)
 		}
-		b := r.e.host.browser()
+		b := r.e.host.Browser()
 		if b == nil {
 			return fmt.Errorf("this session host cannot answer permission requests: %w", ErrBadRequest)
 		}
@@ -189,7 +190,7 @@ func (e *Engine) Answer(ctx context.Context, runID, taskID, text string) error {
 			return fmt.Errorf("the answer to %s is empty: %w", taskID, ErrBadRequest)
 		}
 		id := session.ID(ws.w.SessionID)
-		if err := r.e.host.Send(ctx, id, answerMessage(text)); err != nil {
+		if err := r.e.host.Send(ctx, id, prompts.Answer(text)); err != nil {
 			return fmt.Errorf("send the answer to %s: %w", taskID, err)
 		}
 		c := ws.told(text, r.e.now())

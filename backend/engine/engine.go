@@ -14,7 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/limits"
+	"github.com/baton-app/baton/backend/hostguard"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -81,7 +82,7 @@ type Options struct {
 // the methods send it commands and wait for the answer.
 type Engine struct {
 	store     *store.Store
-	host      *guardHost
+	host      *hostguard.Host
 	templates Templates
 	emitter   Emitter
 	logger    *slog.Logger
@@ -145,7 +146,7 @@ func New(opts Options) (*Engine, error) {
 	if e.reconnectFor <= 0 {
 		e.reconnectFor = DefaultReconnectFor
 	}
-	e.host = newGuardHost(opts.Host, e.hostWait, defaultQuickWait)
+	e.host = hostguard.New(opts.Host, e.hostWait, defaultQuickWait)
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if ch := e.host.Notices(); ch != nil {
 		e.dispatch = true
@@ -266,7 +267,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
-	if sh, ok := e.host.inner.(simulatedHost); ok && sh.Simulated() {
+	if sh, ok := e.host.Inner().(simulatedHost); ok && sh.Simulated() {
 		r.limits.Simulated = true
 	}
 	if r.iso != nil {

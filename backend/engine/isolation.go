@@ -7,14 +7,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/baton-app/baton/backend/engine/isolation"
+	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/worktree"
 )
 
 // Worktree isolation (template config.isolation "worktree") is
-// backend/engine/isolation: each worker in its own git worktree from the
+// backend/isolation: each worker in its own git worktree from the
 // run branch baton/<run>, merged back in dependency order after it
 // completes, a conflict resolved by a merge task or the user, cleanup when
 // the run ends, Apply and Discard. Here is how the run uses it: a worker's

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/baton-app/baton/backend/engine/limits"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 )
 
-// Limits and the budget (backend/engine/limits) as the run applies them:
+// Limits and the budget (backend/limits) as the run applies them:
 // a session whose turn ended on a rate, overload or usage limit waits in
 // its session (limitHit), the run starts nothing new until the reset and
 // then sends the continue message to as many waiting sessions as the

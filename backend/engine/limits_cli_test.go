@@ -14,7 +14,7 @@ import (
 	"github.com/baton-app/baton/backend/claudecode"
 	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/engine"
-	"github.com/baton-app/baton/backend/engine/limits"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/modelsim"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/limits"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/template"
 )
 

@@ -17,6 +17,14 @@ import (
 // Options.ReconnectFor it stops as interrupted, keeping everything done,
 // and Resume continues it.
 
+// The default bounds of host calls and of a reconnect.
+const (
+	DefaultReconnectFor = 2 * time.Minute
+	// defaultQuickWait bounds the calls that only look (Session, Read) and
+	// those that stop a session (Interrupt, Archive).
+	defaultQuickWait = 15 * time.Second
+)
+
 // Reconnecting describes a run that waits for its host to come back.
 type Reconnecting struct {
 	Since  time.Time `json:"since"`
@@ -116,7 +124,7 @@ func (s RunStatus) worksOnHost() bool {
 // time lets the run go on: its timers start again (the time without a host
 // is nobody's fault) and every session is read again.
 func (r *runner) checkLink(ctx context.Context) bool {
-	st := r.e.host.state()
+	st := r.e.host.Link()
 	if st.Up || !r.status.worksOnHost() {
 		if !r.link.waiting() {
 			return false
@@ -190,7 +198,7 @@ func (e *Engine) reconnectBound() time.Duration {
 }
 
 // hostDown reports whether the host's connection is lost now.
-func (e *Engine) hostDown() bool { return !e.host.state().Up }
+func (e *Engine) hostDown() bool { return !e.host.Link().Up }
 
 // Reconnecting returns the reconnect run runID waits for, if it waits.
 func (e *Engine) Reconnecting(runID string) *Reconnecting {

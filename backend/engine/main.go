@@ -6,10 +6,11 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/transcript"
+	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/transcript"
 )
 
 // mainSession is the run's main session: where its transcript is read,
@@ -36,7 +37,7 @@ type mainSession struct {
 	// new one.
 	gone bool
 
-	host   *guardHost
+	host   *hostguard.Host
 	follow *transcript.Follower
 	log    *slog.Logger
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/transcript"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/transcript"
 )
 
 // A burst of "message" notices (an agent adding entries one by one) leads to

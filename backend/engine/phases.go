@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/session"
@@ -37,7 +38,7 @@ func (r *runner) askAgain(ctx context.Context) error {
 		}
 		id := ws.w.TaskID
 		r.review.Reviewing = id
-		err := r.ask(ctx, template.PhaseReview, protocol.PhaseReview, r.prompts.reviewValues(id, r.plan.task(id), ws))
+		err := r.ask(ctx, template.PhaseReview, protocol.PhaseReview, r.prompts.Review(id, r.plan.task(id), string(ws.book.Report)))
 		if err != nil {
 			r.review.Reviewing = ""
 		}
@@ -107,9 +108,9 @@ func (r *runner) begin(ctx context.Context) error {
 // reason).
 func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Phase, values map[string]any) error {
 	if values == nil {
-		values = r.prompts.phaseValues(phase, &r.plan)
+		values = r.prompts.Phase(phase, r.plan.tasks, r.plan.rows())
 	}
-	text, err := r.prompts.render(phase, values)
+	text, err := r.prompts.Render(phase, values)
 	if err != nil {
 		return errors.Join(err, r.fail(ctx, fmt.Sprintf("render the %s prompt: %v", phase, err)))
 	}
@@ -131,11 +132,11 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 		chosen := session.ID(r.run.MainSessionID)
 		r.e.track(chosen, r)
 		title := clip("Baton: "+r.run.Request, 80)
-		opts := r.prompts.withSystem(session.StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
+		opts := r.prompts.WithSystem(session.StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
 			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode}, phase, values)
 		soFar := ""
 		if r.main.gone {
-			soFar = r.plan.summary(r.run)
+			soFar = prompts.Summary(r.run, r.plan.tasks, r.plan.rows())
 		}
 		id, err := r.main.start(ctx, opts, soFar)
 		if err != nil {
@@ -215,7 +216,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return r.fail(ctx, fmt.Sprintf("the %s answer is still missing or invalid after %d re-prompts: %s",
 			r.main.Asked, r.main.Reprompts, failure.Message))
 	}
-	text := r.prompts.reprompt(failure, r.main.Asked)
+	text := r.prompts.Reprompt(failure, r.main.Asked)
 	at := r.main.At
 	if err := r.e.host.Send(ctx, id, text); err != nil {
 		return r.fail(ctx, fmt.Sprintf("send the re-prompt: %v", err))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -159,7 +160,7 @@ func (rv *reviewer) decide(ws *workerState, d *protocol.Review, who string, plan
 	ws.book.Report = nil
 	ws.book.Rejections++
 	ws.w.Error = "rejected by " + who + ": " + reason
-	ws.book.Feedback = rejection(who, reason, d.RequiredChanges)
+	ws.book.Feedback = prompts.Rejection(who, reason, d.RequiredChanges)
 	out := ws.event(EventWorkerRejected, ws.w.Error)
 	out.then = func() (change, error) {
 		if ws.book.Rejections > rv.tmpl.Config.MaxRetries {

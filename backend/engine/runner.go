@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/isolation"
-	"github.com/baton-app/baton/backend/engine/limits"
-	"github.com/baton-app/baton/backend/engine/transcript"
+	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/transcript"
 	"github.com/baton-app/baton/backend/workflows"
 )
 
@@ -60,7 +61,7 @@ type runner struct {
 	follow  *transcript.Follower
 	ledger  *ledger
 	flows   Workflows
-	prompts *prompter
+	prompts *prompts.Prompter
 	archive *archiver
 	review  *reviewer
 	limits  limits.State
@@ -145,7 +146,11 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.flows = e.workflows(workflows.Run{ID: run.ID, Cwd: run.Cwd, Request: run.Request, Config: tmpl.Config,
 		Values: values, Delimiters: delimiters(tmpl), Home: e.home, Now: e.now, Log: r.log})
 	r.review = &reviewer{Reviewing: rs.Reviewing, Remediation: rs.Remediation, tmpl: tmpl, flows: r.flows}
-	r.prompts = &prompter{tmpl: tmpl, values: values, parser: parser, host: e.host, flows: r.flows, iso: r.iso, cwd: run.Cwd}
+	var dirs prompts.Folders
+	if r.iso != nil {
+		dirs = r.iso
+	}
+	r.prompts = prompts.New(tmpl, values, run.Cwd, parser, e.host, r.flows, dirs)
 	return r, nil
 }
 
@@ -174,7 +179,7 @@ func (r *runner) loop(parent context.Context) {
 	for !r.halted(nil) && !r.stopped {
 		poll := false
 		select {
-		case <-r.e.host.state().Changed:
+		case <-r.e.host.Link().Changed:
 		case <-r.link.giveUp():
 		case <-ctx.Done():
 			r.halted(r.flushProgress(context.WithoutCancel(ctx)))

@@ -370,42 +370,13 @@ func (p *taskPlan) touch(now time.Time) {
 	}
 }
 
-// summary is what a new main session reads before its first prompt when
-// the host lost the first one: the request and every task with its outcome
-// and report.
-func (p *taskPlan) summary(run store.Run) string {
-	var b strings.Builder
-	b.WriteString("Baton continues an orchestration run in this new session: the session host no longer has the run's first main session. ")
-	b.WriteString("Here is the run so far; the instructions for the current step follow it.\n\n")
-	fmt.Fprintf(&b, "Request: %s\nFolder: %s\n", oneLine(run.Request, 2000), run.Cwd)
-	if len(p.tasks) == 0 {
-		b.WriteString("No task list was made yet.\n\n")
-		return b.String()
+// rows are the workers' rows by task id.
+func (p *taskPlan) rows() map[string]store.Worker {
+	out := make(map[string]store.Worker, len(p.workers))
+	for id, ws := range p.workers {
+		out[id] = ws.w
 	}
-	t := p.tally()
-	fmt.Fprintf(&b, "Tasks: %d, %d completed, %d failed, %d skipped.\n", len(p.tasks), t.done, t.failed, t.skipped)
-	for _, task := range p.tasks {
-		ws := p.workers[task.ID]
-		status := WorkerPending.String()
-		if ws != nil {
-			status = ws.status.String()
-		}
-		fmt.Fprintf(&b, "- %s %q: %s", task.ID, oneLine(task.Title, 200), status)
-		if ws != nil {
-			if ws.w.Summary != "" {
-				fmt.Fprintf(&b, ". Report: %s", oneLine(ws.w.Summary, 1500))
-			}
-			if len(ws.w.OutputFiles) > 0 {
-				fmt.Fprintf(&b, ". Files: %s", oneLine(strings.Join(ws.w.OutputFiles, ", "), 500))
-			}
-			if ws.w.Error != "" && ws.status != WorkerCompleted {
-				fmt.Fprintf(&b, ". Problem: %s", oneLine(ws.w.Error, 500))
-			}
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("\n")
-	return b.String()
+	return out
 }
 
 // tally is what the workers add up to, for the run row.

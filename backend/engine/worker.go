@@ -10,10 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/limits"
-	"github.com/baton-app/baton/backend/engine/transcript"
+	"github.com/baton-app/baton/backend/hostguard"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/transcript"
 	"github.com/baton-app/baton/backend/workflows"
 )
 
@@ -319,7 +320,7 @@ func (ws *workerState) continued(kind limits.Kind, now time.Time) change {
 // not delay the next detection. The run waits for it before it counts as
 // finished.
 type archiver struct {
-	host    *guardHost
+	host    *hostguard.Host
 	untrack func(session.ID)
 	log     *slog.Logger
 	pending []session.ID

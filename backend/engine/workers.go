@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/transcript"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/transcript"
 	"github.com/baton-app/baton/backend/workflows"
 )
 
@@ -92,7 +92,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 			return fail("give the worker its git worktree: " + err.Error())
 		}
 	}
-	prompt, system, err := r.prompts.workerPrompt(t, ws)
+	prompt, system, err := r.prompts.Worker(t, ws.book.Feedback)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -101,7 +101,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	}
 	ws.early = nil
 	ws.w.SessionID = string(id)
-	ws.w.Model = r.prompts.modelFor(t)
+	ws.w.Model = r.prompts.Model(t)
 	ws.w.Error = ""
 	ws.book.Reset(session.Cursor{})
 	if err := r.apply(ctx, ws.event(EventWorkerSpawned, "")); err != nil {
@@ -290,7 +290,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		return nil
 	}
 	now := r.e.now()
-	ws.took(d, r.prompts.folder(ws.w.TaskID), now)
+	ws.took(d, r.prompts.Folder(ws.w.TaskID), now)
 	var res protocol.Result
 	if d.Text {
 		res = r.parser.ParseEntries(ws.book.Entries(), protocol.Options{Phase: protocol.PhaseCompletion})
@@ -344,7 +344,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		failure = *res.Failure
 	}
 	if ws.book.Reprompts < r.tmpl.Config.MaxRetries {
-		return r.repromptWorker(ctx, ws, r.prompts.reprompt(failure, protocol.PhaseCompletion), failure.Message, now)
+		return r.repromptWorker(ctx, ws, r.prompts.Reprompt(failure, protocol.PhaseCompletion), failure.Message, now)
 	}
 	text := transcript.AssistantText(ws.book.Entries())
 	if fb := protocol.KeywordFallback(text); fb.Detected && fb.ProbablePhase == string(protocol.PhaseCompletion) {
@@ -387,14 +387,14 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 			return r.workerFailed(ctx, ws, why, false)
 		}
 		ws.w.Error = why
-		text := r.prompts.reprompt(protocol.Failure{Phase: protocol.PhaseCompletion, Message: err.Error()}, protocol.PhaseCompletion)
+		text := r.prompts.Reprompt(protocol.Failure{Phase: protocol.PhaseCompletion, Message: err.Error()}, protocol.PhaseCompletion)
 		return r.repromptWorker(ctx, ws, text, why, r.e.now())
 	}
 	var art []string
 	for _, a := range c.Artifacts {
 		art = append(art, a.Path)
 	}
-	ws.w.OutputFiles = transcript.RelFiles(r.prompts.folder(ws.w.TaskID), c.OutputFiles, c.FilesCreated, c.FilesModified, art, ws.book.ToolFiles)
+	ws.w.OutputFiles = transcript.RelFiles(r.prompts.Folder(ws.w.TaskID), c.OutputFiles, c.FilesCreated, c.FilesModified, art, ws.book.ToolFiles)
 	ws.w.Summary = c.Summary
 	ws.w.Output = c.Output
 	ws.w.Unstructured = unstructured

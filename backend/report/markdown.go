@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/limits"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"

@@ -1,10 +1,12 @@
-package engine
+package prompts
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/store"
 )
 
 // TestNewTaskJSON: a worker of the delegation dialect is sent its task as
@@ -26,8 +28,15 @@ func TestNewTaskJSON(t *testing.T) {
 	if !ok {
 		t.Fatal("the planned new_task does not parse")
 	}
-	tasks := tasksFromPlan("run1", resp.Data.(*protocol.TaskList).Tasks)
-	task := tasks[0]
+	pt := resp.Data.(*protocol.TaskList).Tasks[0]
+	def, err := json.Marshal(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the engine stores it (engine.tasksFromPlan).
+	task := store.Task{RunID: "run1", ID: pt.ID, Title: pt.Title, Description: pt.Description, Scope: pt.Scope,
+		Priority: *pt.Priority, Dependencies: pt.Dependencies, Complexity: pt.Complexity, Definition: def}
+	stored := task
 	// The user edits the task before confirming.
 	task.Description = "Add the reset endpoint, with rate limiting."
 	task.Priority = 2
@@ -75,7 +84,7 @@ func TestNewTaskJSON(t *testing.T) {
 
 	// A task without a planner's definition (a remediation task) still
 	// becomes a valid new_task.
-	bare := tasks[0]
+	bare := stored
 	bare.Definition, bare.Dependencies, bare.Scope = nil, nil, nil
 	back, ok = p.ParseText(newTaskJSON(&bare), protocol.Options{}).Last(protocol.PhaseTaskList)
 	if !ok || back.Data.(*protocol.TaskList).Tasks[0].ID != "CODE-002" {

@@ -13,7 +13,7 @@ import (
 // recordedLimit returns the limits detected in a recording's file.
 func recordedLimits(t *testing.T, name, file string) []Limit {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "claudecodetest", "testdata", "recordings", name, file))
+	f, err := os.Open(filepath.Join("..", "claudecodetest", "testdata", "recordings", name, file))
 	if err != nil {
 		t.Fatal(err)
 	}

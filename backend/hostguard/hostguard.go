@@ -1,4 +1,10 @@
-package engine
+// Package hostguard bounds the calls to a session host: every call has a
+// deadline (a shorter one for the calls that only look or stop a session),
+// fails at once while the host's connection (session.HostLink) is down, and
+// is cut when the link goes down while it runs; such errors wrap
+// session.ErrHostLost. The engine talks to its host only through a Host of
+// this package.
+package hostguard
 
 import (
 	"context"
@@ -10,39 +16,33 @@ import (
 	"github.com/baton-app/baton/backend/session"
 )
 
-// Hosts that die: every host call has a deadline; a host whose connection
-// can be lost (session.HostLink) says so at once, and its calls in flight
-// end with session.ErrHostLost. A run that works on the host then shows
-// "reconnecting" (link.go) and takes no step until the link is back.
-
-// The default bounds of host calls and of a reconnect.
-const (
-	DefaultReconnectFor = 2 * time.Minute
-	// defaultQuickWait bounds the calls that only look (Session, Read) and
-	// those that stop a session (Interrupt, Archive).
-	defaultQuickWait = 15 * time.Second
-)
-
-// guardHost is the engine's view of its host: every call gets a deadline,
-// fails at once while the link is down, and is cut when the link goes down
-// while it runs; such errors wrap ErrHostLost.
-type guardHost struct {
+// Host is a session host whose calls are bounded: Start and Send (and
+// answers to permission requests) by wait, the others by quick.
+type Host struct {
 	inner session.Host
 	link  session.HostLink // nil: the host's connection is never lost
 	wait  time.Duration
 	quick time.Duration
 }
 
-// TakesSystemPrompt passes the wrapped host's answer on (SystemPrompter).
-func (g *guardHost) TakesSystemPrompt() bool { return session.TakesSystemPrompt(g.inner) }
-
-func newGuardHost(h session.Host, wait, quick time.Duration) *guardHost {
-	g := &guardHost{inner: h, wait: wait, quick: min(quick, wait)}
+// New returns host h with its calls bounded by wait, those that only look
+// or stop by the shorter of quick and wait.
+func New(h session.Host, wait, quick time.Duration) *Host {
+	g := &Host{inner: h, wait: wait, quick: min(quick, wait)}
 	g.link, _ = h.(session.HostLink)
 	return g
 }
 
-func (g *guardHost) state() session.LinkState {
+// Inner is the host the guard bounds.
+func (g *Host) Inner() session.Host { return g.inner }
+
+// TakesSystemPrompt passes the bounded host's answer on
+// (session.SystemPrompter).
+func (g *Host) TakesSystemPrompt() bool { return session.TakesSystemPrompt(g.inner) }
+
+// Link is the state of the host's connection (always up for a host whose
+// connection is never lost).
+func (g *Host) Link() session.LinkState {
 	if g.link == nil {
 		return session.LinkState{Up: true}
 	}
@@ -51,8 +51,8 @@ func (g *guardHost) state() session.LinkState {
 
 // begin returns the context of one call, or ErrHostLost while the link is
 // down.
-func (g *guardHost) begin(ctx context.Context, d time.Duration) (context.Context, func(), error) {
-	st := g.state()
+func (g *Host) begin(ctx context.Context, d time.Duration) (context.Context, func(), error) {
+	st := g.Link()
 	if !st.Up {
 		return nil, nil, session.LostError(st.Reason)
 	}
@@ -68,7 +68,7 @@ func (g *guardHost) begin(ctx context.Context, d time.Duration) (context.Context
 				case <-stop:
 					return
 				}
-				now := g.state()
+				now := g.Link()
 				if !now.Up {
 					cancelCause(session.LostError(now.Reason))
 					return
@@ -84,20 +84,20 @@ func (g *guardHost) begin(ctx context.Context, d time.Duration) (context.Context
 }
 
 // end wraps a call's error in ErrHostLost when the link went down.
-func (g *guardHost) end(ctx context.Context, err error) error {
+func (g *Host) end(ctx context.Context, err error) error {
 	if err == nil || errors.Is(err, session.ErrHostLost) {
 		return err
 	}
 	if cause := context.Cause(ctx); errors.Is(cause, session.ErrHostLost) {
 		return fmt.Errorf("%w: %w", cause, err)
 	}
-	if st := g.state(); !st.Up {
+	if st := g.Link(); !st.Up {
 		return fmt.Errorf("%w: %w", session.LostError(st.Reason), err)
 	}
 	return err
 }
 
-func (g *guardHost) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
+func (g *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	cctx, done, err := g.begin(ctx, g.wait)
 	if err != nil {
 		return "", err
@@ -107,7 +107,7 @@ func (g *guardHost) Start(ctx context.Context, opts session.StartOptions) (sessi
 	return id, g.end(cctx, err)
 }
 
-func (g *guardHost) Send(ctx context.Context, id session.ID, text string) error {
+func (g *Host) Send(ctx context.Context, id session.ID, text string) error {
 	cctx, done, err := g.begin(ctx, g.wait)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func (g *guardHost) Send(ctx context.Context, id session.ID, text string) error 
 	return g.end(cctx, g.inner.Send(cctx, id, text))
 }
 
-func (g *guardHost) Read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
+func (g *Host) Read(ctx context.Context, id session.ID, c session.Cursor) (session.Batch, error) {
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
 		return session.Batch{}, err
@@ -126,7 +126,7 @@ func (g *guardHost) Read(ctx context.Context, id session.ID, c session.Cursor) (
 	return b, g.end(cctx, err)
 }
 
-func (g *guardHost) Session(ctx context.Context, id session.ID) (session.Info, error) {
+func (g *Host) Session(ctx context.Context, id session.ID) (session.Info, error) {
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
 		return session.Info{}, err
@@ -136,7 +136,7 @@ func (g *guardHost) Session(ctx context.Context, id session.ID) (session.Info, e
 	return info, g.end(cctx, err)
 }
 
-func (g *guardHost) Interrupt(ctx context.Context, id session.ID) error {
+func (g *Host) Interrupt(ctx context.Context, id session.ID) error {
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func (g *guardHost) Interrupt(ctx context.Context, id session.ID) error {
 	return g.end(cctx, g.inner.Interrupt(cctx, id))
 }
 
-func (g *guardHost) Archive(ctx context.Context, id session.ID) error {
+func (g *Host) Archive(ctx context.Context, id session.ID) error {
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
 		return err
@@ -154,10 +154,10 @@ func (g *guardHost) Archive(ctx context.Context, id session.ID) error {
 	return g.end(cctx, g.inner.Archive(cctx, id))
 }
 
-func (g *guardHost) Notices() <-chan session.Notice { return g.inner.Notices() }
+func (g *Host) Notices() <-chan session.Notice { return g.inner.Notices() }
 
-// browser is the host's session.Browser, with the same guard, or nil.
-func (g *guardHost) browser() session.Browser {
+// Browser is the host's session.Browser, with the same bounds, or nil.
+func (g *Host) Browser() session.Browser {
 	b, ok := g.inner.(session.Browser)
 	if !ok {
 		return nil
@@ -166,7 +166,7 @@ func (g *guardHost) browser() session.Browser {
 }
 
 type guardBrowser struct {
-	g *guardHost
+	g *Host
 	b session.Browser
 }
 

@@ -1,11 +1,18 @@
-package engine
+// Package prompts assembles every prompt a run sends: the phase prompts of
+// the main session (with the workers' outputs for aggregation, and for a
+// main session that replaces a lost one the run so far), a worker's prompt
+// (the template's, the workflows' sections, the reviewer's last rejection;
+// in the delegation dialect of seed 003 its task as a new_task), the review
+// prompt, the re-prompts after a missing or broken answer, and the answer
+// to a worker's questions. The template renders them; what a run adds is
+// here.
+package prompts
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/baton-app/baton/backend/engine/isolation"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/skills"
@@ -13,27 +20,48 @@ import (
 	"github.com/baton-app/baton/backend/template"
 )
 
-// prompter assembles every prompt a run sends: the phase prompts of the
-// main session (with the workers' outputs for aggregation), a worker's
-// prompt (the template's, the workflows' sections, the reviewer's last
-// rejection), the review prompt, re-prompts and the answer to a worker's
-// questions.
-type prompter struct {
+// Workflows is what a run's seed workflows add to its prompts
+// (engine.Workflows).
+type Workflows interface {
+	// Sections are what the workflows add to the worker prompt of task t.
+	Sections(t *store.Task) []string
+	// Reprompt is what a worker is told when its completion report could
+	// not be used because of problem ("" the parser's words).
+	Reprompt(problem string) string
+}
+
+// Folders says where a run's workers work when they do not share the run's
+// Folder (worktree isolation, isolation.Workspace).
+type Folders interface {
+	// TaskDir is the folder worker id works in ("" the run's).
+	TaskDir(id string) string
+	// RunCwd is the folder where the workers' changes come together (""
+	// the run's).
+	RunCwd() string
+}
+
+// Prompter assembles the prompts of one run.
+type Prompter struct {
 	tmpl   template.Template
 	values map[string]any
 	parser *protocol.Parser
-	// host is asked each time whether it takes a session's system prompt
-	// apart (the host the settings choose may change).
-	host  session.Host
-	flows Workflows
-	// iso is the run's worktree isolation (nil: the workers share cwd).
-	iso *isolation.Workspace
-	cwd string
+	host   session.Host
+	flows  Workflows
+	dirs   Folders
+	cwd    string
 }
 
-// render renders the prompt of a phase with the run's values and extra:
+// New returns the prompter of a run of tmpl in folder cwd with the run's
+// variables values, parsing with parser. host is asked each time whether
+// it takes a session's system prompt apart (the host the settings choose
+// may change); dirs is nil when the workers share the run's folder.
+func New(tmpl template.Template, values map[string]any, cwd string, parser *protocol.Parser, host session.Host, flows Workflows, dirs Folders) *Prompter {
+	return &Prompter{tmpl: tmpl, values: values, parser: parser, host: host, flows: flows, dirs: dirs, cwd: cwd}
+}
+
+// Render renders the prompt of a phase with the run's values and extra:
 // its system text and its message in one.
-func (pr *prompter) render(phase template.Phase, extra map[string]any) (string, error) {
+func (pr *Prompter) Render(phase template.Phase, extra map[string]any) (string, error) {
 	p, err := pr.renderParts(phase, extra)
 	if err != nil {
 		return "", err
@@ -41,9 +69,9 @@ func (pr *prompter) render(phase template.Phase, extra map[string]any) (string, 
 	return joinPrompt(p.System, p.User), nil
 }
 
-// renderParts renders the prompt of a phase with the run's values and
+// RenderParts renders the prompt of a phase with the run's values and
 // extra, its system text apart.
-func (pr *prompter) renderParts(phase template.Phase, extra map[string]any) (template.Prompt, error) {
+func (pr *Prompter) renderParts(phase template.Phase, extra map[string]any) (template.Prompt, error) {
 	values := make(map[string]any, len(pr.values)+len(extra))
 	for k, v := range pr.values {
 		values[k] = v
@@ -57,11 +85,11 @@ func (pr *prompter) renderParts(phase template.Phase, extra map[string]any) (tem
 // joinPrompt joins a system text and a user text (session.JoinPrompt).
 func joinPrompt(system, user string) string { return session.JoinPrompt(system, user) }
 
-// withSystem gives a session that starts with the prompt of phase the
+// WithSystem gives a session that starts with the prompt of phase the
 // phase's system text as its system prompt, when the host takes one apart
 // (TakesSystemPrompt); otherwise opts are left as they are, the system text
 // in the message.
-func (pr *prompter) withSystem(opts session.StartOptions, phase template.Phase, extra map[string]any) session.StartOptions {
+func (pr *Prompter) WithSystem(opts session.StartOptions, phase template.Phase, extra map[string]any) session.StartOptions {
 	if !session.TakesSystemPrompt(pr.host) {
 		return opts
 	}
@@ -73,12 +101,12 @@ func (pr *prompter) withSystem(opts session.StartOptions, phase template.Phase, 
 	return opts
 }
 
-// workerPrompt renders the first prompt of task t's worker and, for a host
+// Worker renders the first prompt of task t's worker and, for a host
 // that takes it apart, its system prompt. The function it returns completes
 // the prompt with what the workflows add (skills, journal) and the
 // reviewer's last rejection; it runs off the run's goroutine, before the
 // worker's session starts, since the journal reads and writes files.
-func (pr *prompter) workerPrompt(t *store.Task, ws *workerState) (prompt func() string, system string, err error) {
+func (pr *Prompter) Worker(t *store.Task, feedback string) (prompt func() string, system string, err error) {
 	p, err := pr.renderParts(template.PhaseWorkerExecution, pr.workerValues(t))
 	if err != nil {
 		return nil, "", fmt.Errorf("render the worker prompt: %w", err)
@@ -87,7 +115,7 @@ func (pr *prompter) workerPrompt(t *store.Task, ws *workerState) (prompt func() 
 	if session.TakesSystemPrompt(pr.host) && strings.TrimSpace(p.System) != "" && strings.TrimSpace(p.User) != "" {
 		text, system = p.User, p.System
 	}
-	task, feedback, flows := *t, ws.book.Feedback, pr.flows
+	task, flows := *t, pr.flows
 	return func() string {
 		for _, sec := range flows.Sections(&task) {
 			text += "\n\n" + sec
@@ -99,20 +127,20 @@ func (pr *prompter) workerPrompt(t *store.Task, ws *workerState) (prompt func() 
 	}, system, nil
 }
 
-// reviewValues are the values of the review prompt of task t (nil when
-// unknown) with id, whose worker is ws.
-func (pr *prompter) reviewValues(id string, t *store.Task, ws *workerState) map[string]any {
-	values := map[string]any{template.VarTaskID: id, template.VarCompletionReport: string(ws.book.Report)}
+// Review is the values of the review prompt of task id (t: the task, nil
+// when unknown), whose worker reported report.
+func (pr *Prompter) Review(id string, t *store.Task, report string) map[string]any {
+	values := map[string]any{template.VarTaskID: id, template.VarCompletionReport: report}
 	if t != nil {
 		values = pr.workerValues(t)
-		values[template.VarCompletionReport] = string(ws.book.Report)
+		values[template.VarCompletionReport] = report
 	}
 	return values
 }
 
-// rejection is what a worker is told of the rejection of its last attempt,
+// Rejection is what a worker is told of the rejection of its last attempt,
 // at the end of its next prompt.
-func rejection(who, reason string, required []string) string {
+func Rejection(who, reason string, required []string) string {
 	var fb strings.Builder
 	fmt.Fprintf(&fb, "Your previous attempt at this task was rejected by %s. Reason: %s", who, reason)
 	if len(required) > 0 {
@@ -125,52 +153,57 @@ func rejection(who, reason string, required []string) string {
 	return fb.String()
 }
 
-// answerMessage sends the user's answer to a worker's questions.
-func answerMessage(text string) string {
+// Answer is how the user's answer goes the user's answer to a worker's questions.
+func Answer(text string) string {
 	return "The answer to your questions:\n" + strings.TrimSpace(text) +
 		"\n\nContinue the task with this answer and report completion as before."
 }
 
-// phaseValues are the values a main-session phase adds: the workers'
-// outputs of plan for aggregation; with worktree isolation, aggregation and
-// verification look at the run's worktree, where the merged changes are.
-func (pr *prompter) phaseValues(phase template.Phase, plan *taskPlan) map[string]any {
+// Phase is the values a main-session phase adds: for aggregation the
+// outputs of the workers (by task id) of tasks, in their order; with
+// worktree isolation, aggregation and verification look at the run's
+// worktree, where the merged changes are.
+func (pr *Prompter) Phase(phase template.Phase, tasks []store.Task, workers map[string]store.Worker) map[string]any {
 	if phase != template.PhaseAggregation && phase != template.PhaseVerification {
 		return nil
 	}
 	values := map[string]any{}
-	if pr.iso != nil && pr.iso.Started() {
-		values[template.VarCWD] = pr.iso.RunCwd()
+	if pr.dirs != nil {
+		if d := pr.dirs.RunCwd(); d != "" {
+			values[template.VarCWD] = d
+		}
 	}
 	if phase != template.PhaseAggregation {
 		return values
 	}
 	var b strings.Builder
-	for _, id := range plan.order() {
-		ws := plan.workers[id]
-		t := plan.task(id)
-		fmt.Fprintf(&b, "### %s - %s (%s)\n", id, t.Title, ws.status)
-		if ws.w.Skipped {
-			fmt.Fprintf(&b, "Not run: %s\n\n", ws.w.Error)
+	for _, t := range tasks {
+		w, ok := workers[t.ID]
+		if !ok {
 			continue
 		}
-		if ws.w.Unstructured {
+		fmt.Fprintf(&b, "### %s - %s (%s)\n", t.ID, t.Title, w.Status)
+		if w.Skipped {
+			fmt.Fprintf(&b, "Not run: %s\n\n", w.Error)
+			continue
+		}
+		if w.Unstructured {
 			b.WriteString("Note: the worker sent no structured report; this is its last message.\n")
 		}
-		if ws.w.Summary != "" {
-			fmt.Fprintf(&b, "Summary: %s\n", ws.w.Summary)
+		if w.Summary != "" {
+			fmt.Fprintf(&b, "Summary: %s\n", w.Summary)
 		}
-		if len(ws.w.OutputFiles) > 0 {
-			fmt.Fprintf(&b, "Files: %s\n", strings.Join(ws.w.OutputFiles, ", "))
+		if len(w.OutputFiles) > 0 {
+			fmt.Fprintf(&b, "Files: %s\n", strings.Join(w.OutputFiles, ", "))
 		}
-		if ws.w.Error != "" {
-			fmt.Fprintf(&b, "Error: %s\n", ws.w.Error)
+		if w.Error != "" {
+			fmt.Fprintf(&b, "Error: %s\n", w.Error)
 		}
-		for _, c := range ws.w.Conflicts {
+		for _, c := range w.Conflicts {
 			fmt.Fprintf(&b, "Conflict to resolve: %s\n", c)
 		}
-		if ws.w.Output != "" {
-			fmt.Fprintf(&b, "Output:\n%s\n", ws.w.Output)
+		if w.Output != "" {
+			fmt.Fprintf(&b, "Output:\n%s\n", w.Output)
 		}
 		b.WriteString("\n")
 	}
@@ -178,22 +211,22 @@ func (pr *prompter) phaseValues(phase template.Phase, plan *taskPlan) map[string
 	return values
 }
 
-// folder is where worker taskID works: its worktree (standing for the
+// Folder is where worker taskID works: its worktree (standing for the
 // run's folder) or the run's folder. A worker's file paths are relative to
 // it.
-func (pr *prompter) folder(taskID string) string {
-	if pr.iso != nil {
-		if d := pr.iso.TaskDir(taskID); d != "" {
+func (pr *Prompter) Folder(taskID string) string {
+	if pr.dirs != nil {
+		if d := pr.dirs.TaskDir(taskID); d != "" {
 			return d
 		}
 	}
 	return pr.cwd
 }
 
-// modelFor is the model of a task's worker: the template's model for the
+// Model is the model of a task's worker: the template's model for the
 // task's complexity, in any of the words the planning prompts allow (seed
 // 004).
-func (pr *prompter) modelFor(t *store.Task) string {
+func (pr *Prompter) Model(t *store.Task) string {
 	return pr.tmpl.Config.Models.For(skills.NormalizeComplexity(t.Complexity))
 }
 
@@ -212,13 +245,13 @@ func taskValues(t *store.Task) map[string]any {
 
 // delegation reports whether the template speaks the delegation dialect of
 // seed 003 (new_task plans, attempt_completion reports).
-func (pr *prompter) delegation() bool {
+func (pr *Prompter) delegation() bool {
 	return pr.tmpl.Prompts.ResponseFormat.Dialect == "delegation"
 }
 
-// reprompt is the follow-up for a failed answer, in the shape the template
+// Reprompt is the follow-up for a failed answer, in the shape the template
 // asked for.
-func (pr *prompter) reprompt(f protocol.Failure, phase protocol.Phase) string {
+func (pr *Prompter) Reprompt(f protocol.Failure, phase protocol.Phase) string {
 	if phase == protocol.PhaseCompletion {
 		if text := pr.flows.Reprompt(f.Message); text != "" {
 			return text
@@ -232,10 +265,10 @@ func (pr *prompter) reprompt(f protocol.Failure, phase protocol.Phase) string {
 
 // workerValues are the prompt variables of one task for its worker or its
 // reviewer: in the delegation dialect TASK_JSON is the task's new_task.
-func (pr *prompter) workerValues(t *store.Task) map[string]any {
+func (pr *Prompter) workerValues(t *store.Task) map[string]any {
 	v := taskValues(t)
-	if pr.iso != nil {
-		if d := pr.iso.TaskDir(t.ID); d != "" {
+	if pr.dirs != nil {
+		if d := pr.dirs.TaskDir(t.ID); d != "" {
 			v[template.VarCWD] = d
 		}
 	}
@@ -309,4 +342,62 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// Summary is what a new main session reads before its first prompt when
+// the host lost the first one: the request of run and every one of tasks
+// with its outcome and report (workers by task id).
+func Summary(run store.Run, tasks []store.Task, workers map[string]store.Worker) string {
+	var b strings.Builder
+	b.WriteString("Baton continues an orchestration run in this new session: the session host no longer has the run's first main session. ")
+	b.WriteString("Here is the run so far; the instructions for the current step follow it.\n\n")
+	fmt.Fprintf(&b, "Request: %s\nFolder: %s\n", oneLine(run.Request, 2000), run.Cwd)
+	if len(tasks) == 0 {
+		b.WriteString("No task list was made yet.\n\n")
+		return b.String()
+	}
+	done, failed, skipped := 0, 0, 0
+	for _, w := range workers {
+		switch {
+		case w.Skipped:
+			skipped++
+		case w.Status == "completed":
+			done++
+		case w.Status == "failed" || w.Status == "cancelled":
+			failed++
+		}
+	}
+	fmt.Fprintf(&b, "Tasks: %d, %d completed, %d failed, %d skipped.\n", len(tasks), done, failed, skipped)
+	for _, task := range tasks {
+		w, ok := workers[task.ID]
+		status := "pending"
+		if ok {
+			status = w.Status
+		}
+		fmt.Fprintf(&b, "- %s %q: %s", task.ID, oneLine(task.Title, 200), status)
+		if ok {
+			if w.Summary != "" {
+				fmt.Fprintf(&b, ". Report: %s", oneLine(w.Summary, 1500))
+			}
+			if len(w.OutputFiles) > 0 {
+				fmt.Fprintf(&b, ". Files: %s", oneLine(strings.Join(w.OutputFiles, ", "), 500))
+			}
+			if w.Error != "" && w.Status != "completed" {
+				fmt.Fprintf(&b, ". Problem: %s", oneLine(w.Error, 500))
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// oneLine keeps text on one line and clips it to n characters (runes),
+// ending it with "..." when it was longer.
+func oneLine(s string, n int) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-3]) + "..."
 }

@@ -3,7 +3,7 @@ package transcript
 import (
 	"time"
 
-	"github.com/baton-app/baton/backend/engine/limits"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 )
