@@ -3,17 +3,15 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/tasklist"
 )
 
 // The ids of a run's sessions. The contract with the hosts (session.Host and
 // its types) is in backend/session; how the engine names the sessions it
 // starts is here.
-
-var idPart = regexp.MustCompile(`^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$`)
 
 // ErrInvalidID is returned for an orchestrator or task id that cannot be part
 // of a session id.
@@ -25,7 +23,7 @@ var ErrInvalidID = errors.New("invalid id")
 // letters, digits, '-' and single '_' between them.
 func WorkerSessionID(orchestratorID, taskID string) (session.ID, error) {
 	for _, p := range []string{orchestratorID, taskID} {
-		if len(p) > 100 || !idPart.MatchString(p) {
+		if !tasklist.ValidID(p) {
 			return "", fmt.Errorf("worker session id part %q: %w", p, ErrInvalidID)
 		}
 	}
@@ -45,7 +43,7 @@ func hiddenPrefix(orchestratorID string) string {
 // started, so that after a crash the resume finds the session by it and
 // never starts a second one. The session is not hidden.
 func MainSessionID(orchestratorID string) (session.ID, error) {
-	if len(orchestratorID) > 100 || !idPart.MatchString(orchestratorID) {
+	if !tasklist.ValidID(orchestratorID) {
 		return "", fmt.Errorf("main session id part %q: %w", orchestratorID, ErrInvalidID)
 	}
 	return session.ID("local_baton_" + orchestratorID + "_main"), nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/store"
@@ -91,57 +90,20 @@ func (r *runner) mergeWork(ctx context.Context) error {
 				return err
 			}
 		}
-		ws := nextMerge(r.iso, &r.plan)
-		if ws == nil {
+		id := r.iso.Next(r.plan.tasks, r.plan.completed)
+		if id == "" {
 			return nil
 		}
-		if err := r.apply(ctx, mergeOne(ctx, r.iso, &r.plan, ws, r.run.ID)); err != nil {
+		if err := r.apply(ctx, mergeOne(ctx, r.iso, &r.plan, r.plan.workers[id], r.run.ID)); err != nil {
 			return err
 		}
 	}
 }
 
-// nextMerge is the first completed, unmerged task whose dependencies are
-// merged.
-func nextMerge(iso *isolation.Workspace, plan *taskPlan) *workerState {
-	for _, ws := range plan.inOrder() {
-		id := ws.w.TaskID
-		if ws.status == WorkerCompleted && !iso.Merged(id) && depsMerged(iso, plan, plan.task(id)) {
-			return ws
-		}
-	}
-	return nil
-}
-
-// depsMerged reports whether the changes of t's completed dependencies are
-// on the run branch: with isolation a task starts only then.
-func depsMerged(iso *isolation.Workspace, plan *taskPlan, t *store.Task) bool {
-	if iso == nil {
-		return true
-	}
-	for _, d := range t.Dependencies {
-		if dw := plan.workers[d]; dw != nil && dw.status == WorkerCompleted && !iso.Merged(d) {
-			return false
-		}
-	}
-	return true
-}
-
-// settled reports whether every completed task is merged and no conflict
-// waits: only then may the run aggregate.
-func settled(iso *isolation.Workspace, plan *taskPlan) bool {
-	if iso == nil {
-		return true
-	}
-	if iso.Conflict != nil {
-		return false
-	}
-	for id, ws := range plan.workers {
-		if ws.status == WorkerCompleted && !iso.Merged(id) {
-			return false
-		}
-	}
-	return true
+// completed says whether a task of plan completed.
+func (p *taskPlan) completed(id string) bool {
+	ws := p.workers[id]
+	return ws != nil && ws.status == WorkerCompleted
 }
 
 // mergeOne merges the changes of ws's completed task into the run branch.
@@ -160,7 +122,7 @@ func mergeOne(ctx context.Context, iso *isolation.Workspace, plan *taskPlan, ws 
 		msg := "Its changes are not on the run branch: " + m.Text
 		return ws.event(EventWorkerMerged, msg).say(msg)
 	case isolation.Conflicted:
-		mt := mergeTask(iso, plan, ws, runID)
+		mt := iso.MergeTask(runID, plan.tasks, plan.rows())
 		msg := iso.Resolving(mt.ID)
 		added := plan.add(runID, []store.Task{mt})
 		ev := newEvent(EventMergeConflict, ws, msg)
@@ -170,38 +132,6 @@ func mergeOne(ctx context.Context, iso *isolation.Workspace, plan *taskPlan, ws 
 		return c
 	}
 	return ws.event(EventWorkerMerged, m.Text)
-}
-
-// mergeTask is the task that resolves the run's conflict, which merging
-// ws's task caused: the conflicting files and the reports of the task and
-// of the merged tasks that changed them.
-func mergeTask(iso *isolation.Workspace, plan *taskPlan, ws *workerState, runID string) store.Task {
-	c := iso.Conflict
-	id := "merge-" + c.Task
-	for n := 2; plan.task(id) != nil; n++ {
-		id = fmt.Sprintf("merge-%s-%d", c.Task, n)
-	}
-	var b strings.Builder
-	b.WriteString(iso.MergeBrief())
-	report := func(id string, w *workerState) {
-		t := plan.task(id)
-		fmt.Fprintf(&b, "\nReport of %s (%s): %s\n", id, t.Title, clip(w.w.Summary, 1500))
-		if w.w.Output != "" {
-			fmt.Fprintf(&b, "%s\n", clip(w.w.Output, 1500))
-		}
-	}
-	report(c.Task, ws)
-	for _, o := range plan.inOrder() {
-		if iso.Touched(o.w.TaskID) {
-			report(o.w.TaskID, o)
-		}
-	}
-	complexity := ""
-	if t := plan.task(c.Task); t != nil {
-		complexity = t.Complexity
-	}
-	return store.Task{RunID: runID, ID: id, Title: "Resolve the merge conflict of " + c.Task, Description: b.String(),
-		Scope: c.Files, Priority: 10, Complexity: complexity, Dependencies: []string{}, Position: len(plan.tasks)}
 }
 
 // followConflict finishes the merge of the run's conflict once its merge

@@ -193,25 +193,14 @@ func (e *Engine) ResumeAfterLimit(ctx context.Context, runID string) error {
 // budget paused it.
 func (e *Engine) RaiseBudget(ctx context.Context, runID string, nb template.Budget) error {
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		if nb.MaxCostUSD < 0 || nb.MaxTokens < 0 {
-			return fmt.Errorf("a budget must not be negative: %w", ErrBadRequest)
-		}
 		if r.status.Finished() {
 			return fmt.Errorf("run %s is %s: %w", r.run.ID, r.status, ErrIllegalTransition)
 		}
-		b := r.limits.BudgetNow(r.tmpl.Config.Budget)
-		if nb.MaxCostUSD > 0 {
-			b.MaxCostUSD = nb.MaxCostUSD
-		}
-		if nb.MaxTokens > 0 {
-			b.MaxTokens = nb.MaxTokens
-		}
 		cost, tokens := spent(&r.plan, r.main)
-		used := limits.Used(b, cost, tokens)
-		if used >= 1 {
-			return fmt.Errorf("the new budget is not above what the run used (%s): %w", limits.Describe(b, cost, tokens), ErrBadRequest)
+		b, wasPaused, err := r.limits.Raise(r.tmpl.Config.Budget, nb, cost, tokens)
+		if err != nil {
+			return fmt.Errorf("%w: %w", err, ErrBadRequest)
 		}
-		wasPaused := r.limits.Raise(b, used)
 		c := change{}.with(nil, newEvent(EventBudgetRaised, nil, "budget raised to "+limits.Describe(b, cost, tokens)))
 		if strings.HasPrefix(r.run.Message, "the budget is used up") {
 			c = c.say("")

@@ -12,6 +12,7 @@ import (
 	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/tasklist"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -310,9 +311,9 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 // planned takes the task list: the run waits for its confirmation (or
 // confirms it itself with config.autoConfirm).
 func (r *runner) planned(ctx context.Context, c change, data *protocol.TaskList) error {
-	tasks := tasksFromPlan(r.run.ID, data.Tasks)
+	tasks := tasklist.FromPlan(r.run.ID, data.Tasks)
 	checkErr := CheckTasks(tasks, r.tmpl.Config.MaxTasks)
-	tasks = setAsideDuplicates(tasks)
+	tasks = tasklist.SetAsideDuplicates(tasks)
 	skillNote := r.flows.Planned(tasks)
 	if err := r.move(RunConfirming); err != nil {
 		return err
@@ -387,7 +388,7 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 
 // afterWorkers moves the run to aggregation when every task is done.
 func (r *runner) afterWorkers(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || !settled(r.iso, &r.plan) {
+	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || (r.iso != nil && !r.iso.Settled(r.plan.tasks, r.plan.completed)) {
 		return nil
 	}
 	if err := r.flushProgress(ctx); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/tasklist"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -189,7 +190,7 @@ func (rv *reviewer) verified(v *protocol.Verification, runID string, plan *taskP
 	}
 	rv.Remediation++
 	for i, is := range v.Issues {
-		t := remediationTask(runID, rv.Remediation, i, is, plan.task(is.TaskID))
+		t := tasklist.FromIssue(runID, rv.Remediation, i, is, plan.task(is.TaskID))
 		t.Position = len(plan.tasks) + i
 		tasks = append(tasks, t)
 	}
@@ -278,36 +279,6 @@ func conflicts(c *protocol.Completion) []string {
 		out = append(out, reason)
 	}
 	return out
-}
-
-// remediationTask turns one QA issue into a task.
-func remediationTask(runID string, round, i int, is protocol.VerificationIssue, origin *store.Task) store.Task {
-	id := fmt.Sprintf("qa%d-fix-%02d", round, i+1)
-	desc := strings.TrimSpace(is.Description)
-	title := clip(desc, 70)
-	var b strings.Builder
-	fmt.Fprintf(&b, "Quality assurance found a problem that must be fixed: %s", desc)
-	if is.Severity != "" {
-		fmt.Fprintf(&b, " (severity %s)", is.Severity)
-	}
-	if origin != nil {
-		fmt.Fprintf(&b, "\nIt concerns task %s: %s. %s", origin.ID, origin.Title, origin.Description)
-	}
-	if len(is.Files) > 0 {
-		fmt.Fprintf(&b, "\nFiles: %s", strings.Join(is.Files, ", "))
-	}
-	if is.SuggestedFix != "" {
-		fmt.Fprintf(&b, "\nSuggested fix: %s", is.SuggestedFix)
-	}
-	t := store.Task{RunID: runID, ID: id, Title: "Fix: " + title, Description: b.String(), Scope: is.Files,
-		Priority: 8, Dependencies: []string{}}
-	if origin != nil {
-		t.Complexity = origin.Complexity
-		if len(t.Scope) == 0 {
-			t.Scope = origin.Scope
-		}
-	}
-	return t
 }
 
 func issueList(issues []protocol.VerificationIssue) string {

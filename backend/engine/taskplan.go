@@ -8,6 +8,7 @@ import (
 
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/tasklist"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -123,7 +124,7 @@ func (p *taskPlan) ready() []*store.Task {
 			out = append(out, t)
 		}
 	}
-	byPriority(out)
+	tasklist.ByPriority(out)
 	return out
 }
 

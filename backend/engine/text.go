@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // clip shortens s to at most n characters (runes), ending it with "..."
 // when it was longer; a character is never split.
@@ -40,9 +37,4 @@ func lastRunes(s string, n int) string {
 		i++
 	}
 	return s
-}
-
-// oneLine keeps text on one line and clips it to n runes.
-func oneLine(s string, n int) string {
-	return clip(strings.Join(strings.Fields(s), " "), n)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/worktree"
 )
 
@@ -87,20 +88,87 @@ func mergedText(branch string, changes []worktree.FileChange) string {
 	return fmt.Sprintf("merged into %s: %d %s, +%d −%d", branch, len(changes), files, add, del)
 }
 
-// MergeBrief is what the merge task of the run's conflict is told to do,
-// before the reports of the tasks involved.
-func (w *Workspace) MergeBrief() string {
+// Ready reports whether a task with dependencies deps may start: only once
+// the changes of those that completed (completed says which) are on the
+// run branch.
+func (w *Workspace) Ready(deps []string, completed func(id string) bool) bool {
+	for _, d := range deps {
+		if completed(d) && !w.Merged(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// Settled reports whether every completed one of tasks is merged and no
+// conflict waits: only then may the run aggregate.
+func (w *Workspace) Settled(tasks []store.Task, completed func(id string) bool) bool {
+	if w.Conflict != nil {
+		return false
+	}
+	for _, t := range tasks {
+		if completed(t.ID) && !w.Merged(t.ID) {
+			return false
+		}
+	}
+	return true
+}
+
+// Next is the first of tasks, in their order, that completed and is not
+// merged while its dependencies are ("" none): merges go in dependency
+// order.
+func (w *Workspace) Next(tasks []store.Task, completed func(id string) bool) string {
+	for _, t := range tasks {
+		if completed(t.ID) && !w.Merged(t.ID) && w.Ready(t.Dependencies, completed) {
+			return t.ID
+		}
+	}
+	return ""
+}
+
+// MergeTask is the task of run runID that resolves the run's conflict: the
+// conflicting files, and the reports of the conflicting task and of the
+// tasks merged before that changed them, from their workers (by task id).
+// Its id is one that none of tasks has.
+func (w *Workspace) MergeTask(runID string, tasks []store.Task, workers map[string]store.Worker) store.Task {
 	c := w.Conflict
-	return fmt.Sprintf("Git stopped merging task %s into the run branch %s because it and tasks merged before changed the same lines. "+
+	byID := map[string]store.Task{}
+	for _, t := range tasks {
+		byID[t.ID] = t
+	}
+	id := "merge-" + c.Task
+	for n := 2; ; n++ {
+		if _, taken := byID[id]; !taken {
+			break
+		}
+		id = fmt.Sprintf("merge-%s-%d", c.Task, n)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Git stopped merging task %s into the run branch %s because it and tasks merged before changed the same lines. "+
 		"The merge is in progress in this folder, the run's own git worktree (%s). Resolve the conflicts in %s: edit each file so it keeps "+
 		"what both sides meant, and remove every conflict marker (<<<<<<<, =======, >>>>>>>). Do not commit and do not abort the merge: "+
 		"Baton commits it when you report success. Change nothing else.\n",
 		c.Task, w.Run.Branch, w.RunCwd(), strings.Join(c.Files, ", "))
+	report := func(id string) {
+		wk := workers[id]
+		fmt.Fprintf(&b, "\nReport of %s (%s): %s\n", id, byID[id].Title, clip(wk.Summary, 1500))
+		if wk.Output != "" {
+			fmt.Fprintf(&b, "%s\n", clip(wk.Output, 1500))
+		}
+	}
+	report(c.Task)
+	for _, t := range tasks {
+		if _, ok := workers[t.ID]; ok && w.touched(t.ID) {
+			report(t.ID)
+		}
+	}
+	return store.Task{RunID: runID, ID: id, Title: "Resolve the merge conflict of " + c.Task, Description: b.String(),
+		Scope: c.Files, Priority: 10, Complexity: byID[c.Task].Complexity, Dependencies: []string{}, Position: len(tasks)}
 }
 
-// Touched reports whether task id, merged before the conflict, changed one
+// touched reports whether task id, merged before the conflict, changed one
 // of the conflicting files.
-func (w *Workspace) Touched(id string) bool {
+func (w *Workspace) touched(id string) bool {
 	it := w.Tasks[id]
 	if it == nil || it.Merged == nil || id == w.Conflict.Task {
 		return false

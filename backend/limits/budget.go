@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -100,10 +101,27 @@ func (s *State) CheckBudget(b template.Budget, cost float64, tokens int64, canPa
 	return BudgetOK, used
 }
 
-// Raise makes b the run's budget, of which the share used is used, and
-// reports whether the old budget had paused the run.
-func (s *State) Raise(b template.Budget, used float64) (wasPaused bool) {
+// Raise makes the run's budget the one asked for (a zero field of asked
+// keeps that cap of the budget now, the configured one unless raised
+// before), after the run spent cost and tokens; the new budget must be
+// above what was used. It returns the new budget and whether the old one
+// had paused the run.
+func (s *State) Raise(configured *template.Budget, asked template.Budget, cost float64, tokens int64) (b template.Budget, wasPaused bool, err error) {
+	if asked.MaxCostUSD < 0 || asked.MaxTokens < 0 {
+		return b, false, errors.New("a budget must not be negative")
+	}
+	b = s.BudgetNow(configured)
+	if asked.MaxCostUSD > 0 {
+		b.MaxCostUSD = asked.MaxCostUSD
+	}
+	if asked.MaxTokens > 0 {
+		b.MaxTokens = asked.MaxTokens
+	}
+	used := Used(b, cost, tokens)
+	if used >= 1 {
+		return b, false, fmt.Errorf("the new budget is not above what the run used (%s)", Describe(b, cost, tokens))
+	}
 	wasPaused = s.Budget.Paused
 	s.Budget = BudgetState{MaxCostUSD: b.MaxCostUSD, MaxTokens: b.MaxTokens, Raised: true, Warned: used >= WarnAt}
-	return wasPaused
+	return b, wasPaused, nil
 }
