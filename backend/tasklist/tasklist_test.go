@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -75,5 +76,36 @@ func TestParallelGroupsAndPriority(t *testing.T) {
 	}
 	if strings.Join(ids, ",") != "b,c,a,d" {
 		t.Errorf("ByPriority = %v", ids)
+	}
+}
+
+// The planner's tasks as stored, duplicates set aside for the user, a QA
+// issue as a task, and the id rule of sessions.
+func TestShapes(t *testing.T) {
+	t.Parallel()
+	prio := 9
+	tasks := FromPlan("r", []protocol.Task{{ID: "a", Title: "A", Description: "a"}, {ID: "a", Title: "A2", Description: "a2", Priority: &prio}})
+	if tasks[0].Priority != DefaultPriority || tasks[1].Priority != 9 || tasks[1].Position != 1 || len(tasks[0].Definition) == 0 {
+		t.Fatalf("from plan = %+v", tasks)
+	}
+	aside := SetAsideDuplicates(tasks)
+	if aside[1].ID != "a-dup2" || !aside[1].Skipped || aside[0].Skipped {
+		t.Fatalf("set aside = %+v", aside)
+	}
+	var le *Error
+	if err := Check(aside, 0); !errors.As(err, &le) || !strings.Contains(err.Error(), "the later one is set aside as a-dup2") {
+		t.Errorf("check of a list with a duplicate set aside = %v", err)
+	}
+	origin := &store.Task{ID: "a", Title: "A", Description: "Write a.", Complexity: "complex", Scope: []string{"a.go"}}
+	fix := FromIssue("r", 2, 0, protocol.VerificationIssue{Description: strings.Repeat("word ", 20), Severity: "high", SuggestedFix: "add a test"}, origin)
+	if fix.ID != "qa2-fix-01" || fix.Priority != 8 || fix.Complexity != "complex" || strings.Join(fix.Scope, ",") != "a.go" ||
+		len([]rune(fix.Title)) != len("Fix: ")+70 || !strings.Contains(fix.Description, "(severity high)\nIt concerns task a: A. Write a.") ||
+		!strings.Contains(fix.Description, "Suggested fix: add a test") {
+		t.Errorf("from issue = %+v", fix)
+	}
+	for id, ok := range map[string]bool{"task_001": true, "a-b": true, "a__b": false, "a/b": false, "": false, strings.Repeat("x", 101): false} {
+		if ValidID(id) != ok {
+			t.Errorf("ValidID(%q) = %v", id, !ok)
+		}
 	}
 }

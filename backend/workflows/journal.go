@@ -23,7 +23,7 @@ import (
 // when it wrote none), and with journal.archive the journal is archived
 // when the run completes. Journal problems are logged and never stop a run.
 
-// journalHook keeps the run's journal. Its methods write files: the hooks
+// journalHook keeps the run's journal. Its methods write files: Seeds
 // call them on their writer goroutine.
 type journalHook struct {
 	enabled bool
