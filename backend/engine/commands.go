@@ -58,15 +58,15 @@ func (e *Engine) Cancel(ctx context.Context, runID string) error {
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.cancel(ctx) })
 }
 
-// PauseWorker stops watching one worker (and keeps a pending one from
-// starting) without interrupting it.
-func (e *Engine) PauseWorker(ctx context.Context, runID, taskID string) error {
+// doWorker runs fn in the goroutine of run runID with the worker of task
+// taskID, and applies the change fn decides.
+func (e *Engine) doWorker(ctx context.Context, runID, taskID string, fn func(ctx context.Context, r *runner, ws *workerState) (change, error)) error {
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
 		ws, err := r.plan.worker(r.run.ID, taskID)
 		if err != nil {
 			return err
 		}
-		c, err := ws.pause()
+		c, err := fn(ctx, r, ws)
 		if err != nil {
 			return err
 		}
@@ -74,128 +74,96 @@ func (e *Engine) PauseWorker(ctx context.Context, runID, taskID string) error {
 	})
 }
 
+// PauseWorker stops watching one worker (and keeps a pending one from
+// starting) without interrupting it.
+func (e *Engine) PauseWorker(ctx context.Context, runID, taskID string) error {
+	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
+		return ws.pause()
+	})
+}
+
 // ResumeWorker undoes PauseWorker.
 func (e *Engine) ResumeWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		ws, err := r.plan.worker(r.run.ID, taskID)
-		if err != nil {
-			return err
-		}
+	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
 		c, err := ws.unpause(r.e.now())
-		if err != nil {
-			return err
-		}
-		if ws.status == WorkerRunning {
+		if err == nil && ws.status == WorkerRunning {
 			r.follow.Mark(session.ID(ws.w.SessionID), session.NoticeMessage)
 		}
-		return r.apply(ctx, c)
+		return c, err
 	})
 }
 
 // CancelWorker interrupts and archives one worker; its dependents are
 // skipped.
 func (e *Engine) CancelWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		ws, err := r.plan.worker(r.run.ID, taskID)
-		if err != nil {
-			return err
-		}
+	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
 		if err := ws.cancellable(); err != nil {
-			return err
+			return change{}, err
 		}
 		r.archive.stop(ctx, ws)
-		c, err := r.plan.cancel(ws, r.e.now())
-		if err != nil {
-			return err
-		}
-		return r.apply(ctx, c)
+		return r.plan.cancel(ws, r.e.now())
 	})
 }
 
 // RetryWorker runs a failed, timed-out, cancelled or rejected task again in
 // a new session; the tasks skipped because of it become pending again.
 func (e *Engine) RetryWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		ws, err := r.plan.worker(r.run.ID, taskID)
-		if err != nil {
-			return err
-		}
+	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
 		work := r.status == RunSpawning || r.status == RunRunning ||
 			(r.status.held() && (r.resume == RunSpawning || r.resume == RunRunning))
 		if !work {
-			return fmt.Errorf("run is %s; workers can be retried only while they run: %w", r.status, ErrIllegalTransition)
+			return change{}, fmt.Errorf("run is %s; workers can be retried only while they run: %w", r.status, ErrIllegalTransition)
 		}
-		changes, err := r.plan.retry(ws)
-		if err != nil || ctx.Err() != nil {
-			return err
-		}
-		return r.apply(ctx, changes...)
+		return r.plan.retry(ws)
 	})
 }
 
 // RespondPermission answers the permission request worker taskID is
 // blocked on (the host must also be a session.Browser).
 func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, decision session.PermissionDecision, updatedInput json.RawMessage) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		ws, err := r.plan.worker(r.run.ID, taskID)
-		if err != nil {
-			return err
-		}
+	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
 		if ws.w.Waiting == nil {
-			return fmt.Errorf("worker %s is not waiting for a permission: %w", taskID, ErrBadRequest)
+			return change{}, fmt.Errorf("worker %s is not waiting for a permission: %w", taskID, ErrBadRequest)
 		}
 		if !decision.Valid() {
-			return fmt.Errorf("permission decision %q is not once, always or deny: %w", decision, ErrBadRequest)
+			return change{}, fmt.Errorf("permission decision %q is not once, always or deny: %w", decision, ErrBadRequest)
 		}
 		b := r.e.host.Browser()
 		if b == nil {
-			return fmt.Errorf("this session host cannot answer permission requests: %w", ErrBadRequest)
+			return change{}, fmt.Errorf("this session host cannot answer permission requests: %w", ErrBadRequest)
 		}
 		if err := b.RespondPermission(ctx, ws.w.Waiting.RequestID, decision, updatedInput); err != nil {
-			return fmt.Errorf("answer the permission request of %s: %w", taskID, err)
+			return change{}, fmt.Errorf("answer the permission request of %s: %w", taskID, err)
 		}
 		r.follow.Mark(session.ID(ws.w.SessionID), session.NoticePermission)
-		return r.apply(ctx, ws.permitted(decision, r.e.now()))
+		return ws.permitted(decision, r.e.now()), nil
 	})
 }
 
 // Review decides on a task awaiting review: approve completes it; a
 // rejection sends it back to its worker with the reason.
 func (e *Engine) Review(ctx context.Context, runID, taskID string, approve bool, reason string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		ws, err := r.plan.worker(r.run.ID, taskID)
-		if err != nil {
-			return err
-		}
-		c, err := r.review.user(ws, approve, reason, &r.plan, r.e.now())
-		if err != nil {
-			return err
-		}
-		return r.apply(ctx, c)
+	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
+		return r.review.user(ws, approve, reason, &r.plan, r.e.now())
 	})
 }
 
 // Answer sends the user's answer to the questions of a worker that asked
 // for clarification (seed 003); the worker continues in the same session.
 func (e *Engine) Answer(ctx context.Context, runID, taskID, text string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		ws, err := r.plan.worker(r.run.ID, taskID)
-		if err != nil {
-			return err
-		}
+	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
 		if len(ws.w.Questions) == 0 || ws.status != WorkerRunning {
-			return fmt.Errorf("worker %s is %s and has no open question: %w", taskID, ws.status, ErrIllegalTransition)
+			return change{}, fmt.Errorf("worker %s is %s and has no open question: %w", taskID, ws.status, ErrIllegalTransition)
 		}
 		if strings.TrimSpace(text) == "" {
-			return fmt.Errorf("the answer to %s is empty: %w", taskID, ErrBadRequest)
+			return change{}, fmt.Errorf("the answer to %s is empty: %w", taskID, ErrBadRequest)
 		}
 		id := session.ID(ws.w.SessionID)
 		if err := r.e.host.Send(ctx, id, prompts.Answer(text)); err != nil {
-			return fmt.Errorf("send the answer to %s: %w", taskID, err)
+			return change{}, fmt.Errorf("send the answer to %s: %w", taskID, err)
 		}
-		c := ws.told(text, r.e.now())
 		r.follow.Mark(id, session.NoticeMessage)
-		return r.apply(ctx, c)
+		return ws.told(text, r.e.now()), nil
 	})
 }
 

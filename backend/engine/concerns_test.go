@@ -208,7 +208,7 @@ func TestPlanChanges(t *testing.T) {
 		t.Errorf("merged change = %+v", all)
 	}
 	again, err := p.retry(a)
-	if err != nil || len(again) != 2 || p.workers["b"].status != WorkerPending || p.workers["c"].status != WorkerPending {
+	if err != nil || again.then == nil || p.workers["b"].status != WorkerPending || p.workers["c"].status != WorkerPending {
 		t.Fatalf("retry = %+v, %v", again, err)
 	}
 }

@@ -307,21 +307,21 @@ func (p *taskPlan) skipAfter(c change, ws *workerState, ended event, reason stri
 }
 
 // retry runs ws's task again in a new session (a task the user skipped:
-// after all); the tasks skipped because of it become pending again. It
-// returns the change of the task, then that of the tasks taken up again.
-func (p *taskPlan) retry(ws *workerState) ([]change, error) {
+// after all); the tasks skipped because of it become pending again, in the
+// change's next step.
+func (p *taskPlan) retry(ws *workerState) (change, error) {
 	taskID := ws.w.TaskID
 	if ws.w.Skipped && ws.book.SkippedBy == "" {
 		ws.w.Skipped = false
 	} else if !ws.status.CanMove(WorkerPending) || ws.status == WorkerPaused || ws.status == WorkerSpawning ||
 		ws.status == WorkerRunning {
-		return nil, illegalWorker(taskID, ws.status, WorkerPending)
+		return change{}, illegalWorker(taskID, ws.status, WorkerPending)
 	}
 	var again []*workerState
 	for _, o := range p.workers {
 		if o.w.Skipped && o.book.SkippedBy != "" && p.dependsOn(o.w.TaskID, taskID) {
 			if err := o.move(WorkerPending); err != nil {
-				return nil, err
+				return change{}, err
 			}
 			o.w.Skipped = false
 			o.w.Error = ""
@@ -331,13 +331,10 @@ func (p *taskPlan) retry(ws *workerState) ([]change, error) {
 	}
 	ws.w.Skipped = false
 	c, err := p.requeue(ws, "", false, true)
-	if err != nil {
-		return nil, err
+	if err == nil && len(again) > 0 {
+		c.then = func() (change, error) { return change{}.with(again), nil }
 	}
-	if len(again) == 0 {
-		return []change{c}, nil
-	}
-	return []change{c, change{}.with(again)}, nil
+	return c, err
 }
 
 // overdue lists the running workers that ran longer than cfg's worker

@@ -3,7 +3,7 @@
 // one file that follows them. Everything else imports these names (through
 // here or through api.ts), never wailsjs/go/models.
 import { engine, view } from '../../wailsjs/go/models';
-import type { claude, desktop, hosts, inbox, main, session, sessions, settings, store, template, worktree } from '../../wailsjs/go/models';
+import type { claude, desktop, hosts, inbox, main, report, session, sessions, settings, store, template, worktree } from '../../wailsjs/go/models';
 
 export type AppInfo = desktop.Info;
 export type TemplateInfo = template.TemplateInfo;
@@ -36,7 +36,7 @@ export type HistoryQuery = store.HistoryQuery;
 export type HistoryPage = view.HistoryPage;
 export type InboxItem = inbox.Item;
 export type ReportExport = main.ReportExport;
-export type FinalReport = engine.FinalReport;
+export type FinalReport = report.FinalReport;
 export type RunWorktree = engine.Worktree;
 export type TaskChanges = engine.TaskChanges;
 export type Applied = worktree.Applied;

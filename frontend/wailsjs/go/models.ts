@@ -108,41 +108,6 @@ export namespace desktop {
 
 export namespace engine {
 	
-	export class Attempt {
-	    taskId: string;
-	    reason?: string;
-	    // Go type: time
-	    at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Attempt(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.taskId = source["taskId"];
-	        this.reason = source["reason"];
-	        this.at = this.convertValues(source["at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class ConflictState {
 	    taskId: string;
 	    files: string[];
@@ -241,270 +206,6 @@ export namespace engine {
 		    return a;
 		}
 	}
-	export class Decision {
-	    kind: string;
-	    taskId?: string;
-	    by?: string;
-	    text: string;
-	    question?: string;
-	    resolution?: string;
-	    tasks?: string[];
-	    // Go type: time
-	    at?: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Decision(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.taskId = source["taskId"];
-	        this.by = source["by"];
-	        this.text = source["text"];
-	        this.question = source["question"];
-	        this.resolution = source["resolution"];
-	        this.tasks = source["tasks"];
-	        this.at = this.convertValues(source["at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ReportCost {
-	    usd: number;
-	    inputTokens: number;
-	    outputTokens: number;
-	    label: string;
-	    budgetUsd?: number;
-	    budgetTokens?: number;
-	    limitWaits: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new ReportCost(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.usd = source["usd"];
-	        this.inputTokens = source["inputTokens"];
-	        this.outputTokens = source["outputTokens"];
-	        this.label = source["label"];
-	        this.budgetUsd = source["budgetUsd"];
-	        this.budgetTokens = source["budgetTokens"];
-	        this.limitWaits = source["limitWaits"];
-	    }
-	}
-	export class Limitation {
-	    kind: string;
-	    taskId?: string;
-	    text: string;
-	    severity?: string;
-	    files?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Limitation(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.taskId = source["taskId"];
-	        this.text = source["text"];
-	        this.severity = source["severity"];
-	        this.files = source["files"];
-	    }
-	}
-	export class ReportFile {
-	    path: string;
-	    tasks: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new ReportFile(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.tasks = source["tasks"];
-	    }
-	}
-	export class RemediationRound {
-	    round: number;
-	    message?: string;
-	    tasks: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new RemediationRound(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.round = source["round"];
-	        this.message = source["message"];
-	        this.tasks = source["tasks"];
-	    }
-	}
-	export class Iterations {
-	    total: number;
-	    remediation: RemediationRound[];
-	    retries: Attempt[];
-	    rejections: Attempt[];
-	    reprompts: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Iterations(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.total = source["total"];
-	        this.remediation = this.convertValues(source["remediation"], RemediationRound);
-	        this.retries = this.convertValues(source["retries"], Attempt);
-	        this.rejections = this.convertValues(source["rejections"], Attempt);
-	        this.reprompts = source["reprompts"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TaskRef {
-	    id: string;
-	    title: string;
-	    status: string;
-	    reason?: string;
-	    retries: number;
-	    unstructured?: boolean;
-	    costUsd?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskRef(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.status = source["status"];
-	        this.reason = source["reason"];
-	        this.retries = source["retries"];
-	        this.unstructured = source["unstructured"];
-	        this.costUsd = source["costUsd"];
-	    }
-	}
-	export class TaskCounts {
-	    total: number;
-	    completed: number;
-	    failed: number;
-	    skipped: number;
-	    notRun: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new TaskCounts(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.total = source["total"];
-	        this.completed = source["completed"];
-	        this.failed = source["failed"];
-	        this.skipped = source["skipped"];
-	        this.notRun = source["notRun"];
-	    }
-	}
-	export class FinalReport {
-	    runId: string;
-	    status: string;
-	    message?: string;
-	    error?: string;
-	    // Go type: time
-	    finishedAt?: any;
-	    tasks: TaskCounts;
-	    completed: TaskRef[];
-	    failed: TaskRef[];
-	    skipped: TaskRef[];
-	    notRun: TaskRef[];
-	    iterations: Iterations;
-	    decisions: Decision[];
-	    files: ReportFile[];
-	    limitations: Limitation[];
-	    issues: string[];
-	    cost: ReportCost;
-	
-	    static createFrom(source: any = {}) {
-	        return new FinalReport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.runId = source["runId"];
-	        this.status = source["status"];
-	        this.message = source["message"];
-	        this.error = source["error"];
-	        this.finishedAt = this.convertValues(source["finishedAt"], null);
-	        this.tasks = this.convertValues(source["tasks"], TaskCounts);
-	        this.completed = this.convertValues(source["completed"], TaskRef);
-	        this.failed = this.convertValues(source["failed"], TaskRef);
-	        this.skipped = this.convertValues(source["skipped"], TaskRef);
-	        this.notRun = this.convertValues(source["notRun"], TaskRef);
-	        this.iterations = this.convertValues(source["iterations"], Iterations);
-	        this.decisions = this.convertValues(source["decisions"], Decision);
-	        this.files = this.convertValues(source["files"], ReportFile);
-	        this.limitations = this.convertValues(source["limitations"], Limitation);
-	        this.issues = source["issues"];
-	        this.cost = this.convertValues(source["cost"], ReportCost);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
 	export class NewTask {
 	    id: string;
 	    title: string;
@@ -629,9 +330,6 @@ export namespace engine {
 		    return a;
 		}
 	}
-	
-	
-	
 	export class TaskChanges {
 	    taskId: string;
 	    merged: boolean;
@@ -672,8 +370,6 @@ export namespace engine {
 		    return a;
 		}
 	}
-	
-	
 	
 	export class Worktree {
 	    repo: string;
@@ -945,6 +641,312 @@ export namespace main {
 		    return a;
 		}
 	}
+
+}
+
+export namespace report {
+	
+	export class Attempt {
+	    taskId: string;
+	    reason?: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Attempt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.taskId = source["taskId"];
+	        this.reason = source["reason"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Cost {
+	    usd: number;
+	    inputTokens: number;
+	    outputTokens: number;
+	    label: string;
+	    budgetUsd?: number;
+	    budgetTokens?: number;
+	    limitWaits: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Cost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.usd = source["usd"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.label = source["label"];
+	        this.budgetUsd = source["budgetUsd"];
+	        this.budgetTokens = source["budgetTokens"];
+	        this.limitWaits = source["limitWaits"];
+	    }
+	}
+	export class Decision {
+	    kind: string;
+	    taskId?: string;
+	    by?: string;
+	    text: string;
+	    question?: string;
+	    resolution?: string;
+	    tasks?: string[];
+	    // Go type: time
+	    at?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Decision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.taskId = source["taskId"];
+	        this.by = source["by"];
+	        this.text = source["text"];
+	        this.question = source["question"];
+	        this.resolution = source["resolution"];
+	        this.tasks = source["tasks"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class File {
+	    path: string;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new File(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.tasks = source["tasks"];
+	    }
+	}
+	export class Limitation {
+	    kind: string;
+	    taskId?: string;
+	    text: string;
+	    severity?: string;
+	    files?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Limitation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.taskId = source["taskId"];
+	        this.text = source["text"];
+	        this.severity = source["severity"];
+	        this.files = source["files"];
+	    }
+	}
+	export class RemediationRound {
+	    round: number;
+	    message?: string;
+	    tasks: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RemediationRound(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.round = source["round"];
+	        this.message = source["message"];
+	        this.tasks = source["tasks"];
+	    }
+	}
+	export class Iterations {
+	    total: number;
+	    remediation: RemediationRound[];
+	    retries: Attempt[];
+	    rejections: Attempt[];
+	    reprompts: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Iterations(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.remediation = this.convertValues(source["remediation"], RemediationRound);
+	        this.retries = this.convertValues(source["retries"], Attempt);
+	        this.rejections = this.convertValues(source["rejections"], Attempt);
+	        this.reprompts = source["reprompts"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TaskRef {
+	    id: string;
+	    title: string;
+	    status: string;
+	    reason?: string;
+	    retries: number;
+	    unstructured?: boolean;
+	    costUsd?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.status = source["status"];
+	        this.reason = source["reason"];
+	        this.retries = source["retries"];
+	        this.unstructured = source["unstructured"];
+	        this.costUsd = source["costUsd"];
+	    }
+	}
+	export class TaskCounts {
+	    total: number;
+	    completed: number;
+	    failed: number;
+	    skipped: number;
+	    notRun: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TaskCounts(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.completed = source["completed"];
+	        this.failed = source["failed"];
+	        this.skipped = source["skipped"];
+	        this.notRun = source["notRun"];
+	    }
+	}
+	export class FinalReport {
+	    runId: string;
+	    status: string;
+	    message?: string;
+	    error?: string;
+	    // Go type: time
+	    finishedAt?: any;
+	    tasks: TaskCounts;
+	    completed: TaskRef[];
+	    failed: TaskRef[];
+	    skipped: TaskRef[];
+	    notRun: TaskRef[];
+	    iterations: Iterations;
+	    decisions: Decision[];
+	    files: File[];
+	    limitations: Limitation[];
+	    issues: string[];
+	    cost: Cost;
+	
+	    static createFrom(source: any = {}) {
+	        return new FinalReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.status = source["status"];
+	        this.message = source["message"];
+	        this.error = source["error"];
+	        this.finishedAt = this.convertValues(source["finishedAt"], null);
+	        this.tasks = this.convertValues(source["tasks"], TaskCounts);
+	        this.completed = this.convertValues(source["completed"], TaskRef);
+	        this.failed = this.convertValues(source["failed"], TaskRef);
+	        this.skipped = this.convertValues(source["skipped"], TaskRef);
+	        this.notRun = this.convertValues(source["notRun"], TaskRef);
+	        this.iterations = this.convertValues(source["iterations"], Iterations);
+	        this.decisions = this.convertValues(source["decisions"], Decision);
+	        this.files = this.convertValues(source["files"], File);
+	        this.limitations = this.convertValues(source["limitations"], Limitation);
+	        this.issues = source["issues"];
+	        this.cost = this.convertValues(source["cost"], Cost);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	
 
 }
 
@@ -2015,7 +2017,7 @@ export namespace view {
 	    workers: Worker[];
 	    answers: PhaseAnswer[];
 	    parallelGroups: string[][];
-	    finalReport?: engine.FinalReport;
+	    finalReport?: report.FinalReport;
 	    reconnecting?: engine.Reconnecting;
 	    worktree?: engine.Worktree;
 	
@@ -2030,7 +2032,7 @@ export namespace view {
 	        this.workers = this.convertValues(source["workers"], Worker);
 	        this.answers = this.convertValues(source["answers"], PhaseAnswer);
 	        this.parallelGroups = source["parallelGroups"];
-	        this.finalReport = this.convertValues(source["finalReport"], engine.FinalReport);
+	        this.finalReport = this.convertValues(source["finalReport"], report.FinalReport);
 	        this.reconnecting = this.convertValues(source["reconnecting"], engine.Reconnecting);
 	        this.worktree = this.convertValues(source["worktree"], engine.Worktree);
 	    }

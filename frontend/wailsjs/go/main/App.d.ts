@@ -5,6 +5,7 @@ import {worktree} from '../models';
 import {engine} from '../models';
 import {template} from '../models';
 import {main} from '../models';
+import {report} from '../models';
 import {store} from '../models';
 import {hosts} from '../models';
 import {inbox} from '../models';
@@ -44,7 +45,7 @@ export function ExportRunReport(arg1:string):Promise<main.ReportExport>;
 
 export function ExportTemplate(arg1:string,arg2:boolean):Promise<main.TemplateExport>;
 
-export function FinalReport(arg1:string):Promise<engine.FinalReport>;
+export function FinalReport(arg1:string):Promise<report.FinalReport>;
 
 export function GenerateTemplateID(arg1:string):Promise<string>;
 
