@@ -114,11 +114,11 @@ func (m *mainSession) lost(ctx context.Context, id string) bool {
 	return true
 }
 
-// restored looks, on a restore, whether the host still has the session id
-// of a run past its first prompt (lost), and reads again from the prompt
-// what may answer it.
-func (m *mainSession) restored(ctx context.Context, id string, now time.Time) {
-	if m.Asked != "" || m.At.Index != 0 {
+// restored takes the session up on a restore: when look, whether the host
+// still has the session id of a run past its first prompt (lost), and what
+// may answer the last prompt is read again from it.
+func (m *mainSession) restored(ctx context.Context, id string, look bool, now time.Time) {
+	if look && (m.Asked != "" || m.At.Index != 0) {
 		m.lost(ctx, id)
 	}
 	if m.Asked != "" {

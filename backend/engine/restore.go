@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -104,4 +105,59 @@ func (e *Engine) restoreHeld(ctx context.Context, runID string) error {
 		return nil
 	}
 	return e.RestoreRun(ctx, runID)
+}
+
+// reattach prepares a restored run: each worker session that exists is
+// followed again from where it was read; one that never started is started
+// again under the same id; one the host lost runs again.
+func (r *runner) reattach(ctx context.Context) error {
+	// The loop takes up the workflows' files (the mailbox) when it starts,
+	// so that what they start is owned by the run's goroutine.
+	r.restored = !r.status.Finished() && r.status >= RunSpawning
+	for _, ws := range r.plan.inOrder() {
+		if !ws.mayHaveSession() {
+			continue
+		}
+		_, serr := r.e.host.Session(ctx, session.ID(ws.w.SessionID))
+		step, err := ws.restored(serr, r.e.now())
+		switch {
+		case err != nil:
+		case step == restoreFollow && serr != nil:
+			r.log.Warn("worker session not checked on restore", "task", ws.w.TaskID, "err", serr)
+		case step == restoreStop:
+			err = r.workerFailed(ctx, ws, ws.w.Error, true)
+		case step == restoreLost:
+			r.log.Warn("worker session is gone", "task", ws.w.TaskID, "err", serr)
+			reason := fmt.Sprintf("the worker session was lost: %v", serr)
+			if !r.status.held() || ws.book.AutoRetries >= r.tmpl.Config.MaxRetries {
+				err = r.workerFailed(ctx, ws, reason, true)
+				break
+			}
+			// A held run (an interrupted one, whose host came back without
+			// its sessions) runs the task again once it is resumed.
+			var c change
+			if c, err = r.plan.requeue(ws, reason, true, true); err == nil && ctx.Err() == nil {
+				err = r.apply(ctx, c)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	r.main.restored(ctx, r.run.MainSessionID, r.status != RunCreated && !r.status.Finished(), r.e.now())
+	// Announce the restored state; a run that waits for confirmation shows
+	// its plan again, so a view (or "baton run --resume") can ask for it.
+	c := change{}.with(r.plan.inOrder(), newEvent(EventStatusChanged, nil, "restored"))
+	if r.status == RunConfirming {
+		ready := newEvent(EventTasksReady, nil, "")
+		ready.p.Tasks, ready.p.Groups = r.plan.tasks, ParallelGroups(r.plan.tasks)
+		c = c.with(nil, ready)
+		var tle *TaskListError
+		if err := CheckTasks(r.plan.tasks, r.tmpl.Config.MaxTasks); errors.As(err, &tle) {
+			inv := newEvent(EventTasksInvalid, nil, err.Error())
+			inv.p.Problems = tle.Problems
+			c = c.with(nil, inv)
+		}
+	}
+	return r.apply(ctx, c)
 }
