@@ -1,10 +1,12 @@
 // Package tasklist is a run's task list before it runs: the planner's tasks
-// as stored (FromPlan), the checks before the list is confirmed (Check: at
-// least one task to run, a bounded count, unique ids that can name a
-// session, titles and descriptions, priorities 1–10, every dependency known
-// and no cycle, each problem one sentence), the duplicates set aside for
-// the user (SetAsideDuplicates), the order ready tasks start in
-// (ByPriority) and the parallel groups shown to the user (Groups).
+// as stored (FromPlan) and a QA issue as a remediation task (FromIssue), the
+// checks before the list is confirmed (Check: at least one task to run, a
+// bounded count, unique ids that can name a session, titles and
+// descriptions, priorities 1–10, every dependency known and no cycle, each
+// problem one sentence), the duplicates set aside for the user
+// (SetAsideDuplicates), the order ready tasks start in (ByPriority) and the
+// parallel groups shown to the user (Groups). The user's modifications of a
+// proposed list are the engine's (engine.Modifications).
 package tasklist
 
 import (
