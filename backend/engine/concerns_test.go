@@ -258,7 +258,8 @@ func TestWorkerRestored(t *testing.T) {
 }
 
 // A run's wait for its lost host: since and until when, the message before
-// it, the bound's timer, and a copy for other goroutines.
+// it, the bound's timer, a copy for other goroutines, and the changes that
+// show it, end it when the host is back and stop the run when it is not.
 func TestLinkWait(t *testing.T) {
 	t.Parallel()
 	var l link
@@ -266,12 +267,14 @@ func TestLinkWait(t *testing.T) {
 		t.Fatal("a new link waits")
 	}
 	now := time.Now()
-	info := l.lose(now, 50*time.Millisecond, "browser went away", "working")
-	if !l.waiting() || !info.Until.Equal(now.Add(50*time.Millisecond)) || l.reconnecting().Reason != "browser went away" {
+	c := l.lose(now, 50*time.Millisecond, "browser went away", "working")
+	info := l.reconnecting()
+	if !l.waiting() || info == nil || !info.Until.Equal(now.Add(50*time.Millisecond)) || info.Reason != "browser went away" {
 		t.Fatalf("lost: %+v", info)
 	}
-	if text := reconnectingText(info); !strings.Contains(text, "Reconnecting to the session host") || !strings.HasSuffix(text, "browser went away") {
-		t.Errorf("text = %q", text)
+	if eventNames(c) != EventReconnecting || c.events[0].p.Reconnecting == nil || !strings.HasPrefix(*c.note, "Reconnecting to the session host") ||
+		!strings.HasSuffix(*c.note, "browser went away") {
+		t.Errorf("the change that shows it: %+v", c)
 	}
 	select {
 	case <-l.giveUp():
@@ -281,9 +284,15 @@ func TestLinkWait(t *testing.T) {
 	if !l.overdue(time.Now()) {
 		t.Error("not overdue after the bound")
 	}
-	got, msg := l.end()
-	if got != info || msg != "working" || l.waiting() || l.giveUp() != nil {
-		t.Errorf("end = %+v %q", got, msg)
+	c, waited := l.expire()
+	if waited != 50*time.Millisecond || eventNames(c) != EventStatusChanged || !strings.Contains(*c.note, "unreachable for 0s") ||
+		!strings.HasSuffix(*c.note, "(browser went away)") || l.waiting() || l.giveUp() != nil {
+		t.Errorf("expired: %+v after %s", c, waited)
+	}
+	l.lose(time.Now(), time.Minute, "", "before")
+	c, away := l.back()
+	if away <= 0 || away > time.Minute || eventNames(c) != EventReconnected || *c.note != "before" || l.waiting() {
+		t.Errorf("back: %+v after %s", c, away)
 	}
 }
 

@@ -62,14 +62,17 @@ func (l *link) reconnecting() *Reconnecting {
 }
 
 // lose starts waiting at now, at most bound, for a host lost for reason;
-// message is the run's message until now.
-func (l *link) lose(now time.Time, bound time.Duration, reason, message string) Reconnecting {
+// message is the run's message until now. It returns the change that shows
+// the run reconnecting.
+func (l *link) lose(now time.Time, bound time.Duration, reason, message string) change {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.info = &Reconnecting{Since: now, Until: now.Add(bound), Reason: reason}
-	l.timer = time.NewTimer(bound)
-	l.message = message
-	return *l.info
+	info := Reconnecting{Since: now, Until: now.Add(bound), Reason: reason}
+	l.info, l.timer, l.message = &info, time.NewTimer(bound), message
+	l.mu.Unlock()
+	text := reconnectingText(info)
+	ev := newEvent(EventReconnecting, nil, text)
+	ev.p.Reconnecting = &info
+	return change{}.with(nil, ev).say(text)
 }
 
 // giveUp is the channel that fires when the wait reaches its bound (nil
@@ -100,6 +103,31 @@ func (l *link) end() (Reconnecting, string) {
 	return info, l.message
 }
 
+// back ends the wait for a host that came back and returns the change that
+// says so (the run's message is the one before the wait again) and how
+// long the host was away.
+func (l *link) back() (change, time.Duration) {
+	info, msg := l.end()
+	away := time.Since(info.Since)
+	return change{}.with(nil, newEvent(EventReconnected, nil,
+		fmt.Sprintf("The session host is back after %s.", away.Round(time.Second)))).say(msg), away
+}
+
+// expire ends the wait that reached its bound and returns the change that
+// stops the run as interrupted, with the reason, and how long it waited.
+// Everything done is kept (the workers keep their status, the sessions are
+// not touched), and Resume continues the run on a host that is back.
+func (l *link) expire() (change, time.Duration) {
+	info, _ := l.end()
+	waited := info.Until.Sub(info.Since)
+	reason := fmt.Sprintf("The session host was unreachable for %s, so the run stopped; everything done is kept. Resume it when the host is back.",
+		waited.Round(time.Second))
+	if info.Reason != "" {
+		reason += " (" + strings.TrimSpace(info.Reason) + ")"
+	}
+	return change{}.with(nil, newEvent(EventStatusChanged, nil, reason)).say(reason), waited
+}
+
 func reconnectingText(rc Reconnecting) string {
 	msg := fmt.Sprintf("Reconnecting to the session host (lost at %s); the run stops as interrupted at %s unless it comes back.",
 		rc.Since.Format("15:04:05"), rc.Until.Format("15:04:05"))
@@ -125,50 +153,35 @@ func (s RunStatus) worksOnHost() bool {
 // is nobody's fault) and every session is read again.
 func (r *runner) checkLink(ctx context.Context) bool {
 	st := r.e.host.Link()
-	if st.Up || !r.status.worksOnHost() {
-		if !r.link.waiting() {
-			return false
-		}
-		// Back, or paused or cancelled while waiting: the run no longer
-		// waits for the host (a Resume waits again if it is still lost).
-		info, msg := r.link.end()
-		r.run.Message = msg
-		if st.Up {
-			now := r.e.now()
-			r.plan.touch(now)
-			for _, ws := range r.plan.workers {
-				ws.book.Reconnected()
-			}
-			r.main.Reconnected()
-			r.main.refresh(now)
-			r.log.Info("the host is back", "after", time.Since(info.Since).Round(time.Millisecond))
-			r.halted(r.apply(ctx, change{}.with(nil, newEvent(EventReconnected, nil,
-				fmt.Sprintf("The session host is back after %s.", time.Since(info.Since).Round(time.Second))))))
-		}
+	switch {
+	case (st.Up || !r.status.worksOnHost()) && !r.link.waiting():
 		return false
-	}
-	if !r.link.waiting() {
+	case !st.Up && !r.status.worksOnHost():
+		// Paused or cancelled while waiting: the run no longer waits for
+		// the host (a Resume waits again if it is still lost).
+		_, r.run.Message = r.link.end()
+		return false
+	case st.Up:
+		c, away := r.link.back()
+		now := r.e.now()
+		r.plan.touch(now)
+		for _, ws := range r.plan.workers {
+			ws.book.Reconnected()
+		}
+		r.main.Reconnected()
+		r.main.refresh(now)
+		r.log.Info("the host is back", "after", away.Round(time.Millisecond))
+		r.halted(r.apply(ctx, c))
+		return false
+	case !r.link.waiting():
 		bound := r.e.reconnectBound()
-		info := r.link.lose(time.Now(), bound, st.Reason, r.run.Message)
 		r.log.Warn("the host is lost; reconnecting", "reason", st.Reason, "for", bound)
-		ev := newEvent(EventReconnecting, nil, reconnectingText(info))
-		ev.p.Reconnecting = &info
-		r.halted(r.apply(ctx, change{}.with(nil, ev).say(reconnectingText(info))))
+		r.halted(r.apply(ctx, r.link.lose(time.Now(), bound, st.Reason, r.run.Message)))
+		return true
+	case !r.link.overdue(time.Now()):
 		return true
 	}
-	if !r.link.overdue(time.Now()) {
-		return true
-	}
-	// The host stayed away past the bound: the run stops as interrupted.
-	// Everything done is kept (the workers keep their status, the sessions
-	// are not touched) and Resume continues it on a host that is back.
-	info, _ := r.link.end()
-	waited := info.Until.Sub(info.Since)
-	reason := fmt.Sprintf("The session host was unreachable for %s, so the run stopped; everything done is kept. Resume it when the host is back.",
-		waited.Round(time.Second))
-	if info.Reason != "" {
-		reason += " (" + strings.TrimSpace(info.Reason) + ")"
-	}
+	c, waited := r.link.expire()
 	r.log.Warn("the host did not come back; the run is interrupted", "after", waited)
 	r.resume = r.status
 	if err := r.move(RunInterrupted); err != nil {
@@ -176,7 +189,7 @@ func (r *runner) checkLink(ctx context.Context) bool {
 		return true
 	}
 	r.stopped = true
-	r.halted(r.apply(context.WithoutCancel(ctx), change{}.with(nil, newEvent(EventStatusChanged, nil, reason)).say(reason)))
+	r.halted(r.apply(context.WithoutCancel(ctx), c))
 	return true
 }
 
