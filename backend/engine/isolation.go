@@ -13,13 +13,13 @@ import (
 )
 
 // Worktree isolation (template config.isolation "worktree") is
-// backend/isolation: each worker in its own git worktree from the
-// run branch baton/<run>, merged back in dependency order after it
-// completes, a conflict resolved by a merge task or the user, cleanup when
-// the run ends, Apply and Discard. Here is how the run uses it: a worker's
-// folder (spawn), the merges (runner.mergeWork, a step), the readiness of
-// tasks and of aggregation, the end of the run (runner.apply), and the
-// views and commands of the Engine.
+// backend/isolation: each worker in its own git worktree from the run
+// branch baton/<run>, merged back in dependency order after it completes, a
+// conflict resolved by a merge task or the user, cleanup when the run ends,
+// Apply and Discard. Here is how the run uses it: a worker's folder
+// (spawn), the merges (runner.mergeWork, a step), the readiness of tasks
+// and of aggregation, the end of the run (runner.apply), and the views and
+// commands of the Engine.
 
 // Events of worktree isolation.
 const (
@@ -98,12 +98,6 @@ func (r *runner) mergeWork(ctx context.Context) error {
 			return err
 		}
 	}
-}
-
-// completed says whether a task of plan completed.
-func (p *taskPlan) completed(id string) bool {
-	ws := p.workers[id]
-	return ws != nil && ws.status == WorkerCompleted
 }
 
 // mergeOne merges the changes of ws's completed task into the run branch.

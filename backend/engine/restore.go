@@ -27,10 +27,7 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 	n := 0
 	var errs []error
 	for _, run := range runs {
-		e.mu.Lock()
-		_, active := e.runs[run.ID]
-		e.mu.Unlock()
-		if active {
+		if e.driving(run.ID) {
 			continue
 		}
 		if err := e.restoreRun(ctx, run); err != nil {
@@ -65,14 +62,19 @@ func (e *Engine) restoreRun(ctx context.Context, run store.Run) error {
 	return e.launch(r)
 }
 
+// driving reports whether the engine drives run runID.
+func (e *Engine) driving(runID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.runs[runID]
+	return ok
+}
+
 // RestoreRun takes up one unfinished run, as Restore does for all of them:
 // "baton run --resume" continues its own run without taking over the runs of
 // Baton's window.
 func (e *Engine) RestoreRun(ctx context.Context, runID string) error {
-	e.mu.Lock()
-	_, active := e.runs[runID]
-	e.mu.Unlock()
-	if active {
+	if e.driving(runID) {
 		return nil
 	}
 	run, err := e.store.Run(ctx, runID)
@@ -91,10 +93,7 @@ func (e *Engine) RestoreRun(ctx context.Context, runID string) error {
 // restoreHeld takes up a paused or interrupted run that no loop drives, so
 // that Resume (the window's Resume button) continues it without a restart.
 func (e *Engine) restoreHeld(ctx context.Context, runID string) error {
-	e.mu.Lock()
-	_, active := e.runs[runID]
-	e.mu.Unlock()
-	if active {
+	if e.driving(runID) {
 		return nil
 	}
 	run, err := e.store.Run(ctx, runID)

@@ -97,6 +97,12 @@ func (p *taskPlan) satisfied(t *store.Task) bool {
 	return true
 }
 
+// completed says whether task id's worker completed.
+func (p *taskPlan) completed(id string) bool {
+	ws := p.workers[id]
+	return ws != nil && ws.status == WorkerCompleted
+}
+
 // busy counts the workers that hold a place: starting, running, awaiting
 // review, or paused while running.
 func (p *taskPlan) busy() int {
