@@ -18,89 +18,90 @@
 // main session's current action), without an event row: the worker and run
 // rows hold it. Status changes each have their event row.
 //
-// # Where things are
+// # The runner sequences; each concern owns its state
 //
-// The Engine (engine.go) holds the runs and sends each one its commands;
-// what a run does is split between the runner and its collaborators, each
-// owning its own state:
+// The runner (runner.go) owns the run row, its status (runner.move and
+// runner.unpause are the guards) and the loop: commands, notices, started
+// sessions, workflow reports, poll and progress ticks, and the step that
+// asks each concern in turn. A concern keeps its own state and says what
+// should change: a change (ledger.go) holds the rows it adds, the workers
+// it changed, the events, the run's new message, what the workflows are
+// told, the final report of a change that ends the run, and the next step
+// of a decision (change.then, decided once the first is stored).
+// runner.apply is the one place that applies changes: it writes the
+// working state into the rows (runner.sync; a state that cannot be written
+// breaks the ledger) and hands each change to the ledger, which stores it
+// with its event rows and only then emits the events. A commit that fails
+// breaks the ledger: later commits are refused and the loop stops the run
+// as interrupted (ledger.interrupt), dropping the working state that ran
+// ahead, so Restore takes the run up from the store. Run creation
+// (ledger.create) and Apply and Discard of a run's branch go through a
+// ledger too.
 //
-//   - runner.go, runner: the run's loop (commands, notices, started
-//     sessions, mailbox reports, poll and progress ticks) and each step of
-//     it. It owns the run row, its status (runner.move and runner.unpause
-//     are the guards) and the main session's state, and hands every change
-//     to the ledger (runner.commit).
-//   - phases.go: the phase machine of the main session: begin, ask and
-//     re-ask, check its answers, move through analysis, planning,
-//     confirmation, worker execution, aggregation and verification,
-//     complete or fail.
-//   - workers.go: a worker's life on the runner: scheduling, spawn and
-//     onStarted, checkWorker (progress, report, permission, re-prompt,
-//     keyword fallback), retries, failures, timeouts, progress flushes;
-//     archiver, which archives reported sessions in the background.
-//   - commands.go: the runner's side of the Engine's commands (confirm,
-//     pause, resume, cancel, per-worker commands, permissions) and reattach
-//     after a restore.
-//   - ledger.go, ledger: commits each change with its event rows and only
-//     then emits the events. A commit that fails breaks the ledger: later
-//     commits are refused and the loop stops the run, dropping the working
-//     state that ran ahead, so Restore takes the run up from the store.
-//   - follower.go, follower: follows the run's sessions: the dirty set fed
-//     by host notices, reads (prefetched at once for several sessions, one
-//     per messageReadGap for bursts of message notices, a read-later timer),
-//     and transcriptCursor, where a session's transcript was read to, what
-//     it said since the prompt and its usage.
-//   - taskplan.go, taskPlan: the tasks and their workers: readiness, busy
-//     count, dependants and skipping, deadlock, the totals of the run row;
-//     workerState with its guard (move) and its stored book, whose
-//     reviewGate holds the review state.
-//   - prompt.go: every prompt the engine sends: phase prompts with their
-//     values, a worker's prompt (template, workflow sections, last
-//     rejection), the review prompt, re-prompts, answers to questions.
-//   - hooks.go, hooks: the seed workflows as the loop sees them, called at
-//     fixed points (planned, confirmed, assign, sections, awaitingReview,
-//     decided, finished, completed, restored). Their file writes run in
-//     order on a writer goroutine owned by the run, waited for before the
-//     run counts as finished and when its goroutine ends. The loop waits
-//     only where it needs an answer: a mailbox assignment's error and the
-//     journal's archive at completion; a worker's prompt sections are
-//     gathered on the goroutine that starts its session.
-//   - limits.go: rate (429), overload (529) and usage limits read from a
-//     session's error entries are waits, not failures: the run waits until
-//     the reset (else retry-after, else a capped backoff with jitter), its
-//     workers go on in their sessions, the worker count is halved at each
-//     limit and raised after each success; budget.go: the run's budget
-//     (warning at 80 %, pause at the cap, RaiseBudget); cost.go: a
-//     session's cost from backend/pricing when its host reports only tokens.
-//   - isolation.go: worktree isolation (template config.isolation
-//     "worktree"): each worker in its own git worktree from the run branch
-//     baton/<run>, merged back in dependency order after it completes, a
-//     conflict resolved by a merge task or the user, cleanup when the run
-//     ends, Apply and Discard; backend/worktree runs git. Its hooks: spawn
-//     (workerCwd), step (isoMerge), schedule (isoReady), afterWorkers
-//     (isoSettled), commit (isoFinish).
+// In this package:
+//   - phases.go: the phase machine of the main session: begin, ask and ask
+//     again, check its answers, move through analysis, planning,
+//     confirmation, worker execution, aggregation and verification, to the
+//     outcome the final report reads, or fail.
+//   - main.go, mainSession: the main session's state (where its transcript
+//     is read, what was asked, when) and a lost main session, replaced by a
+//     new one that reads the run so far.
+//   - workers.go, turns.go: a worker's life on the runner: scheduling,
+//     spawn and onStarted, reading its turns (progress, report, permission,
+//     limit, re-prompt, keyword fallback), failures, retries, timeouts,
+//     progress flushes. worker.go, workerState: one worker's state and its
+//     transitions, each returning its change; archiver ends workers'
+//     sessions. taskplan.go, taskPlan: the tasks and their workers:
+//     readiness, busy count, requeue, failure and the dependants it skips,
+//     cancel, retry, deadlock, the totals of the run row.
+//   - review.go, reviewer: the review gate of seed 001, the QA loop of seed
+//     004 (remediation rounds) and the seeds' rules on a report (seed 003
+//     conflicts, seed 004 partial outcomes); it owns the task under review
+//     and the rounds run.
+//   - limits.go: how the run applies backend/limits: a limit hit (a wait,
+//     not a failure), the end of the wait, the continue messages, the
+//     budget's warning and pause, RaiseBudget and ResumeAfterLimit.
+//   - isolation.go: how the run applies backend/isolation: a worker's
+//     worktree, the merges (runner.mergeWork), conflicts for a merge task or
+//     the user, the views of a run's branch, Apply and Discard.
+//   - link.go, link: a run's wait for a lost host (reconnecting, back in
+//     time, or interrupted after Options.ReconnectFor).
+//   - workflows.go, Workflows: the interface the seed workflows implement.
+//   - commands.go: the Engine's commands, each run in the run's goroutine;
+//     restore.go: Restore, RestoreRun and a held run's Resume, and
+//     runner.reattach.
+//   - report.go: the final report's engine side: what the report counts of
+//     the run's events (history), LoadSnapshot, LoadReport and the exports.
 //   - status.go: run and worker statuses and their legal transitions;
-//     graph.go: task list checks, parallel groups, modifications;
-//     transcript.go: what a batch of transcript entries says (usage, tools,
-//     files, actions); final_report.go, report.go: the final report.
+//     events.go: event names and payloads; graph.go: the user's
+//     modifications of a proposed task list; overrides.go: a run's
+//     overrides of its template; ids.go: session ids.
 //
-// # Seed workflows
-//
-// A template switches on the workflows of seeds 001, 003 and 004:
-//   - review.go: with phases.review.enabled a worker's completion waits in
-//     awaiting_review for the main session's review prompt (reviewer
-//     "orchestrator") or for Engine.Review (reviewer "user"); a rejection
-//     goes back to the worker with the reason, at most maxRetries times.
-//   - mail.go (mailHook): with transport "mailbox" tasks are also assigned
-//     in .claude-orchestrator's message files and completion reports are
-//     taken from to-team-lead.json into the same review path.
-//   - delegation.go: a needs_input completion waits for Engine.Answer; a
-//     conflict completion is recorded and listed for aggregation.
-//   - skills.go (skillsHook): skills matched per task go into the worker
-//     prompt (Task.Skills keeps their ids); journal.go (journalHook): the
-//     seed 004 journal.
-//   - qa.go: a failed verification's issues become remediation tasks, up to
-//     phases.verification.maxRemediationRounds rounds; a dependency
-//     deadlock ends the run with an explanation.
+// Beside it, each with its own tests and importing nothing of the engine:
+//   - backend/transcript: following the sessions (the dirty set fed by
+//     notices, prefetched reads, a read-later timer) and what their new
+//     entries say (text, tools, files, usage and cost, limits), with the
+//     cursor stored per session.
+//   - backend/limits: limits read from a session's entries, the run's
+//     waits, the worker count halved at a limit and raised after each
+//     success, and the budget (warning at 80 %, pause at the cap).
+//   - backend/isolation: worktree isolation (template config.isolation
+//     "worktree") as a workspace that does the git work (backend/worktree)
+//     and says what happened: each worker in its own worktree from the run
+//     branch baton/<run>, merges in dependency order, conflicts, cleanup.
+//   - backend/workflows: the seed workflows behind Workflows: the file
+//     mailbox of seed 001 (config.transport "mailbox"), skills and the
+//     journal of seed 004. Their file writes run in order on a writer
+//     goroutine owned by the run.
+//   - backend/prompts: every prompt a run sends (phase prompts, a worker's
+//     prompt with the workflows' sections and the last rejection, review,
+//     re-prompts, answers, the run so far).
+//   - backend/report: the final report, the outcome (completed only when
+//     nothing is left open) and the Markdown export.
+//   - backend/tasklist: the checks before a plan is confirmed, parallel
+//     groups, the order of starts, the planner's and QA's tasks as stored.
+//   - backend/hostguard: every host call bounded and cut when the host's
+//     link goes down (session.ErrHostLost).
 //
 // Models are chosen per task complexity from config.models.
 package engine

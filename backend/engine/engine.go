@@ -14,10 +14,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-app/baton/backend/hostguard"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/workflows"
 )
 
 // Sentinel errors of the engine.
@@ -70,13 +73,16 @@ type Options struct {
 	// share its folder whatever its template says: the host writes no
 	// files (the simulator), so there is nothing to isolate.
 	SharedOnly func() bool
+	// Workflows opens the seed workflows of a run (default: the mailbox,
+	// skills and journal of backend/workflows).
+	Workflows func(workflows.Run) Workflows
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
 // the methods send it commands and wait for the answer.
 type Engine struct {
 	store     *store.Store
-	host      *guardHost
+	host      *hostguard.Host
 	templates Templates
 	emitter   Emitter
 	logger    *slog.Logger
@@ -92,6 +98,9 @@ type Engine struct {
 	// worktreeRoot is Options.WorktreeRoot; sharedOnly Options.SharedOnly.
 	worktreeRoot string
 	sharedOnly   func() bool
+	workflows    func(workflows.Run) Workflows
+	// jitter is the factor of a limit's backoff (limits.Jitter).
+	jitter func() float64
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -112,7 +121,12 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit,
+		worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, workflows: opts.Workflows, jitter: limits.Jitter,
+		runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+	if e.workflows == nil {
+		e.workflows = openWorkflows
+	}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -132,7 +146,7 @@ func New(opts Options) (*Engine, error) {
 	if e.reconnectFor <= 0 {
 		e.reconnectFor = DefaultReconnectFor
 	}
-	e.host = newGuardHost(opts.Host, e.hostWait, defaultQuickWait)
+	e.host = hostguard.New(opts.Host, e.hostWait, defaultQuickWait)
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if ch := e.host.Notices(); ch != nil {
 		e.dispatch = true
@@ -163,7 +177,7 @@ func (e *Engine) dispatchNotices(ch <-chan session.Notice) {
 			r := e.sessions[n.SessionID]
 			e.mu.Unlock()
 			if r != nil {
-				r.markDirty(n.SessionID, n.Kind)
+				r.follow.Mark(n.SessionID, n.Kind)
 			}
 		}
 	}
@@ -188,6 +202,11 @@ func (e *Engine) emit(name string, p Payload) {
 	if e.emitter != nil {
 		e.emitter.Emit(name, p)
 	}
+}
+
+// newLedger returns the ledger of run runID.
+func (e *Engine) newLedger(runID string) *ledger {
+	return &ledger{store: e.store, emit: e.emit, runID: runID, log: e.logger.With("run", runID)}
 }
 
 // CreateRequest describes a new run.
@@ -248,24 +267,27 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
-	if sh, ok := e.host.inner.(simulatedHost); ok && sh.Simulated() {
+	if sh, ok := e.host.Inner().(simulatedHost); ok && sh.Simulated() {
 		r.limits.Simulated = true
-		r.sync()
-		run = r.run
 	}
-	r.isoCreated(&run, dirty)
-	p := Payload{RunID: id, Status: run.Status, Run: &run}
-	pj, _ := json.Marshal(p)
+	if r.iso != nil {
+		// The run says before anything starts that it isolates its
+		// workers and which uncommitted changes it leaves out.
+		r.run.Message = r.iso.Created(dirty)
+	}
+	if err := r.sync(); err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
+	run = r.run
 	e.mu.Lock()
 	if e.closing {
 		e.mu.Unlock()
 		return store.Run{}, ErrShuttingDown
 	}
 	e.mu.Unlock()
-	if err := e.store.CreateRun(ctx, run, store.Event{RunID: id, Name: EventCreated, Payload: pj}); err != nil {
+	if err := r.ledger.create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
-	e.emit(EventCreated, p)
 	if err := e.launch(r); err != nil {
 		return store.Run{}, err
 	}
@@ -352,71 +374,6 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 	}
 }
 
-// Start begins a created run: the analysis (or, when the template disables
-// it, the planning) prompt goes to a new main session.
-func (e *Engine) Start(ctx context.Context, runID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.begin(ctx) })
-}
-
-// Confirm accepts the proposed task list with the user's modifications and
-// starts the workers. A list that fails the checks is refused with a
-// *TaskListError and the run stays in confirming, unchanged.
-func (e *Engine) Confirm(ctx context.Context, runID string, mods Modifications) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.confirm(ctx, mods) })
-}
-
-// Pause stops starting new workers and sending new prompts; nothing running
-// is interrupted.
-func (e *Engine) Pause(ctx context.Context, runID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.pause(ctx) })
-}
-
-// Resume returns a paused or interrupted run to the status it was held in.
-// A held run the engine is not driving (its loop stopped when it was
-// interrupted) is taken up from the store first.
-func (e *Engine) Resume(ctx context.Context, runID string) error {
-	if err := e.restoreHeld(ctx, runID); err != nil {
-		return err
-	}
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeRun(ctx) })
-}
-
-// Cancel interrupts and archives the run's workers and ends it as cancelled.
-func (e *Engine) Cancel(ctx context.Context, runID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.cancel(ctx) })
-}
-
-// PauseWorker stops watching one worker (and keeps a pending one from
-// starting) without interrupting it.
-func (e *Engine) PauseWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.pauseWorker(ctx, taskID) })
-}
-
-// ResumeWorker undoes PauseWorker.
-func (e *Engine) ResumeWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeWorker(ctx, taskID) })
-}
-
-// CancelWorker interrupts and archives one worker; its dependents are
-// skipped.
-func (e *Engine) CancelWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.cancelWorker(ctx, taskID) })
-}
-
-// RetryWorker runs a failed, timed-out, cancelled or rejected task again in
-// a new session; the tasks skipped because of it become pending again.
-func (e *Engine) RetryWorker(ctx context.Context, runID, taskID string) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.retryWorker(ctx, taskID) })
-}
-
-// RespondPermission answers the permission request worker taskID is
-// blocked on (the host must also be a session.Browser).
-func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, decision session.PermissionDecision, updatedInput json.RawMessage) error {
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		return r.respondPermission(ctx, taskID, decision, updatedInput)
-	})
-}
-
 // Snapshot is the whole state of a run, for a view that opens late.
 type Snapshot struct {
 	Run            store.Run           `json:"run"`
@@ -479,55 +436,6 @@ func (e *Engine) Active() []string {
 		out = append(out, id)
 	}
 	return out
-}
-
-// Restore loads every unfinished run from the store and takes it up again,
-// re-attaching to worker sessions by id: a task whose session is alive is
-// never started a second time. It returns how many runs it restored.
-func (e *Engine) Restore(ctx context.Context) (int, error) {
-	runs, err := e.store.Unfinished(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("restore: %w", err)
-	}
-	n := 0
-	var errs []error
-	for _, run := range runs {
-		e.mu.Lock()
-		_, active := e.runs[run.ID]
-		e.mu.Unlock()
-		if active {
-			continue
-		}
-		if err := e.restoreRun(ctx, run); err != nil {
-			errs = append(errs, fmt.Errorf("restore run %s: %w", run.ID, err))
-			continue
-		}
-		n++
-	}
-	return n, errors.Join(errs...)
-}
-
-func (e *Engine) restoreRun(ctx context.Context, run store.Run) error {
-	var tmpl template.Template
-	if err := json.Unmarshal(run.Template, &tmpl); err != nil {
-		return fmt.Errorf("template: %w", err)
-	}
-	tasks, err := e.store.Tasks(ctx, run.ID)
-	if err != nil {
-		return err
-	}
-	workers, err := e.store.Workers(ctx, run.ID)
-	if err != nil {
-		return err
-	}
-	r, err := newRunner(e, run, tmpl, tasks, workers)
-	if err != nil {
-		return err
-	}
-	if err := r.reattach(ctx); err != nil {
-		return err
-	}
-	return e.launch(r)
 }
 
 // Shutdown stops taking work, stops every run's goroutine (their state is in

@@ -57,14 +57,14 @@ const (
 	EventWorkerAnswered = "worker:answered"
 
 	// EventLimitWaiting: a worker hit a rate, overload or usage limit; the
-	// run waits until Payload.ResumesAt (limits.go).
+	// run waits until Payload.ResumesAt (backend/limits).
 	EventLimitWaiting = "orchestrator:limitWaiting"
 	// EventLimitDue: the wait is over, the automatic resume is off: the
 	// run waits for Engine.ResumeAfterLimit.
 	EventLimitDue = "orchestrator:limitDue"
 	// EventLimitResumed: the wait for a limit ended; its workers go on.
 	EventLimitResumed = "orchestrator:limitResumed"
-	// EventBudgetWarning: the run used 80 % of its budget (budget.go).
+	// EventBudgetWarning: the run used 80 % of its budget.
 	EventBudgetWarning = "orchestrator:budgetWarning"
 	// EventBudgetReached: the run used its budget and paused.
 	EventBudgetReached = "orchestrator:budgetReached"

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -314,53 +313,5 @@ func TestFinalReportOfARunInError(t *testing.T) {
 	if rep.Status != "error" || rep.Error != run.Error || len(rep.Limitations) != 1 ||
 		!strings.Contains(rep.Limitations[0].Text, "boom") {
 		t.Errorf("report = %+v", rep)
-	}
-}
-
-// BuildFinalReport on its own: the limitations that need a worker's words
-// or a run without aggregation.
-func TestBuildFinalReportLimitations(t *testing.T) {
-	t.Parallel()
-	done := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	snap := Snapshot{
-		Run: store.Run{ID: "orch_x", Status: "completed", CompletedAt: &done},
-		Tasks: []store.Task{{ID: "a", Title: "A"}, {ID: "b", Title: "B"}, {ID: "c", Title: "C"},
-			{ID: "d", Title: "D", Skipped: true}},
-		Workers: []store.Worker{
-			{TaskID: "a", Status: "completed", Unstructured: true, OutputFiles: []string{"x.md", "y.md"}},
-			{TaskID: "b", Status: "completed", Error: "partly done: no tests", Conflicts: []string{"x.md: a and b disagree"},
-				OutputFiles: []string{"x.md"}},
-			{TaskID: "c", Status: "cancelled", Questions: []string{"Which database?"}},
-		},
-	}
-	rep := BuildFinalReport(snap, nil)
-	var limits []string
-	for _, l := range rep.Limitations {
-		limits = append(limits, l.Kind+" "+l.TaskID+": "+l.Text)
-	}
-	want := []string{
-		"unstructured a: completed without a structured report; its result was guessed from the worker's words",
-		"partial b: partly done: no tests",
-		"failed c: the task cancelled without a reason",
-		"question c: Which database?",
-		"skipped d: skipped by the user",
-		"conflict b: x.md: a and b disagree",
-	}
-	if !reflect.DeepEqual(limits, want) {
-		t.Errorf("limitations =\n%s\nwant\n%s", strings.Join(limits, "\n"), strings.Join(want, "\n"))
-	}
-	if len(rep.Files) != 2 || rep.Files[0].Path != "x.md" || strings.Join(rep.Files[0].Tasks, ",") != "a,b" {
-		t.Errorf("files = %+v", rep.Files)
-	}
-	if !rep.Completed[0].Unstructured || rep.Tasks != (TaskCounts{Total: 4, Completed: 2, Failed: 1, Skipped: 1}) {
-		t.Errorf("tasks = %+v %+v", rep.Tasks, rep.Completed)
-	}
-	// With an aggregation answer, the worker's conflict is the
-	// aggregation's to resolve.
-	snap.Answers = []store.PhaseAnswer{{Phase: "aggregation", Status: "valid", Data: json.RawMessage(`{"status":"success"}`)}}
-	for _, l := range BuildFinalReport(snap, nil).Limitations {
-		if l.Kind == LimitConflict {
-			t.Errorf("conflict listed although the aggregation took it up: %+v", l)
-		}
 	}
 }

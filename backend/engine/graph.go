@@ -1,225 +1,37 @@
 package engine
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
-	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/tasklist"
 )
+
+// A run's task list before it runs is backend/tasklist: the planner's tasks
+// as stored, the checks before confirming, the duplicates set aside, the
+// order of starts and the parallel groups. Here are the user's
+// modifications to a proposed list, and the names that keep the engine's
+// callers as they were.
 
 // DefaultPriority is given to a task whose planner set none (seed 000: 1–10,
 // higher is more important).
-const DefaultPriority = 5
+const DefaultPriority = tasklist.DefaultPriority
 
 // ErrInvalidTasks is returned when a task list cannot be confirmed; the
 // TaskListError lists every problem.
-var ErrInvalidTasks = errors.New("invalid task list")
+var ErrInvalidTasks = tasklist.ErrInvalid
 
 // TaskListError lists every problem of a task list, one sentence each.
-type TaskListError struct {
-	Problems []string
-}
+type TaskListError = tasklist.Error
 
-func (e *TaskListError) Error() string {
-	return "the task list cannot be confirmed: " + strings.Join(e.Problems, "; ")
-}
+// CheckTasks checks a task list before it is confirmed (tasklist.Check).
+func CheckTasks(tasks []store.Task, maxTasks int) error { return tasklist.Check(tasks, maxTasks) }
 
-// Unwrap makes errors.Is(err, ErrInvalidTasks) true.
-func (e *TaskListError) Unwrap() error { return ErrInvalidTasks }
-
-// tasksFromPlan turns the planner's tasks into stored tasks.
-func tasksFromPlan(runID string, list []protocol.Task) []store.Task {
-	out := make([]store.Task, 0, len(list))
-	for i, t := range list {
-		def, _ := json.Marshal(t)
-		p := DefaultPriority
-		if t.Priority != nil {
-			p = *t.Priority
-		}
-		out = append(out, store.Task{RunID: runID, ID: t.ID, Position: i, Title: t.Title, Description: t.Description,
-			Scope: t.Scope, Priority: p, Dependencies: t.Dependencies, Complexity: t.Complexity, Definition: def})
-	}
-	return out
-}
-
-// CheckTasks checks a task list before it is confirmed: at least one task
-// to run, at most maxTasks (0: no bound), unique ids that can name a
-// session, titles and descriptions present, priorities 1–10, every
-// dependency known and no cycle (the problem names the cycle).
-func CheckTasks(tasks []store.Task, maxTasks int) error {
-	var problems []string
-	add := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
-	runnable := 0
-	ids := map[string]bool{}
-	for i, t := range tasks {
-		name := t.ID
-		if name == "" {
-			name = fmt.Sprintf("task #%d", i+1)
-			add("%s has no id", name)
-		} else if ids[t.ID] {
-			add("the id %s is used by more than one task", t.ID)
-		} else if orig := plannedID(t); t.Skipped && orig != "" && orig != t.ID && strings.HasPrefix(t.ID, orig+"-dup") {
-			// A duplicate set aside by setAsideDuplicates: reported until
-			// the user removes it, or runs it under its new id.
-			add("the id %s is used by more than one task: the later one is set aside as %s; remove it or run it under its own id", orig, t.ID)
-		} else if _, err := WorkerSessionID("run", t.ID); err != nil {
-			add("the id %q may only hold letters, digits, '-' and single '_'", t.ID)
-		}
-		ids[t.ID] = true
-		if strings.TrimSpace(t.Title) == "" {
-			add("%s has no title", name)
-		}
-		if strings.TrimSpace(t.Description) == "" {
-			add("%s has no description", name)
-		}
-		if t.Priority < 1 || t.Priority > 10 {
-			add("%s has priority %d, outside 1 to 10", name, t.Priority)
-		}
-		if !t.Skipped {
-			runnable++
-		}
-	}
-	if runnable == 0 {
-		add("there is no task to run")
-	}
-	if maxTasks > 0 && len(tasks) > maxTasks {
-		add("there are %d tasks, more than the template's limit of %d", len(tasks), maxTasks)
-	}
-	for _, t := range tasks {
-		for _, d := range t.Dependencies {
-			switch {
-			case d == t.ID:
-				add("%s depends on itself", t.ID)
-			case !ids[d]:
-				add("%s depends on %s, which is not in the list", t.ID, d)
-			}
-		}
-	}
-	if c := findCycle(tasks); len(c) > 0 {
-		add("the dependencies form a cycle: %s", strings.Join(c, " → "))
-	}
-	if len(problems) > 0 {
-		return &TaskListError{Problems: problems}
-	}
-	return nil
-}
-
-// findCycle returns one dependency cycle (first task repeated at the end),
-// or nil. Self-dependencies are reported separately.
-func findCycle(tasks []store.Task) []string {
-	deps := map[string][]string{}
-	var order []string
-	for _, t := range tasks {
-		if _, dup := deps[t.ID]; !dup {
-			order = append(order, t.ID)
-		}
-		deps[t.ID] = t.Dependencies
-	}
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := map[string]int{}
-	var stack []string
-	var found []string
-	var visit func(id string) bool
-	visit = func(id string) bool {
-		color[id] = grey
-		stack = append(stack, id)
-		for _, d := range deps[id] {
-			if d == id {
-				continue
-			}
-			if _, ok := deps[d]; !ok {
-				continue
-			}
-			switch color[d] {
-			case grey:
-				for i, s := range stack {
-					if s == d {
-						found = append(append([]string{}, stack[i:]...), d)
-						return true
-					}
-				}
-			case white:
-				if visit(d) {
-					return true
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		color[id] = black
-		return false
-	}
-	for _, id := range order {
-		if color[id] == white && visit(id) {
-			return found
-		}
-	}
-	return nil
-}
-
-// ParallelGroups groups the tasks to run by depth in the dependency graph:
-// group 0 needs nothing, group n needs something of group n-1. It is for
-// display; scheduling starts a task as soon as its own dependencies are done.
-func ParallelGroups(tasks []store.Task) [][]string {
-	byID := map[string]store.Task{}
-	for _, t := range tasks {
-		byID[t.ID] = t
-	}
-	depth := map[string]int{}
-	var level func(id string, seen map[string]bool) int
-	level = func(id string, seen map[string]bool) int {
-		if d, ok := depth[id]; ok {
-			return d
-		}
-		if seen[id] {
-			return 0
-		}
-		seen[id] = true
-		d := 0
-		for _, dep := range byID[id].Dependencies {
-			if t, ok := byID[dep]; ok && !t.Skipped {
-				if l := level(dep, seen) + 1; l > d {
-					d = l
-				}
-			}
-		}
-		depth[id] = d
-		return d
-	}
-	var groups [][]string
-	for _, t := range tasks {
-		if t.Skipped {
-			continue
-		}
-		d := level(t.ID, map[string]bool{})
-		for len(groups) <= d {
-			groups = append(groups, nil)
-		}
-		groups[d] = append(groups[d], t.ID)
-	}
-	for _, g := range groups {
-		sort.Strings(g)
-	}
-	return groups
-}
-
-// byPriority orders tasks for starting: higher priority first, ties by id.
-func byPriority(tasks []*store.Task) {
-	sort.SliceStable(tasks, func(i, j int) bool {
-		if tasks[i].Priority != tasks[j].Priority {
-			return tasks[i].Priority > tasks[j].Priority
-		}
-		return tasks[i].ID < tasks[j].ID
-	})
-}
+// ParallelGroups groups the tasks to run by depth in the dependency graph,
+// for display (tasklist.Groups).
+func ParallelGroups(tasks []store.Task) [][]string { return tasklist.Groups(tasks) }
 
 // Modifications are the user's changes to a proposed task list.
 type Modifications struct {
@@ -393,42 +205,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// plannedID is the id the planner gave a task ("" when unknown).
-func plannedID(t store.Task) string {
-	var d struct {
-		ID string `json:"id"`
-	}
-	if len(t.Definition) == 0 || json.Unmarshal(t.Definition, &d) != nil {
-		return ""
-	}
-	return d.ID
-}
-
-// setAsideDuplicates renames the second and later tasks that share an id to
-// "<id>-dupN" and marks them skipped, so the proposed list can be stored and
-// shown; the user decides whether they run.
-func setAsideDuplicates(tasks []store.Task) []store.Task {
-	seen := map[string]bool{}
-	for _, t := range tasks {
-		seen[t.ID] = false
-	}
-	out := make([]store.Task, len(tasks))
-	used := map[string]bool{}
-	for i, t := range tasks {
-		if used[t.ID] {
-			for n := 2; ; n++ {
-				id := fmt.Sprintf("%s-dup%d", t.ID, n)
-				if _, taken := seen[id]; !taken && !used[id] {
-					t.ID = id
-					break
-				}
-			}
-			t.Skipped = true
-		}
-		used[t.ID] = true
-		out[i] = t
-	}
-	return out
 }

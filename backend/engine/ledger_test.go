@@ -20,6 +20,14 @@ type commits struct {
 	changes []store.Change
 }
 
+func (c *commits) CreateRun(ctx context.Context, r store.Run, events ...store.Event) error {
+	return c.next.CreateRun(ctx, r, events...)
+}
+
+func (c *commits) Interrupt(ctx context.Context, runID, reason string, ev store.Event) error {
+	return c.next.Interrupt(ctx, runID, reason, ev)
+}
+
 func (c *commits) Commit(ctx context.Context, runID string, ch store.Change) error {
 	if c.fail.Load() {
 		return errBoom
@@ -215,4 +223,77 @@ func TestLockedStore(t *testing.T) {
 			t.Errorf("a started %d times", n)
 		}
 	})
+}
+
+// memStore records what the ledger stores, and fails while fail is set.
+type memStore struct {
+	fail       error
+	created    []store.Run
+	events     []store.Event
+	interrupts []string
+}
+
+func (m *memStore) CreateRun(ctx context.Context, r store.Run, events ...store.Event) error {
+	if m.fail != nil {
+		return m.fail
+	}
+	m.created = append(m.created, r)
+	m.events = append(m.events, events...)
+	return nil
+}
+
+func (m *memStore) Commit(ctx context.Context, runID string, c store.Change) error {
+	if m.fail != nil {
+		return m.fail
+	}
+	m.events = append(m.events, c.Events...)
+	return nil
+}
+
+func (m *memStore) Interrupt(ctx context.Context, runID, reason string, ev store.Event) error {
+	if m.fail != nil {
+		return m.fail
+	}
+	m.interrupts = append(m.interrupts, reason)
+	m.events = append(m.events, ev)
+	return nil
+}
+
+// A run's creation goes through the ledger like every change: its event
+// row is stored with it and emitted after. A payload that cannot be written
+// breaks the ledger as a failed commit does, and the interruption is
+// stored once, with the reason.
+func TestLedgerCreateRefuseInterrupt(t *testing.T) {
+	t.Parallel()
+	m := &memStore{}
+	var emitted []string
+	l := &ledger{store: m, emit: func(name string, p Payload) { emitted = append(emitted, name+" "+p.RunID+" "+p.Status) }, runID: "r1", log: quiet}
+	run := store.Run{ID: "r1", Status: "created"}
+	if err := l.create(context.Background(), run, newEvent(EventCreated, nil, "")); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.created) != 1 || len(m.events) != 1 || m.events[0].Name != EventCreated || !strings.Contains(string(m.events[0].Payload), `"run":{"id":"r1"`) ||
+		strings.Join(emitted, ",") != EventCreated+" r1 created" {
+		t.Fatalf("created %+v, events %+v, emitted %v", m.created, m.events, emitted)
+	}
+	m.fail = errBoom
+	if err := l.create(context.Background(), run, newEvent(EventCreated, nil, "")); !errors.Is(err, errBoom) || len(emitted) != 1 {
+		t.Fatalf("a refused creation = %v, emitted %v", err, emitted)
+	}
+	m.fail = nil
+
+	bad := newEvent(EventWorkerStarted, nil, "")
+	bad.p.Worker = &store.Worker{TaskID: "a", Waiting: &store.Permission{RequestID: "q", Input: []byte("{")}}
+	if err := l.commit(context.Background(), store.Change{Run: &run}, bad); err == nil || l.broken() == nil {
+		t.Fatalf("a payload that cannot be written = %v, broken %v", err, l.broken())
+	}
+	if err := l.commit(context.Background(), store.Change{Run: &run}); !errors.Is(err, l.broken()) {
+		t.Errorf("a commit after the failure = %v", err)
+	}
+	l.interrupt(store.Run{ID: "r1", Phase: "workerExecution"})
+	l.interrupt(store.Run{ID: "r1"})
+	if len(m.interrupts) != 1 || !strings.Contains(m.interrupts[0], "Baton could not save the run's progress") ||
+		emitted[len(emitted)-1] != EventStatusChanged+" r1 interrupted" {
+		t.Errorf("interrupts %q, emitted %v", m.interrupts, emitted)
+	}
 }

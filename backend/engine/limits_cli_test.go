@@ -14,6 +14,7 @@ import (
 	"github.com/baton-app/baton/backend/claudecode"
 	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/modelsim"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -132,7 +133,7 @@ func TestUsageLimitThroughTheRealCLI(t *testing.T) {
 	}
 	waitFor("the usage limit", func(s engine.Snapshot) bool { return s.Run.Limits.WaitingUntil != nil })
 	until := *snap.Run.Limits.WaitingUntil
-	if snap.Run.Limits.WaitingFor != string(engine.LimitUsage) {
+	if snap.Run.Limits.WaitingFor != string(limits.Usage) {
 		t.Errorf("waiting for %q, want a usage limit", snap.Run.Limits.WaitingFor)
 	}
 	// model-sim resets at the next full hour; the CLI's text names it.

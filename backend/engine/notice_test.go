@@ -7,6 +7,7 @@ import (
 
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/transcript"
 )
 
 // A burst of "message" notices (an agent adding entries one by one) leads to
@@ -55,8 +56,8 @@ func TestMessageNoticesAreCoalesced(t *testing.T) {
 	h.host.mu.Lock()
 	reads := h.host.reads[sid] - before
 	h.host.mu.Unlock()
-	// One read per messageReadGap, plus the first and the last.
-	if most := int(time.Since(start)/messageReadGap) + 2; reads > most || reads >= burst {
+	// One read per transcript.MessageReadGap, plus the first and the last.
+	if most := int(time.Since(start)/transcript.MessageReadGap) + 2; reads > most || reads >= burst {
 		t.Errorf("%d notices led to %d reads in %s, want at most %d", burst, reads, time.Since(start).Round(time.Millisecond), most)
 	}
 

@@ -113,21 +113,3 @@ func TestCleanRunIsCompleted(t *testing.T) {
 		t.Fatalf("run = %s, issues %q", run.Status, run.Issues)
 	}
 }
-
-func TestOutcomeLabel(t *testing.T) {
-	t.Parallel()
-	if got := OutcomeLabel("completed_with_issues"); got != "completed with issues" {
-		t.Errorf("label = %q", got)
-	}
-}
-
-// A "resolution" that leaves the conflict to someone resolves nothing.
-func TestConflictOpen(t *testing.T) {
-	t.Parallel()
-	for res, open := range map[string]bool{"": true, "  ": true, "Left to the user: the simulator changes no files": true,
-		"unresolved": true, "TBD": true, "kept task_001's intro": false, "Merged both tables": false} {
-		if got := ConflictOpen(res); got != open {
-			t.Errorf("ConflictOpen(%q) = %v, want %v", res, got, open)
-		}
-	}
-}

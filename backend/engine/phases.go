@@ -7,29 +7,43 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/tasklist"
 	"github.com/baton-app/baton/backend/template"
 )
 
 // The phase machine of the main session: begin, ask and ask again, read its
 // answers and move the run through analysis, planning, confirmation, worker
-// execution, aggregation and verification to completed, or fail it.
+// execution, aggregation and verification to its outcome, or fail it.
 
-// askAgain sends the prompt of the phase the run is in again.
+// askAgain sends the prompt of the phase the run is in again (in worker
+// execution: the review of the first task awaiting one).
 func (r *runner) askAgain(ctx context.Context) error {
 	switch r.status {
 	case RunAnalyzing:
-		return r.ask(ctx, template.PhaseAnalysis, protocol.PhaseAnalysis)
+		return r.ask(ctx, template.PhaseAnalysis, protocol.PhaseAnalysis, nil)
 	case RunPlanning:
-		return r.ask(ctx, template.PhaseTaskPlanning, protocol.PhaseTaskList)
+		return r.ask(ctx, template.PhaseTaskPlanning, protocol.PhaseTaskList, nil)
 	case RunAggregating:
-		return r.ask(ctx, template.PhaseAggregation, protocol.PhaseAggregation)
+		return r.ask(ctx, template.PhaseAggregation, protocol.PhaseAggregation, nil)
 	case RunVerifying:
-		return r.ask(ctx, template.PhaseVerification, protocol.PhaseVerification)
+		return r.ask(ctx, template.PhaseVerification, protocol.PhaseVerification, nil)
 	case RunSpawning, RunRunning:
-		return r.askReview(ctx)
+		ws := r.review.next(&r.plan)
+		if ws == nil {
+			return nil
+		}
+		id := ws.w.TaskID
+		r.review.Reviewing = id
+		err := r.ask(ctx, template.PhaseReview, protocol.PhaseReview, r.prompts.Review(id, r.plan.task(id), string(ws.book.Report)))
+		if err != nil {
+			r.review.Reviewing = ""
+		}
+		return err
 	}
 	return nil
 }
@@ -56,7 +70,7 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 	var ws []*workerState
 	for _, w := range r.plan.workers {
 		if !w.status.Done() && w.status != WorkerTimeout {
-			r.stopSession(ctx, w)
+			r.archive.stop(ctx, w)
 			if err := w.move(WorkerCancelled); err != nil {
 				return err
 			}
@@ -64,10 +78,10 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 			ws = append(ws, w)
 		}
 	}
-	r.main.Asked = ""
-	var change store.Change
-	r.finalReport(ctx, &change)
-	return r.commit(ctx, change, ws, r.ev(EventError, nil, reason))
+	r.main.answered()
+	c := change{}.with(ws, newEvent(EventError, nil, reason))
+	c.final = true
+	return r.apply(ctx, c)
 }
 
 func (r *runner) begin(ctx context.Context) error {
@@ -83,37 +97,26 @@ func (r *runner) begin(ctx context.Context) error {
 	if err := r.enter(status, phase); err != nil {
 		return err
 	}
-	if err := r.commit(ctx, store.Change{}, nil, r.ev(EventStarted, nil, ""), r.ev(EventPhaseChanged, nil, "")); err != nil {
+	if err := r.apply(ctx, change{}.with(nil, newEvent(EventStarted, nil, ""), newEvent(EventPhaseChanged, nil, ""))); err != nil {
 		return err
 	}
-	return r.ask(ctx, tp, want)
+	return r.ask(ctx, tp, want, nil)
 }
 
-// ask sends the prompt of a phase to the main session (starting it for the
-// first phase). Only entries after the prompt can answer it.
-func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Phase) error {
-	return r.askWith(ctx, phase, want, r.isoPhaseValues(phase, r.phaseValues(phase)))
-}
-
-// askWith is ask with the given values. A prompt that cannot be sent fails
-// the run (and returns the reason).
-func (r *runner) askWith(ctx context.Context, phase template.Phase, want protocol.Phase, values map[string]any) error {
-	text, err := r.render(phase, values)
+// ask sends the prompt of a phase, with values, to the main session
+// (starting it for the first phase). Only entries after the prompt can
+// answer it. A prompt that cannot be sent fails the run (and returns the
+// reason).
+func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Phase, values map[string]any) error {
+	if values == nil {
+		values = r.prompts.Phase(phase, r.plan.tasks, r.plan.rows())
+	}
+	text, err := r.prompts.Render(phase, values)
 	if err != nil {
 		return errors.Join(err, r.fail(ctx, fmt.Sprintf("render the %s prompt: %v", phase, err)))
 	}
-	hctx, cancel := r.hostCtx(ctx)
-	defer cancel()
 	var at session.Cursor
-	start := r.run.MainSessionID == "" || r.mainGone
-	if !start && r.main.Asked == "" && r.main.transcriptCursor.Cursor.Index == 0 {
-		// An id was stored but nothing was asked yet: the process may have
-		// stopped between storing the id and starting the session. Start
-		// it only when the host does not have it.
-		_, serr := r.e.host.Session(hctx, session.ID(r.run.MainSessionID))
-		start = errors.Is(serr, session.ErrNoSession)
-	}
-	if start {
+	if r.main.needsStart(ctx, r.run.MainSessionID) {
 		// The id is chosen and stored before the session is started, as a
 		// worker's is, so a resume finds the session instead of starting
 		// a second one.
@@ -123,91 +126,79 @@ func (r *runner) askWith(ctx context.Context, phase template.Phase, want protoco
 				return errors.Join(err, r.fail(ctx, fmt.Sprintf("start the main session: %v", err)))
 			}
 			r.run.MainSessionID = string(id)
-			if err := r.commit(ctx, store.Change{}, nil); err != nil {
+			if err := r.apply(ctx, change{}); err != nil {
 				return err
 			}
 		}
 		chosen := session.ID(r.run.MainSessionID)
 		r.e.track(chosen, r)
-		if r.mainGone {
-			// The host lost the main session: a new one (under the same
-			// id) starts with what the run did so far.
-			text = r.runSoFar() + text
-			r.main.transcriptCursor = transcriptCursor{InputTokens: r.main.InputTokens,
-				OutputTokens: r.main.OutputTokens, CostUSD: r.main.CostUSD}
-		}
 		title := clip("Baton: "+r.run.Request, 80)
-		id, err := r.e.host.Start(hctx, r.withSystem(session.StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
-			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode}, phase, values))
-		if err != nil {
-			// The call failed, but the host may have created the session.
-			if _, serr := r.e.host.Session(hctx, chosen); serr != nil {
-				return errors.Join(err, r.fail(ctx, fmt.Sprintf("start the main session: %v", err)))
-			}
-			r.log().Info("the main session exists although its start failed", "err", err)
-			id = chosen
+		opts := r.prompts.WithSystem(session.StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
+			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode}, phase, values)
+		soFar := ""
+		if r.main.gone {
+			soFar = prompts.Summary(r.run, r.plan.tasks, r.plan.rows())
 		}
-		r.mainGone = false
+		id, err := r.main.start(ctx, opts, soFar)
+		if err != nil {
+			return errors.Join(err, r.fail(ctx, fmt.Sprintf("start the main session: %v", err)))
+		}
 		if id != chosen {
 			r.e.untrack(chosen)
 			r.run.MainSessionID = string(id)
 			r.e.track(id, r)
 		}
 	} else {
-		at, err = r.follow.readToEnd(hctx, session.ID(r.run.MainSessionID), &r.main.transcriptCursor)
-		if err != nil && errors.Is(err, session.ErrNoSession) && r.lostMain(ctx) {
-			return r.askWith(ctx, phase, want, values)
+		// What the session wrote so far counts (its usage); the answer
+		// starts after it.
+		id := session.ID(r.run.MainSessionID)
+		what := "read the main session"
+		if at, err = r.follow.ReadToEnd(ctx, id, &r.main.Cursor); err == nil {
+			what = fmt.Sprintf("send the %s prompt", phase)
+			err = r.e.host.Send(ctx, id, text)
+		}
+		if errors.Is(err, session.ErrNoSession) && r.main.lost(ctx, r.run.MainSessionID) {
+			return r.ask(ctx, phase, want, values)
 		}
 		if err != nil {
-			return errors.Join(err, r.fail(ctx, fmt.Sprintf("read the main session: %v", err)))
-		}
-		if err := r.e.host.Send(hctx, session.ID(r.run.MainSessionID), text); err != nil {
-			if errors.Is(err, session.ErrNoSession) && r.lostMain(ctx) {
-				return r.askWith(ctx, phase, want, values)
-			}
-			return errors.Join(err, r.fail(ctx, fmt.Sprintf("send the %s prompt: %v", phase, err)))
+			return errors.Join(err, r.fail(ctx, fmt.Sprintf("%s: %v", what, err)))
 		}
 	}
-	r.main.reset(at)
-	r.main.Asked = want
-	r.main.Reprompts = 0
-	r.main.AskedAt = r.e.now()
+	r.main.asked(at, want, r.e.now())
 	// A notice may have come before the session was known: look once now.
-	r.markDirty(session.ID(r.run.MainSessionID), session.NoticeMessage)
-	return r.commit(ctx, store.Change{}, nil)
+	r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticeMessage)
+	return r.apply(ctx, change{})
 }
 
+// checkMain reads what the main session wrote since the last read: its
+// answer moves the run on; a turn that ended without one is asked again,
+// up to maxRetries times, then fails the run; a limit is waited for.
 func (r *runner) checkMain(ctx context.Context) error {
 	id := session.ID(r.run.MainSessionID)
-	d, err := r.follow.absorb(ctx, id, &r.main.transcriptCursor)
-	if err != nil && errors.Is(err, session.ErrNoSession) && r.lostMain(ctx) {
+	d, err := r.follow.Absorb(ctx, id, &r.main.Cursor)
+	if err != nil && errors.Is(err, session.ErrNoSession) && r.main.lost(ctx, r.run.MainSessionID) {
 		return nil // the next step asks a new main session
 	}
 	if err != nil {
-		r.log().Warn("read main session", "err", err)
-		if r.main.failures >= 5 {
+		r.log.Warn("read main session", "err", err)
+		if r.main.Failures() >= 5 {
 			return r.fail(ctx, fmt.Sprintf("the main session cannot be read: %v", err))
 		}
 		return nil
 	}
-	if d.lastAction != "" || d.inputTokens > 0 {
-		if d.lastAction != "" {
-			r.main.action = d.lastAction
-		}
-		r.main.progressed = true
-	}
-	res := r.parser.ParseEntries(r.main.entries, protocol.Options{Phase: r.main.Asked})
+	r.main.took(d)
+	res := r.parser.ParseEntries(r.main.Entries(), protocol.Options{Phase: r.main.Asked})
 	if resp, ok := res.Last(r.main.Asked); ok {
 		return r.answer(ctx, resp)
 	}
-	if !r.main.assistant && !r.main.result {
+	if !r.main.Replied() {
 		return nil
 	}
-	if _, over := r.follow.turnOver(ctx, id, &r.main.transcriptCursor); !over {
+	if _, over := r.follow.TurnOver(ctx, id, &r.main.Cursor); !over {
 		return nil
 	}
-	if l := r.main.limit; l != nil {
-		return r.mainLimitHit(ctx, *l) // a wait, not a re-prompt
+	if l := r.main.Limit(); l != nil {
+		return r.limitHit(ctx, nil, *l) // a wait, not a re-prompt
 	}
 	failure := protocol.Failure{Kind: protocol.FailureNoBlock, Phase: r.main.Asked, Message: "no answer block"}
 	if res.Failure != nil {
@@ -218,56 +209,31 @@ func (r *runner) checkMain(ctx context.Context) error {
 	for _, is := range failure.Errors {
 		ans.Errors = append(ans.Errors, is.String())
 	}
+	answered := change{Change: store.Change{Answers: []store.PhaseAnswer{ans}}}
 	if r.main.Reprompts >= r.tmpl.Config.MaxRetries {
-		if err := r.commit(ctx, store.Change{Answers: []store.PhaseAnswer{ans}}, nil); err != nil {
+		if err := r.apply(ctx, answered); err != nil {
 			return err
 		}
 		return r.fail(ctx, fmt.Sprintf("the %s answer is still missing or invalid after %d re-prompts: %s",
 			r.main.Asked, r.main.Reprompts, failure.Message))
 	}
-	text := r.reprompt(failure, r.main.Asked)
-	hctx, cancel := r.hostCtx(ctx)
-	defer cancel()
-	at := r.main.Cursor
-	if err := r.e.host.Send(hctx, id, text); err != nil {
+	text := r.prompts.Reprompt(failure, r.main.Asked)
+	at := r.main.At
+	if err := r.e.host.Send(ctx, id, text); err != nil {
 		return r.fail(ctx, fmt.Sprintf("send the re-prompt: %v", err))
 	}
-	asked, n := r.main.Asked, r.main.Reprompts+1
-	r.markDirty(id, session.NoticeMessage)
-	r.main.reset(at)
-	r.main.Asked, r.main.Reprompts = asked, n
-	return r.commit(ctx, store.Change{Answers: []store.PhaseAnswer{ans}}, nil,
-		r.ev(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s", asked, n, r.tmpl.Config.MaxRetries, failure.Message)))
+	r.follow.Mark(id, session.NoticeMessage)
+	r.main.again(at)
+	return r.apply(ctx, answered.with(nil, newEvent(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s",
+		r.main.Asked, r.main.Reprompts, r.tmpl.Config.MaxRetries, failure.Message))))
 }
 
-func (r *runner) checkPhaseTimeout(ctx context.Context) error {
-	var secs int
-	switch r.main.Asked {
-	case protocol.PhaseAnalysis:
-		secs = r.tmpl.Phases.Analysis.Timeout
-	case protocol.PhaseTaskList:
-		secs = r.tmpl.Phases.TaskPlanning.Timeout
-	case protocol.PhaseAggregation:
-		secs = r.tmpl.Phases.Aggregation.Timeout
-	case protocol.PhaseVerification:
-		secs = r.tmpl.Phases.Verification.Timeout
+// answerRecord is a valid (or repaired) answer as stored.
+func answerRecord(resp protocol.Response) (store.PhaseAnswer, error) {
+	data, err := json.Marshal(resp.Data)
+	if err != nil {
+		return store.PhaseAnswer{}, fmt.Errorf("the %s answer: %w", resp.Phase, err)
 	}
-	if secs <= 0 || r.main.AskedAt.IsZero() {
-		return nil
-	}
-	if r.e.now().Sub(r.main.AskedAt) <= template.Seconds(secs) {
-		return nil
-	}
-	hctx, cancel := r.hostCtx(ctx)
-	if err := r.e.host.Interrupt(hctx, session.ID(r.run.MainSessionID)); err != nil {
-		r.log().Debug("interrupt the main session", "err", err)
-	}
-	cancel()
-	return r.fail(ctx, fmt.Sprintf("the %s answer did not come within %d s", r.main.Asked, secs))
-}
-
-func answerRecord(resp protocol.Response) store.PhaseAnswer {
-	data, _ := json.Marshal(resp.Data)
 	a := store.PhaseAnswer{Phase: string(resp.Phase), Status: "valid", Data: data}
 	if resp.Repaired() {
 		a.Status = "repaired"
@@ -278,41 +244,65 @@ func answerRecord(resp protocol.Response) store.PhaseAnswer {
 	for _, w := range resp.Warnings {
 		a.Errors = append(a.Errors, "warning: "+w.String())
 	}
-	return a
+	return a, nil
 }
 
 // answer moves the run on with the main session's answer.
 func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
-	ans := answerRecord(resp)
+	ans, err := answerRecord(resp)
+	if err != nil {
+		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+	}
 	ans.Attempt = r.main.Reprompts
-	r.main.Asked = ""
-	change := store.Change{Answers: []store.PhaseAnswer{ans}}
+	r.main.answered()
+	answered := change{Change: store.Change{Answers: []store.PhaseAnswer{ans}}}
 	switch data := resp.Data.(type) {
 	case *protocol.Analysis:
 		if err := r.enter(RunPlanning, PhaseTaskPlanning); err != nil {
 			return err
 		}
-		if err := r.commit(ctx, change, nil, r.ev(EventAnalysisComplete, nil, data.Summary), r.ev(EventPhaseChanged, nil, "")); err != nil {
+		if err := r.apply(ctx, answered.with(nil, newEvent(EventAnalysisComplete, nil, data.Summary), newEvent(EventPhaseChanged, nil, ""))); err != nil {
 			return err
 		}
-		return r.ask(ctx, template.PhaseTaskPlanning, protocol.PhaseTaskList)
+		return r.ask(ctx, template.PhaseTaskPlanning, protocol.PhaseTaskList, nil)
 	case *protocol.TaskList:
-		return r.planned(ctx, change, data)
+		return r.planned(ctx, answered, data)
 	case *protocol.Aggregation:
 		if r.tmpl.Phases.Verification.Enabled {
 			if err := r.enter(RunVerifying, PhaseVerification); err != nil {
 				return err
 			}
-			if err := r.commit(ctx, change, nil, r.ev(EventPhaseChanged, nil, data.Summary)); err != nil {
+			if err := r.apply(ctx, answered.with(nil, newEvent(EventPhaseChanged, nil, data.Summary))); err != nil {
 				return err
 			}
-			return r.ask(ctx, template.PhaseVerification, protocol.PhaseVerification)
+			return r.ask(ctx, template.PhaseVerification, protocol.PhaseVerification, nil)
 		}
-		return r.complete(ctx, change, data.Summary)
+		return r.complete(ctx, answered, data.Summary)
 	case *protocol.Verification:
-		return r.verified(ctx, change, data)
+		tasks, summary, round := r.review.verified(data, r.run.ID, &r.plan)
+		if tasks == nil {
+			return r.complete(ctx, answered, summary)
+		}
+		r.flows.Planned(tasks)
+		if err := r.enter(RunRunning, PhaseWorkerExecution); err != nil {
+			return err
+		}
+		ws := r.plan.add(r.run.ID, tasks)
+		answered.Tasks = tasks
+		ev := newEvent(EventRemediation, nil, round)
+		ev.p.Tasks = tasks
+		return r.apply(ctx, answered.with(ws, ev, newEvent(EventPhaseChanged, nil, "")).say(round))
 	case *protocol.Review:
-		return r.reviewed(ctx, change, data)
+		ws := r.review.answered(data, &r.plan)
+		if ws == nil {
+			// Decided meanwhile (by the user): keep the answer, change nothing.
+			return r.apply(ctx, answered)
+		}
+		decided, err := r.review.decide(ws, data, "the reviewer", &r.plan, r.e.now())
+		if err != nil {
+			return err
+		}
+		return r.apply(ctx, answered.and(decided))
 	default:
 		return r.fail(ctx, fmt.Sprintf("unexpected answer of phase %s", resp.Phase))
 	}
@@ -320,29 +310,28 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 
 // planned takes the task list: the run waits for its confirmation (or
 // confirms it itself with config.autoConfirm).
-func (r *runner) planned(ctx context.Context, change store.Change, data *protocol.TaskList) error {
-	tasks := tasksFromPlan(r.run.ID, data.Tasks)
+func (r *runner) planned(ctx context.Context, c change, data *protocol.TaskList) error {
+	tasks := tasklist.FromPlan(r.run.ID, data.Tasks)
 	checkErr := CheckTasks(tasks, r.tmpl.Config.MaxTasks)
-	tasks = setAsideDuplicates(tasks)
-	skillNote := r.hooks.planned(tasks)
+	tasks = tasklist.SetAsideDuplicates(tasks)
+	skillNote := r.flows.Planned(tasks)
 	if err := r.move(RunConfirming); err != nil {
 		return err
 	}
 	r.plan.tasks = tasks
 	r.plan.workers = map[string]*workerState{}
-	r.run.Message = skillNote
-	change.Tasks, change.ReplaceTasks = tasks, true
-	ready := r.ev(EventTasksReady, nil, "")
+	c.Tasks, c.ReplaceTasks = tasks, true
+	ready := newEvent(EventTasksReady, nil, "")
 	ready.p.Tasks, ready.p.Groups = tasks, ParallelGroups(tasks)
-	evs := []event{ready, r.ev(EventPhaseChanged, nil, "")}
+	c = c.with(nil, ready, newEvent(EventPhaseChanged, nil, "")).say(skillNote)
 	var tle *TaskListError
 	if errors.As(checkErr, &tle) {
-		r.run.Message = strings.TrimSpace(checkErr.Error() + "\n" + skillNote)
-		ev := r.ev(EventTasksInvalid, nil, r.run.Message)
+		msg := strings.TrimSpace(checkErr.Error() + "\n" + skillNote)
+		ev := newEvent(EventTasksInvalid, nil, msg)
 		ev.p.Problems = tle.Problems
-		evs = append(evs, ev)
+		c = c.with(nil, ev).say(msg)
 	}
-	if err := r.commit(ctx, change, nil, evs...); err != nil {
+	if err := r.apply(ctx, c); err != nil {
 		return err
 	}
 	if checkErr == nil && r.tmpl.Config.AutoConfirm {
@@ -350,68 +339,73 @@ func (r *runner) planned(ctx context.Context, change store.Change, data *protoco
 			if r.ledger.broken() != nil {
 				return err
 			}
-			r.log().Warn("auto-confirm", "err", err)
+			r.log.Warn("auto-confirm", "err", err)
 		}
 	}
 	return nil
 }
 
-func (r *runner) complete(ctx context.Context, change store.Change, summary string) error {
+// complete ends the run that reached its end with c and summary. Its
+// outcome is read from the final report: completed only when nothing is
+// left open (backend/report).
+func (r *runner) complete(ctx context.Context, c change, summary string) error {
 	now := r.e.now()
-	r.main.Asked = ""
-	// The outcome is read from the final report: completed only when
-	// nothing is left open (outcome.go).
-	rep := r.buildReport(ctx, &change)
+	r.main.answered()
+	if err := r.sync(); err != nil {
+		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+	}
+	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers)
 	answers, err := r.e.store.Answers(context.WithoutCancel(ctx), r.run.ID)
 	if err != nil {
-		r.log().Warn("outcome: read the answers", "err", err)
+		r.log.Warn("outcome: read the answers", "err", err)
 	}
-	status, issues := Outcome(rep, append(answers, change.Answers...))
+	outcome, issues := report.Outcome(rep, append(answers, c.Answers...))
+	status, err := ParseRunStatus(outcome)
+	if err != nil {
+		return err
+	}
 	if err := r.move(status); err != nil {
 		return err
 	}
 	r.run.CompletedAt = &now
 	r.run.Issues = issues
-	r.sync()
+	if err := r.sync(); err != nil {
+		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+	}
 	msg := summary
 	if r.run.TasksFailed+r.run.TasksSkipped > 0 {
 		msg = fmt.Sprintf("%d of %d tasks completed, %d failed, %d skipped. %s", r.run.TasksCompleted,
 			r.run.TasksTotal, r.run.TasksFailed, r.run.TasksSkipped, summary)
 	}
-	if note := r.hooks.completed(); note != "" {
+	if note := r.flows.Completed(); note != "" {
 		msg += " " + note
 	}
 	r.run.Message = strings.TrimSpace(msg)
 	rep.Status, rep.Message, rep.FinishedAt, rep.Issues = r.run.Status, r.run.Message, r.run.CompletedAt, issues
-	r.storeReport(&change, rep)
-	return r.commit(ctx, change, nil, r.ev(EventCompleted, nil, r.run.Message))
+	c.final, c.report = true, &rep
+	return r.apply(ctx, c.with(nil, newEvent(EventCompleted, nil, r.run.Message)))
 }
 
 // afterWorkers moves the run to aggregation when every task is done.
 func (r *runner) afterWorkers(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || !r.isoSettled() {
+	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || (r.iso != nil && !r.iso.Settled(r.plan.tasks, r.plan.completed)) {
 		return nil
 	}
 	if err := r.flushProgress(ctx); err != nil {
 		return err
 	}
-	if r.tmpl.Phases.Aggregation.Enabled {
-		if err := r.enter(RunAggregating, PhaseAggregation); err != nil {
-			return err
-		}
-		if err := r.commit(ctx, store.Change{}, nil, r.ev(EventPhaseChanged, nil, "")); err != nil {
-			return err
-		}
-		return r.ask(ctx, template.PhaseAggregation, protocol.PhaseAggregation)
+	next, phase, tp, want := RunVerifying, PhaseVerification, template.PhaseVerification, protocol.PhaseVerification
+	switch {
+	case r.tmpl.Phases.Aggregation.Enabled:
+		next, phase, tp, want = RunAggregating, PhaseAggregation, template.PhaseAggregation, protocol.PhaseAggregation
+	case !r.tmpl.Phases.Verification.Enabled:
+		return r.complete(ctx, change{}, "")
 	}
-	if r.tmpl.Phases.Verification.Enabled {
-		if err := r.enter(RunVerifying, PhaseVerification); err != nil {
-			return err
-		}
-		if err := r.commit(ctx, store.Change{}, nil, r.ev(EventPhaseChanged, nil, "")); err != nil {
-			return err
-		}
-		return r.ask(ctx, template.PhaseVerification, protocol.PhaseVerification)
+	if err := r.enter(next, phase); err != nil {
+		return err
 	}
-	return r.complete(ctx, store.Change{}, "")
+	if err := r.apply(ctx, change{}.with(nil, newEvent(EventPhaseChanged, nil, ""))); err != nil {
+		return err
+	}
+	return r.ask(ctx, tp, want, nil)
 }

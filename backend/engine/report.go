@@ -1,263 +1,282 @@
 package engine
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/baton-app/baton/backend/protocol"
-	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/report"
+	"github.com/baton-app/baton/backend/store"
 )
 
-// Report writes a run as a Markdown document: what was asked, how it went,
-// every task with its result or its failure, and the main session's answers.
+// A run's final report (seed 004) is backend/report: built once, when the
+// run reaches completed, cancelled or error, from its rows and the facts
+// its events record, and stored with the change that finishes the run. The
+// names below keep the engine's callers as they were.
+
+// ErrNotFinished: a run that has not finished has no final report.
+var ErrNotFinished = errors.New("run has not finished")
+
+// The final report and its parts (backend/report).
+type (
+	FinalReport      = report.FinalReport
+	TaskCounts       = report.TaskCounts
+	TaskRef          = report.TaskRef
+	Iterations       = report.Iterations
+	RemediationRound = report.RemediationRound
+	Attempt          = report.Attempt
+	Decision         = report.Decision
+	ReportFile       = report.File
+	Limitation       = report.Limitation
+)
+
+// Kinds of decisions and of limitations in the final report.
+const (
+	DecisionRejected = report.DecisionRejected
+	DecisionConflict = report.DecisionConflict
+	LimitRun         = report.LimitRun
+)
+
+// CostLabel is how a run's cost is written (report.CostLabel).
+func CostLabel(usd float64, l store.RunLimits) string { return report.CostLabel(usd, l) }
+
+// OutcomeLabel is how a run status is named to a person
+// (report.OutcomeLabel).
+func OutcomeLabel(status string) string { return report.OutcomeLabel(status) }
+
+// ConflictOpen reports whether a conflict with this resolution is still
+// open (report.ConflictOpen).
+func ConflictOpen(resolution string) bool { return report.ConflictOpen(resolution) }
+
+// Report writes a run as a Markdown document (report.Markdown).
 func Report(s Snapshot) string {
-	var b strings.Builder
-	r := s.Run
-	title := strings.TrimSpace(strings.SplitN(r.Request, "\n", 2)[0])
-	title = clip(title, 100)
-	fmt.Fprintf(&b, "# %s\n\n", mdText(title))
-	fmt.Fprintf(&b, "- Run: `%s`\n- Template: %s (`%s`)\n- Folder: `%s`\n- Status: **%s**\n", r.ID, mdText(r.TemplateName), r.TemplateID, r.Cwd, OutcomeLabel(r.Status))
-	// Why the run is not a clean completed, first: the rest is detail.
-	for _, is := range r.Issues {
-		fmt.Fprintf(&b, "- Issue: %s\n", mdText(is))
-	}
-	fmt.Fprintf(&b, "- Created: %s\n", r.CreatedAt.UTC().Format(time.RFC3339))
-	if r.StartedAt != nil && r.CompletedAt != nil {
-		fmt.Fprintf(&b, "- Duration: %s\n", r.CompletedAt.Sub(*r.StartedAt).Round(time.Second))
-	}
-	fmt.Fprintf(&b, "- Tasks: %d completed, %d failed, %d skipped of %d\n", r.TasksCompleted, r.TasksFailed, r.TasksSkipped, r.TasksTotal)
-	fmt.Fprintf(&b, "- Tokens: %d in, %d out; cost %s\n", r.InputTokens, r.OutputTokens, CostLabel(r.CostUSD, r.Limits))
-	if r.Limits.BudgetUSD > 0 || r.Limits.BudgetTokens > 0 {
-		fmt.Fprintf(&b, "- Budget: %s\n", describeBudget(template.Budget{MaxCostUSD: r.Limits.BudgetUSD, MaxTokens: r.Limits.BudgetTokens},
-			r.CostUSD, r.InputTokens+r.OutputTokens))
-	}
-	if r.Error != "" {
-		fmt.Fprintf(&b, "- Error: %s\n", mdText(r.Error))
-	}
-	if r.Message != "" {
-		fmt.Fprintf(&b, "\n%s\n", r.Message)
-	}
-	fmt.Fprintf(&b, "\n## Request\n\n%s\n", r.Request)
+	return report.Markdown(s.Run, s.Tasks, s.Workers, s.Answers, s.FinalReport)
+}
 
-	for _, a := range s.Answers {
-		if a.Status != "valid" && a.Status != "repaired" {
-			continue
-		}
-		switch protocol.Phase(a.Phase) {
-		case protocol.PhaseAnalysis:
-			var d protocol.Analysis
-			if json.Unmarshal(a.Data, &d) == nil {
-				fmt.Fprintf(&b, "\n## Analysis\n\n%s\n", d.Summary)
-				for _, w := range d.Warnings {
-					fmt.Fprintf(&b, "- Warning: %s\n", w)
-				}
-			}
-		case protocol.PhaseAggregation:
-			var d protocol.Aggregation
-			if json.Unmarshal(a.Data, &d) == nil {
-				fmt.Fprintf(&b, "\n## Result (%s)\n\n%s\n", d.Status, d.Summary)
-				for _, c := range d.Conflicts {
-					fmt.Fprintf(&b, "- %s: %s", c.Type, c.Description)
-					if c.Resolution != "" {
-						fmt.Fprintf(&b, " (%s)", c.Resolution)
-					}
-					b.WriteString("\n")
-				}
-				if d.MergedOutput != "" {
-					fmt.Fprintf(&b, "\n%s\n", d.MergedOutput)
-				}
-			}
-		case protocol.PhaseVerification:
-			var d protocol.Verification
-			if json.Unmarshal(a.Data, &d) == nil {
-				fmt.Fprintf(&b, "\n## Verification (%s)\n\n%s\n", d.Status, d.Summary)
-				for _, is := range d.Issues {
-					fmt.Fprintf(&b, "- [%s] %s\n", is.Severity, is.Description)
-				}
-			}
-		}
-	}
+// BuildFinalReport builds the final report of a run from its state and its
+// stored events (oldest first).
+func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
+	return report.Build(s.Run, s.Tasks, s.Workers, s.Answers, history(events))
+}
 
-	if s.FinalReport != nil {
-		writeFinalReport(&b, s.FinalReport)
-	}
-
-	if len(s.Tasks) > 0 {
-		b.WriteString("\n## Tasks\n\n| Task | Title | Priority | Status | Retries | Tools | Tokens in/out | Cost |\n|---|---|---|---|---|---|---|---|\n")
-		workers := map[string]int{}
-		for i, w := range s.Workers {
-			workers[w.TaskID] = i
+// history is what the report counts of a run's events: review verdicts,
+// questions and answers, retries, re-prompts, QA rounds and limit waits.
+func history(events []store.Event) []report.Fact {
+	var out []report.Fact
+	for _, e := range events {
+		var p Payload
+		if len(e.Payload) > 0 {
+			_ = json.Unmarshal(e.Payload, &p)
 		}
-		for _, t := range s.Tasks {
-			status, retries, tools, tokens, cost := "not started", 0, 0, "0/0", "$0"
-			if i, ok := workers[t.ID]; ok {
-				w := s.Workers[i]
-				status, retries, tools = w.Status, w.RetryCount, w.Tools.Total
-				if w.Skipped {
-					status = "skipped"
-				}
-				if w.Unstructured {
-					status += " (unstructured)"
-				}
-				tokens = fmt.Sprintf("%d/%d", w.InputTokens, w.OutputTokens)
-				cost = fmt.Sprintf("$%.4f", w.CostUSD)
-			}
-			fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %d | %d | %s | %s |\n", t.ID, cell(t.Title), t.Priority, status, retries, tools, tokens, cost)
-		}
-		for _, t := range s.Tasks {
-			i, ok := workers[t.ID]
+		f := report.Fact{TaskID: cmp.Or(e.TaskID, p.TaskID), Text: p.Message, At: e.CreatedAt}
+		switch e.Name {
+		case EventWorkerCompleted:
+			who, reason, ok := verdict(p.Message, "approved by ")
 			if !ok {
 				continue
 			}
-			w := s.Workers[i]
-			fmt.Fprintf(&b, "\n### %s: %s\n\n", t.ID, mdText(t.Title))
-			if w.Summary != "" {
-				fmt.Fprintf(&b, "%s\n\n", w.Summary)
+			f.Kind, f.By, f.Text = report.FactApproved, who, reason
+		case EventWorkerRejected:
+			f.Kind = report.FactRejected
+			if who, reason, ok := verdict(p.Message, "rejected by "); ok {
+				f.By, f.Text = who, reason
 			}
-			if w.Error != "" {
-				fmt.Fprintf(&b, "**%s:** %s\n\n", reasonLabel(w.Status, w.Skipped), w.Error)
+		case EventWorkerQuestion:
+			f.Kind = report.FactQuestion
+		case EventWorkerAnswered:
+			f.Kind = report.FactAnswered
+		case EventWorkerRetrying:
+			f.Kind = report.FactRetry
+		case EventWorkerReprompted, EventReprompted:
+			f.Kind = report.FactReprompt
+		case EventRemediation:
+			f.Kind = report.FactRemediation
+			for _, t := range p.Tasks {
+				f.Tasks = append(f.Tasks, t.ID)
 			}
-			if len(w.OutputFiles) > 0 {
-				b.WriteString("Files:\n")
-				for _, f := range w.OutputFiles {
-					fmt.Fprintf(&b, "- `%s`\n", f)
-				}
-				b.WriteString("\n")
-			}
-			if w.Output != "" {
-				fmt.Fprintf(&b, "%s\n\n", w.Output)
-			}
+		case EventLimitWaiting:
+			f.Kind = report.FactLimitWait
+		default:
+			continue
 		}
+		out = append(out, f)
 	}
-	return b.String()
+	return out
 }
 
-// writeFinalReport writes the stored final report: limitations first, then
-// decisions, iterations and files.
-func writeFinalReport(b *strings.Builder, f *FinalReport) {
-	c := f.Tasks
-	fmt.Fprintf(b, "\n## Final report\n\n- Tasks: %d completed, %d failed, %d skipped, %d not run of %d\n",
-		c.Completed, c.Failed, c.Skipped, c.NotRun, c.Total)
-	it := f.Iterations
-	fmt.Fprintf(b, "- Iterations: %d (QA remediation rounds: %d, worker retries: %d, review rejections: %d, re-prompts: %d)\n",
-		it.Total, len(it.Remediation), len(it.Retries), len(it.Rejections), it.Reprompts)
-	fmt.Fprintf(b, "- Decisions: %d\n- Files: %d\n", len(f.Decisions), len(f.Files))
-	fmt.Fprintf(b, "- Cost: %s (%d tokens in, %d out)", f.Cost.Label, f.Cost.InputTokens, f.Cost.OutputTokens)
-	if f.Cost.LimitWaits > 0 {
-		fmt.Fprintf(b, "; limit waits: %d", f.Cost.LimitWaits)
+// verdict splits "approved by the reviewer: looks good" into who and why.
+func verdict(msg, prefix string) (who, reason string, ok bool) {
+	rest, ok := strings.CutPrefix(msg, prefix)
+	if !ok {
+		return "", "", false
 	}
-	b.WriteString("\n")
+	who, reason, _ = strings.Cut(rest, ": ")
+	return who, reason, true
+}
 
-	b.WriteString("\n### Known limitations\n\n")
-	if len(f.Limitations) == 0 {
-		b.WriteString("None known.\n")
+// finalReport builds the final report of run, finishing with plan as it
+// is in memory (the run synced), with the answers stored and those of the change
+// that finishes it (extra), and the stored events.
+func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run store.Run, plan *taskPlan, extra []store.PhaseAnswer) FinalReport {
+	ctx = context.WithoutCancel(ctx)
+	answers, err := st.Answers(ctx, run.ID)
+	if err != nil {
+		log.Warn("final report: read the answers", "err", err)
 	}
-	for _, l := range f.Limitations {
-		b.WriteString("- **" + limitLabel(l.Kind) + "**")
-		if l.Severity != "" {
-			fmt.Fprintf(b, " [%s]", l.Severity)
-		}
-		if l.TaskID != "" {
-			fmt.Fprintf(b, " `%s`", l.TaskID)
-		}
-		fmt.Fprintf(b, ": %s", mdText(l.Text))
-		if len(l.Files) > 0 {
-			fmt.Fprintf(b, " (`%s`)", strings.Join(l.Files, "`, `"))
-		}
-		b.WriteString("\n")
+	events, err := allEvents(ctx, st, run.ID)
+	if err != nil {
+		log.Warn("final report: read the events", "err", err)
 	}
+	var workers []store.Worker
+	for _, ws := range plan.inOrder() {
+		workers = append(workers, ws.w)
+	}
+	return report.Build(run, plan.tasks, workers, append(answers, extra...), history(events))
+}
 
-	if len(f.Decisions) > 0 {
-		b.WriteString("\n### Decisions\n\n")
-		for _, d := range f.Decisions {
-			task := ""
-			if d.TaskID != "" {
-				task = " `" + d.TaskID + "`"
-			}
-			switch d.Kind {
-			case DecisionAnswer:
-				fmt.Fprintf(b, "- Answer to%s (%s): %s", task, mdText(d.Question), mdText(d.Text))
-			case DecisionConflict:
-				fmt.Fprintf(b, "- Conflict%s: %s", task, mdText(d.Text))
-				if d.Resolution != "" {
-					fmt.Fprintf(b, "; resolved: %s", mdText(d.Resolution))
-				} else {
-					b.WriteString("; unresolved")
-				}
-			default:
-				label := map[string]string{DecisionApproved: "Approved", DecisionRejected: "Rejected"}[d.Kind]
-				fmt.Fprintf(b, "- %s%s", orDefault(label, d.Kind), task)
-				if d.By != "" {
-					fmt.Fprintf(b, " by %s", d.By)
-				}
-				if d.Text != "" {
-					fmt.Fprintf(b, ": %s", mdText(d.Text))
-				}
-			}
-			b.WriteString("\n")
+// allEvents reads every stored event of a run, oldest first.
+func allEvents(ctx context.Context, st *store.Store, runID string) ([]store.Event, error) {
+	var out []store.Event
+	var after int64
+	for {
+		page, err := st.Events(ctx, runID, after, 10000)
+		if err != nil {
+			return nil, err
 		}
-	}
-
-	if len(it.Remediation)+len(it.Retries) > 0 {
-		b.WriteString("\n### Iterations\n\n")
-		for _, r := range it.Remediation {
-			fmt.Fprintf(b, "- QA round %d: %s\n", r.Round, strings.Join(r.Tasks, ", "))
+		out = append(out, page...)
+		if len(page) < 10000 {
+			return out, nil
 		}
-		for _, r := range it.Retries {
-			fmt.Fprintf(b, "- Retry of `%s`: %s\n", r.TaskID, mdText(orDefault(r.Reason, "asked for by the user")))
-		}
-	}
-
-	if len(f.Files) > 0 {
-		b.WriteString("\n### Files\n\n")
-		for _, file := range f.Files {
-			fmt.Fprintf(b, "- `%s` (%s)\n", file.Path, strings.Join(file.Tasks, ", "))
-		}
+		after = page[len(page)-1].ID
 	}
 }
 
-func limitLabel(kind string) string {
-	switch kind {
-	case LimitRun:
-		return "Run"
-	case LimitFailed:
-		return "Failed"
-	case LimitSkipped:
-		return "Skipped"
-	case LimitNotRun:
-		return "Not run"
-	case LimitPartial:
-		return "Partly done"
-	case LimitVerification:
-		return "Verification issue"
-	case LimitConflict:
-		return "Unresolved conflict"
-	case LimitUnstructured:
-		return "Unstructured"
-	case LimitQuestion:
-		return "Unanswered question"
-	}
-	return kind
-}
-
-func reasonLabel(status string, skipped bool) string {
+// FinalReport returns the final report stored when run runID finished. A
+// run that finished before Baton stored final reports gets one built from
+// its history; a run that has not finished gets ErrNotFinished.
+func (e *Engine) FinalReport(ctx context.Context, runID string) (FinalReport, error) {
+	raw, err := e.store.FinalReport(ctx, runID)
 	switch {
-	case skipped:
-		return "Skipped"
-	case status == "completed":
-		return "Note"
+	case errors.Is(err, store.ErrNotFound):
+		return FinalReport{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
+	case errors.Is(err, store.ErrNoReport):
+		snap, err := e.storedSnapshot(ctx, runID)
+		if err != nil {
+			return FinalReport{}, err
+		}
+		if !store.Finished(snap.Run.Status) {
+			return FinalReport{}, fmt.Errorf("run %s is %s: %w", runID, snap.Run.Status, ErrNotFinished)
+		}
+		events, err := allEvents(ctx, e.store, runID)
+		if err != nil {
+			return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
+		}
+		return BuildFinalReport(snap, events), nil
+	case err != nil:
+		return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
 	}
-	return "Reason"
+	var rep FinalReport
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
+	}
+	return rep, nil
 }
 
-// mdText keeps text on one line.
-func mdText(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+// LoadSnapshot reads run runID from the store alone, without an engine:
+// what the window's views and the terminal's "baton show" and "baton
+// export" read. It holds every committed change.
+func LoadSnapshot(ctx context.Context, st *store.Store, runID string) (Snapshot, error) {
+	run, err := st.Run(ctx, runID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Snapshot{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
+	}
+	if err != nil {
+		return Snapshot{}, err
+	}
+	tasks, err := st.Tasks(ctx, runID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	workers, err := st.Workers(ctx, runID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	answers, err := st.Answers(ctx, runID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks)}
+	if snap.Worktree, err = worktreeView(run, tasks); err != nil {
+		return Snapshot{}, err
+	}
+	if raw, err := st.FinalReport(ctx, runID); err == nil {
+		var rep FinalReport
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			return Snapshot{}, fmt.Errorf("final report of %s: %w", runID, err)
+		}
+		snap.FinalReport = &rep
+	} else if !errors.Is(err, store.ErrNoReport) {
+		return Snapshot{}, err
+	}
+	return snap, nil
 }
 
-// cell makes text safe inside a table cell.
-func cell(s string) string {
-	return strings.ReplaceAll(mdText(s), "|", `\|`)
+// LoadReport is LoadSnapshot with the final report of a finished run that
+// has none stored (it finished before Baton stored them) built from its
+// history.
+func LoadReport(ctx context.Context, st *store.Store, runID string) (Snapshot, error) {
+	snap, err := LoadSnapshot(ctx, st, runID)
+	if err != nil || snap.FinalReport != nil || !store.Finished(snap.Run.Status) {
+		return snap, err
+	}
+	events, err := allEvents(ctx, st, runID)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("final report of %s: %w", runID, err)
+	}
+	rep := BuildFinalReport(snap, events)
+	snap.FinalReport = &rep
+	return snap, nil
+}
+
+// ExportJSON is the JSON export of a run: the run (its outcome and issues
+// included), its tasks, workers, the main session's answers and the final
+// report.
+func ExportJSON(s Snapshot) ([]byte, error) {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Report returns the Markdown report of a run (what ExportReport writes).
+func (e *Engine) Report(ctx context.Context, runID string) (string, error) {
+	snap, err := e.Snapshot(ctx, runID)
+	if err != nil {
+		return "", err
+	}
+	return Report(snap), nil
+}
+
+// ExportReport writes the Markdown report of a run to path (with ".md"
+// added when it has no extension) and returns the path written. A failed
+// write is an *os.PathError.
+func (e *Engine) ExportReport(ctx context.Context, runID, path string) (string, error) {
+	report, err := e.Report(ctx, runID)
+	if err != nil {
+		return "", err
+	}
+	if filepath.Ext(path) == "" {
+		path += ".md"
+	}
+	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
+		return "", err
+	}
+	return path, nil
 }

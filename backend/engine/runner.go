@@ -5,12 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/transcript"
+	"github.com/baton-app/baton/backend/workflows"
 )
 
 type command struct {
@@ -18,33 +24,17 @@ type command struct {
 	reply chan error
 }
 
-// mainSession is the main session's state beyond the run row: where its
-// transcript is read, and which answer its last prompt asked for.
-type mainSession struct {
-	transcriptCursor
-	// Asked is the protocol phase the last prompt asked for ("" none).
-	Asked     protocol.Phase `json:"asked,omitempty"`
-	Reprompts int            `json:"reprompts"`
-	AskedAt   time.Time      `json:"askedAt"`
-
-	// action is the session's latest action, sent coalesced as
-	// orchestrator:progress when progressed.
-	action     string
-	progressed bool
-}
-
 // runState is the run's state beyond its row, stored in Run.State.
 type runState struct {
 	Main   mainSession `json:"main"`
 	Resume string      `json:"resume,omitempty"`
-	// Reviewing is the task whose review the main session was asked for.
-	Reviewing string `json:"reviewing,omitempty"`
-	// Remediation counts the QA rounds that added remediation tasks.
-	Remediation int `json:"remediation,omitempty"`
+	// Reviewing and Remediation are the reviewer's (review.go).
+	Reviewing   string `json:"reviewing,omitempty"`
+	Remediation int    `json:"remediation,omitempty"`
 	// Limits: waits for limits, the worker count after them, the budget.
-	Limits limitState `json:"limits,omitzero"`
-	// Worktree is the run's worktree isolation (isolation.go).
-	Worktree *isoState `json:"worktree,omitempty"`
+	Limits limits.State `json:"limits,omitzero"`
+	// Worktree is the run's worktree isolation.
+	Worktree *isolation.State `json:"worktree,omitempty"`
 }
 
 type startResult struct {
@@ -54,23 +44,30 @@ type startResult struct {
 	err     error
 }
 
-// runner owns one run: its loop and its phase machine. What it does with
-// sessions, tasks, the store and the seed workflows it asks of its
-// collaborators (see doc.go).
+// runner owns one run: its loop, its status and its phase machine. It
+// sequences; each concern keeps its own state and says what should change,
+// and the runner applies that through the ledger (apply). See doc.go.
 type runner struct {
 	e      *Engine
+	log    *slog.Logger
 	run    store.Run
 	status RunStatus
 	resume RunStatus
 	tmpl   template.Template
 	parser *protocol.Parser
-	values map[string]any
-	main   mainSession
 
-	plan   taskPlan
-	follow *follower
-	ledger *ledger
-	hooks  hooks
+	main    *mainSession
+	plan    taskPlan
+	follow  *transcript.Follower
+	ledger  *ledger
+	flows   Workflows
+	prompts *prompts.Prompter
+	archive *archiver
+	review  *reviewer
+	limits  limits.State
+	// iso is the worktree isolation (nil: the workers share the folder).
+	iso  *isolation.Workspace
+	link link
 
 	cmds     chan command
 	started  chan startResult
@@ -78,31 +75,14 @@ type runner struct {
 	finished chan struct{}
 	inflight int
 
-	// reviewing is the task the main session reviews (runState.Reviewing).
-	reviewing string
-	// remediation is runState.Remediation.
-	remediation int
-	// limits is runState.Limits (limits.go, budget.go).
-	limits    limitState
 	lastFlush time.Time
 	pollEvery time.Duration
-	// archive archives the sessions of the workers that reported.
-	archive *archiver
-	// restored: a restored run past confirmation; the loop tells the hooks.
+	// restored: a restored run past confirmation; the loop tells the
+	// workflows.
 	restored bool
-	// interrupted: the ledger broke and the run was stopped as interrupted.
-	interrupted bool
-	// recon is set while the run waits for its lost host (reconnect.go);
-	// written under e.mu, read by the loop.
-	recon *reconnect
 	// stopped: the host stayed away past the bound; the run was stopped as
 	// interrupted and its loop ends.
 	stopped bool
-	// mainGone: the host no longer has the main session; the next prompt
-	// starts a new one with a summary of the run so far.
-	mainGone bool
-	// iso is the worktree isolation (nil: the workers share the folder).
-	iso *isoState
 }
 
 func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.Task, workers []store.Worker) (*runner, error) {
@@ -114,7 +94,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{e: e, run: run, status: st, tmpl: tmpl, parser: parser,
+	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
 		started: make(chan startResult, 64), done: make(chan struct{}), finished: make(chan struct{})}
 	var rs runState
@@ -122,13 +102,6 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		if err := json.Unmarshal(run.State, &rs); err != nil {
 			return nil, fmt.Errorf("run state: %w", err)
 		}
-	}
-	r.main = rs.Main
-	r.reviewing = rs.Reviewing
-	r.remediation = rs.Remediation
-	r.limits = rs.Limits
-	if r.iso = rs.Worktree; r.iso == nil && e.isolated(tmpl) && !st.Finished() {
-		r.iso = &isoState{}
 	}
 	if rs.Resume == "" && st == RunInterrupted {
 		rs.Resume = run.ResumeStatus // stored by store.Interrupt
@@ -138,12 +111,12 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 			return nil, err
 		}
 	}
-	r.values = map[string]any{}
+	values := map[string]any{}
 	for k, v := range run.Variables {
-		r.values[k] = v
+		values[k] = v
 	}
-	r.values[template.VarUserRequest] = run.Request
-	r.values[template.VarCWD] = run.Cwd
+	values[template.VarUserRequest] = run.Request
+	values[template.VarCWD] = run.Cwd
 	for _, w := range workers {
 		ws := &workerState{w: w}
 		if ws.status, err = ParseWorkerStatus(w.Status); err != nil {
@@ -161,26 +134,24 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	if r.pollEvery <= 0 {
 		r.pollEvery = 2 * time.Second
 	}
-	log := r.log()
-	r.follow = newFollower(e.host, e.hostWait, e.now, r.pollEvery)
-	r.archive = &archiver{host: e.host, hostWait: e.hostWait, untrack: e.untrack, log: log}
-	r.ledger = &ledger{store: e.store, emit: e.emit, runID: run.ID, log: log}
-	r.hooks = &seedHooks{
-		skills:  newSkillsHook(tmpl.Config.Skills, run.Cwd, e.home),
-		journal: newJournalHook(tmpl.Config.Journal, run.Cwd, run.Request, e.now, log),
-		mail:    newMailHook(tmpl.Config, run.Cwd, run.ID, r.values, log),
-		w:       newWriter(log),
+	r.limits = rs.Limits
+	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
+		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 	}
+	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
+	r.main = &rs.Main
+	r.main.host, r.main.follow, r.main.log = e.host, r.follow, r.log
+	r.archive = &archiver{host: e.host, untrack: e.untrack, log: r.log}
+	r.ledger = e.newLedger(run.ID)
+	r.flows = e.workflows(workflows.Run{ID: run.ID, Cwd: run.Cwd, Request: run.Request, Config: tmpl.Config,
+		Values: values, Delimiters: delimiters(tmpl), Home: e.home, Now: e.now, Log: r.log})
+	r.review = &reviewer{Reviewing: rs.Reviewing, Remediation: rs.Remediation, tmpl: tmpl, flows: r.flows}
+	var dirs prompts.Folders
+	if r.iso != nil {
+		dirs = r.iso
+	}
+	r.prompts = prompts.New(tmpl, values, run.Cwd, parser, e.host, r.flows, dirs)
 	return r, nil
-}
-
-func (r *runner) log() *slog.Logger { return r.e.logger.With("run", r.run.ID) }
-
-// markDirty notes that session id changed (from any goroutine).
-func (r *runner) markDirty(id session.ID, kind session.NoticeKind) { r.follow.mark(id, kind) }
-
-func (r *runner) hostCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, r.e.hostWait)
 }
 
 // loop owns the run: every change of its state happens here. It ends when
@@ -192,31 +163,30 @@ func (r *runner) loop(parent context.Context) {
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
 	defer r.archive.wait()
-	defer r.follow.stop()
-	defer r.hooks.close()
+	defer r.follow.Stop()
+	defer r.flows.Close()
 	ticker := time.NewTicker(r.pollEvery)
 	defer ticker.Stop()
 	flush := time.NewTicker(r.e.progress)
 	defer flush.Stop()
 	if r.restored {
-		r.hooks.restored()
+		r.flows.Restored()
 	}
 	r.checkLink(ctx)
-	if !r.stopped && r.recon == nil {
+	if !r.stopped && !r.link.waiting() {
 		r.step(ctx, true)
 	}
 	for !r.halted(nil) && !r.stopped {
 		poll := false
-		linkChanged, giveUp := r.linkWait()
 		select {
-		case <-linkChanged:
-		case <-giveUp:
+		case <-r.e.host.Link().Changed:
+		case <-r.link.giveUp():
 		case <-ctx.Done():
 			r.halted(r.flushProgress(context.WithoutCancel(ctx)))
 			return
 		case c := <-r.cmds:
 			c.reply <- c.fn(ctx, r)
-		case <-r.follow.wake:
+		case <-r.follow.Wake():
 		case res := <-r.started:
 			if ctx.Err() != nil {
 				// Stopping: the store keeps the worker as spawning and
@@ -226,7 +196,7 @@ func (r *runner) loop(parent context.Context) {
 			if r.halted(r.onStarted(ctx, res)) {
 				return
 			}
-		case rep := <-r.hooks.reports():
+		case rep := <-r.flows.Reports():
 			if r.halted(r.onMail(ctx, rep)) {
 				return
 			}
@@ -252,48 +222,17 @@ func (r *runner) loop(parent context.Context) {
 }
 
 // halted reports whether the run must stop because a change could not be
-// saved (the ledger logged it). Any other error of a step is logged, and
-// the step goes on.
+// saved (the ledger logged it, and stops the run as interrupted). Any other
+// error of a step is logged, and the step goes on.
 func (r *runner) halted(err error) bool {
-	if broken := r.ledger.broken(); broken != nil {
-		r.interrupt(broken)
+	if r.ledger.broken() != nil {
+		r.ledger.interrupt(r.run)
 		return true
 	}
 	if err != nil {
-		r.log().Warn("step", "err", err)
+		r.log.Warn("step", "err", err)
 	}
 	return false
-}
-
-// interrupt runs once, when the ledger broke: the store stayed unwritable
-// through its retries, so the run stops as interrupted with the reason. Only
-// the status, the reason and one event row are stored (store.Interrupt), so
-// what was stored before stays true; the working state that ran ahead is
-// dropped and Resume takes the run up from the store. When even that cannot
-// be stored, the stored run keeps its status and Restore takes it up.
-const interruptAttempts = 5
-
-func (r *runner) interrupt(cause error) {
-	if r.interrupted {
-		return
-	}
-	r.interrupted = true
-	reason := "Baton could not save the run's progress, so the run stopped; resume it when the database is writable again. " + cause.Error()
-	p := Payload{RunID: r.run.ID, Status: RunInterrupted.String(), Phase: r.run.Phase, Message: reason}
-	pj, _ := json.Marshal(p)
-	// Each attempt waits out the store's own retry window; a few more give a
-	// store that was locked for long a last chance to say why the run stopped.
-	var err error
-	for range interruptAttempts {
-		if err = r.e.store.Interrupt(context.Background(), r.run.ID, reason, store.Event{Name: EventStatusChanged, Payload: pj}); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		r.log().Error("the run could not be marked interrupted either; Restore takes it up from the store", "err", err)
-		return
-	}
-	r.e.emit(EventStatusChanged, p)
 }
 
 // step reads what changed and moves the run on.
@@ -301,7 +240,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	if ctx.Err() != nil {
 		return
 	}
-	dirty := r.follow.take()
+	dirty := r.follow.Take()
 	if r.status.Finished() {
 		return
 	}
@@ -318,13 +257,18 @@ func (r *runner) step(ctx context.Context, poll bool) {
 				return
 			}
 		}
-		if r.halted(r.checkPhaseTimeout(ctx)) {
-			return
+		if secs, late := r.main.overdue(r.tmpl.Phases, r.e.now()); late {
+			if err := r.e.host.Interrupt(ctx, session.ID(r.run.MainSessionID)); err != nil {
+				r.log.Debug("interrupt the main session", "err", err)
+			}
+			if r.halted(r.fail(ctx, fmt.Sprintf("the %s answer did not come within %d s", r.main.Asked, secs))) {
+				return
+			}
 		}
 	}
 	for _, check := range []func(context.Context) error{
 		func(ctx context.Context) error { return r.checkWorkers(ctx, dirty, poll) },
-		r.checkBudget, r.checkLimits, r.checkTimeouts, r.isoMerge, r.schedule, r.checkDeadlock, r.afterWorkers,
+		r.checkBudget, r.checkLimits, r.checkTimeouts, r.mergeWork, r.schedule, r.checkDeadlock, r.afterWorkers,
 	} {
 		if r.halted(check(ctx)) {
 			return
@@ -335,68 +279,109 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	}
 }
 
-// sync writes the in-memory state into the run row and worker rows.
-func (r *runner) sync() {
+// sync writes the working state into the run row and the worker rows.
+func (r *runner) sync() error {
 	r.run.Status = r.status.String()
 	r.run.ResumeStatus = ""
+	st := runState{Main: *r.main, Reviewing: r.review.Reviewing, Remediation: r.review.Remediation, Limits: r.limits}
+	if r.iso != nil {
+		st.Worktree = r.iso.State
+	}
 	if r.status.held() {
 		r.run.ResumeStatus = r.resume.String()
-	}
-	st := runState{Main: r.main, Reviewing: r.reviewing, Remediation: r.remediation, Limits: r.limits, Worktree: r.iso}
-	if r.status.held() {
 		st.Resume = r.resume.String()
 	}
-	r.run.State, _ = json.Marshal(st)
+	state, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("run state: %w", err)
+	}
+	r.run.State = state
+	mainCost, estimated := r.main.Cost()
 	for _, ws := range r.plan.workers {
 		ws.w.Status = ws.status.String()
-		ws.w.State, _ = json.Marshal(ws.book)
+		if ws.w.State, err = json.Marshal(ws.book); err != nil {
+			return fmt.Errorf("worker %s state: %w", ws.w.TaskID, err)
+		}
+		_, est := ws.book.Cost()
+		estimated = estimated || est
 	}
 	t := r.plan.tally()
 	r.run.TasksTotal = len(r.plan.tasks)
 	r.run.TasksCompleted, r.run.TasksFailed, r.run.TasksSkipped = t.done, t.failed, t.skipped
 	r.run.InputTokens = t.inputTokens + r.main.InputTokens
 	r.run.OutputTokens = t.outputTokens + r.main.OutputTokens
-	mainCost, _ := r.main.costUSD()
 	r.run.CostUSD = t.costUSD + mainCost
-	r.run.Limits = r.runLimits()
+	r.run.Limits = r.limits.Row(r.limits.BudgetNow(r.tmpl.Config.Budget), estimated)
+	return nil
 }
 
-func (r *runner) ev(name string, ws *workerState, msg string) event {
-	p := Payload{RunID: r.run.ID, Status: r.status.String(), Phase: r.run.Phase, Message: msg}
-	if ws != nil {
-		w := ws.w
-		w.Status = ws.status.String()
-		p.TaskID = w.TaskID
-		p.Worker = &w
-	}
-	return event{name: name, p: p}
-}
-
-// commit hands the run row, the given workers (and tasks, answers) with the
-// events to the ledger. When the run is finished, its sessions are archived
-// and its workflows' writes done before whoever waits for it is told.
-func (r *runner) commit(ctx context.Context, c store.Change, workers []*workerState, events ...event) error {
-	if r.status.Finished() {
-		r.isoFinish(ctx)
-	}
-	r.sync()
-	run := r.run
-	c.Run = &run
-	for _, ws := range workers {
-		c.Workers = append(c.Workers, ws.w)
-		ws.dirty = false
-	}
-	if err := r.ledger.commit(ctx, c, events...); err != nil {
-		return err
-	}
-	if r.status.Finished() {
-		r.archive.flush(ctx)
-		r.archive.wait()
-		r.hooks.flush()
-		select {
-		case <-r.finished:
-		default:
-			close(r.finished)
+// apply applies changes in order, each in one commit through the ledger
+// with the run row as it is now: the run's message, what the workflows are
+// told, the rows (with the final report of a change that finishes the run)
+// and the events. When the run is finished, its worktrees are removed
+// first, and its sessions archived and its workflows' writes done before
+// whoever waits for it is told.
+func (r *runner) apply(ctx context.Context, changes ...change) error {
+	for _, c := range changes {
+		if c.note != nil {
+			r.run.Message = *c.note
+		}
+		for _, d := range c.done {
+			r.flows.Finished(d.id, d.ok)
+		}
+		if len(c.skipped) > 0 {
+			r.flows.Skipped(c.skipped)
+		}
+		if c.final && c.report == nil {
+			if err := r.sync(); err != nil {
+				return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+			}
+			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers)
+			c.report = &built
+		}
+		if r.status.Finished() && r.iso != nil {
+			if note := r.iso.Finish(ctx); note != "" {
+				r.run.Message = strings.TrimSpace(r.run.Message + "\n" + note)
+			}
+		}
+		if err := r.sync(); err != nil {
+			return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+		}
+		if c.final {
+			data, err := json.Marshal(c.report)
+			if err != nil {
+				return r.ledger.refuse(fmt.Errorf("save the final report of %s: %w", r.run.ID, err))
+			}
+			c.FinalReport = data
+		}
+		sc := c.Change
+		run := r.run
+		sc.Run = &run
+		for _, ws := range c.workers {
+			sc.Workers = append(sc.Workers, ws.w)
+			ws.dirty = false
+		}
+		if err := r.ledger.commit(ctx, sc, c.events...); err != nil {
+			return err
+		}
+		if r.status.Finished() {
+			r.archive.flush(ctx)
+			r.archive.wait()
+			r.flows.Flush()
+			select {
+			case <-r.finished:
+			default:
+				close(r.finished)
+			}
+		}
+		if c.then != nil {
+			next, err := c.then()
+			if err != nil {
+				return err
+			}
+			if err := r.apply(ctx, next); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

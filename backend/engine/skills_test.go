@@ -91,21 +91,3 @@ func TestSkillsMatchedStoredAndPrompted(t *testing.T) {
 		})
 	}
 }
-
-func TestTaskType(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ mode, text, want string }{
-		{"architect", "Build it", "design"},
-		{"debug", "", "bugfix"},
-		{"", "Fix the crash on start", "bugfix"},
-		{"", "Add tests for the parser", "testing"},
-		{"", "Update the README", "documentation"},
-		{"", "Refactor the store", "refactor"},
-		{"", "Add a login page", "implementation"},
-		{"code", "Write docs", "documentation"},
-	} {
-		if got := taskType(tc.mode, tc.text); got != tc.want {
-			t.Errorf("taskType(%q, %q) = %q, want %q", tc.mode, tc.text, got, tc.want)
-		}
-	}
-}

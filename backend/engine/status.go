@@ -35,7 +35,7 @@ const (
 	// RunCompletedWithIssues: the run reached its end, but not everything
 	// it was asked is done: a task failed or was skipped, a conflict is
 	// still open, the aggregation is partial, or the verification still
-	// fails after its last round. Run.Issues says which (see outcome.go).
+	// fails after its last round. Run.Issues says which (backend/report).
 	RunCompletedWithIssues
 	// RunFailed: the run reached its end without doing anything useful
 	// (no task completed).
@@ -88,7 +88,7 @@ var runNext = map[RunStatus][]RunStatus{
 	RunAnalyzing:  {RunPlanning},
 	RunPlanning:   {RunConfirming},
 	RunConfirming: {RunSpawning},
-	// A run that reaches its end becomes one of the outcomes (outcome.go).
+	// A run that reaches its end becomes one of the outcomes (backend/report).
 	RunSpawning:    {RunRunning, RunAggregating, RunVerifying, RunCompleted, RunCompletedWithIssues, RunFailed},
 	RunRunning:     {RunAggregating, RunVerifying, RunCompleted, RunCompletedWithIssues, RunFailed},
 	RunAggregating: {RunVerifying, RunCompleted, RunCompletedWithIssues, RunFailed},

@@ -110,76 +110,6 @@ func TestWorkerTransitions(t *testing.T) {
 	}
 }
 
-func TestCheckTasks(t *testing.T) {
-	t.Parallel()
-	task := func(id string, prio int, deps ...string) store.Task {
-		return store.Task{ID: id, Title: "T " + id, Description: "D " + id, Priority: prio, Dependencies: deps}
-	}
-	tests := []struct {
-		name  string
-		tasks []store.Task
-		max   int
-		want  []string // substrings of problems; none means valid
-	}{
-		{"valid", []store.Task{task("a", 5), task("b", 1, "a")}, 10, nil},
-		{"empty", nil, 10, []string{"there is no task to run"}},
-		{"all skipped", []store.Task{{ID: "a", Title: "t", Description: "d", Priority: 5, Skipped: true}}, 10, []string{"no task to run"}},
-		{"too many", []store.Task{task("a", 5), task("b", 5)}, 1, []string{"2 tasks, more than the template's limit of 1"}},
-		{"duplicate", []store.Task{task("a", 5), task("a", 5)}, 10, []string{"the id a is used by more than one task"}},
-		{"unknown dep", []store.Task{task("a", 5, "x")}, 10, []string{"a depends on x, which is not in the list"}},
-		{"self dep", []store.Task{task("a", 5, "a")}, 10, []string{"a depends on itself"}},
-		{"cycle", []store.Task{task("a", 5, "b"), task("b", 5, "c"), task("c", 5, "a"), task("d", 5)}, 10,
-			[]string{"cycle: a → b → c → a"}},
-		{"priority", []store.Task{task("a", 11)}, 10, []string{"priority 11, outside 1 to 10"}},
-		{"no title", []store.Task{{ID: "a", Description: "d", Priority: 5}}, 10, []string{"a has no title"}},
-		{"bad id", []store.Task{task("a/b", 5)}, 10, []string{`"a/b" may only hold`}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			err := CheckTasks(tc.tasks, tc.max)
-			if tc.want == nil {
-				if err != nil {
-					t.Fatalf("CheckTasks = %v", err)
-				}
-				return
-			}
-			if !errors.Is(err, ErrInvalidTasks) {
-				t.Fatalf("CheckTasks = %v, want ErrInvalidTasks", err)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("%q does not say %q", err, w)
-				}
-			}
-		})
-	}
-}
-
-func TestParallelGroupsAndPriority(t *testing.T) {
-	t.Parallel()
-	tasks := []store.Task{
-		{ID: "d", Priority: 1, Dependencies: []string{"b", "c"}},
-		{ID: "a", Priority: 3},
-		{ID: "b", Priority: 9, Dependencies: []string{"a"}},
-		{ID: "c", Priority: 9},
-		{ID: "e", Priority: 9, Skipped: true},
-	}
-	got := ParallelGroups(tasks)
-	if len(got) != 3 || strings.Join(got[0], ",") != "a,c" || strings.Join(got[1], ",") != "b" || strings.Join(got[2], ",") != "d" {
-		t.Errorf("ParallelGroups = %v", got)
-	}
-	ptrs := []*store.Task{&tasks[0], &tasks[1], &tasks[2], &tasks[3]}
-	byPriority(ptrs)
-	var ids []string
-	for _, p := range ptrs {
-		ids = append(ids, p.ID)
-	}
-	if strings.Join(ids, ",") != "b,c,a,d" {
-		t.Errorf("byPriority = %v", ids)
-	}
-}
-
 func TestModifications(t *testing.T) {
 	t.Parallel()
 	base := []store.Task{{ID: "a", Title: "A", Description: "a", Priority: 5}, {ID: "b", Title: "B", Description: "b", Priority: 5}}
@@ -199,38 +129,6 @@ func TestModifications(t *testing.T) {
 	_, err = Modifications{Skip: []string{"zz"}, Add: []NewTask{{ID: "a"}}}.Apply("r", base)
 	if !errors.Is(err, ErrInvalidTasks) || !strings.Contains(err.Error(), "cannot skip zz") || !strings.Contains(err.Error(), "cannot add a") {
 		t.Errorf("Apply of bad modifications = %v", err)
-	}
-}
-
-func TestDigestEntries(t *testing.T) {
-	t.Parallel()
-	raw := [][]byte{
-		[]byte(`{"type":"user","message":{"role":"user","content":"go"}}`),
-		[]byte(`{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","name":"Read","input":{"file_path":"/p/a.go"}}],"usage":{"input_tokens":10,"output_tokens":2,"cache_read_input_tokens":5}}}`),
-		[]byte(`{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","name":"Edit","input":{"file_path":"/p/b.go"}}],"usage":{"input_tokens":10,"output_tokens":2,"cache_read_input_tokens":5}}}`),
-		[]byte(`{"type":"assistant","message":{"id":"m2","content":[{"type":"tool_use","name":"WebFetch","input":{"url":"https://x"}},{"type":"tool_use","name":"Task","input":{"description":"sub"}},{"type":"tool_use","name":"Bash","input":{"command":"go test"}},{"type":"tool_use","name":"Glob","input":{"pattern":"*.go"}},{"type":"tool_use","name":"TodoWrite","input":{}},{"type":"tool_use","name":"Write","input":{"file_path":"/p/c.md"}}],"usage":{"input_tokens":1,"output_tokens":1}}}`),
-		[]byte(`{"type":"assistant","isSidechain":true,"message":{"id":"m3","content":[{"type":"tool_use","name":"Read","input":{}}],"usage":{"input_tokens":1000}}}`),
-		[]byte(`{"type":"result","subtype":"success","total_cost_usd":0.25}`),
-		[]byte(`not json`),
-	}
-	var msgs []json.RawMessage
-	for _, r := range raw {
-		msgs = append(msgs, r)
-	}
-	d := digestEntries(msgs, newUsageBook())
-	want := store.ToolStats{Total: 8, Reads: 1, Writes: 1, Edits: 1, Bash: 1, Search: 1, Web: 1, Task: 1, Other: 1}
-	if d.tools != want {
-		t.Errorf("tools = %+v, want %+v", d.tools, want)
-	}
-	// Cache reads are counted apart from input.
-	if d.inputTokens != 11 || d.cacheRead != 5 || d.outputTokens != 3 || d.costUSD != 0.25 || !d.result || !d.assistant {
-		t.Errorf("usage = %d/%d (cache reads %d) $%v result=%v", d.inputTokens, d.outputTokens, d.cacheRead, d.costUSD, d.result)
-	}
-	if got := relFiles("/p", d.files); strings.Join(got, ",") != "b.go,c.md" {
-		t.Errorf("files = %v", got)
-	}
-	if d.lastAction != "Write c.md" {
-		t.Errorf("last action = %q", d.lastAction)
 	}
 }
 

@@ -1,68 +1,16 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/mailbox"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/tasklist"
+	"github.com/baton-app/baton/backend/template"
 )
-
-// workerState is the worker of one task as the run sees it.
-type workerState struct {
-	w      store.Worker
-	status WorkerStatus
-	book   workerBook
-	// activity is when the worker last did something (engine clock).
-	activity time.Time
-	noticed  time.Time // when a host notice last led to a read (wall clock)
-	dirty    bool      // progress not yet written
-	// early is a mailbox report that came while the worker was still
-	// starting; it is taken once the worker runs.
-	early *mailbox.Report
-}
-
-// workerBook is a worker's state beyond its row, stored with it.
-type workerBook struct {
-	transcriptCursor
-	// Reprompts counts the re-prompts for the completion report.
-	Reprompts   int `json:"reprompts"`
-	Attempt     int `json:"attempt,omitempty"`
-	AutoRetries int `json:"autoRetries,omitempty"`
-	// Partials counts the partial reports that re-queued the task.
-	Partials  int      `json:"partials,omitempty"`
-	SkippedBy string   `json:"skippedBy,omitempty"`
-	Resume    string   `json:"resume,omitempty"`
-	ToolFiles []string `json:"toolFiles,omitempty"`
-	reviewGate
-	limitBook
-}
-
-// reviewGate is the review state of a task (seed 001): the completion
-// report awaiting review, the reviewer's last rejection (added to the next
-// prompt) and how many times the task was rejected.
-type reviewGate struct {
-	Report     json.RawMessage `json:"report,omitempty"`
-	Feedback   string          `json:"feedback,omitempty"`
-	Rejections int             `json:"rejections,omitempty"`
-}
-
-func newWorker(runID, taskID string) *workerState {
-	return &workerState{w: store.Worker{RunID: runID, TaskID: taskID}, status: WorkerPending}
-}
-
-// move changes the worker's status when the transition is legal.
-func (ws *workerState) move(next WorkerStatus) error {
-	if !ws.status.CanMove(next) {
-		return illegalWorker(ws.w.TaskID, ws.status, next)
-	}
-	ws.status = next
-	ws.w.Status = next.String()
-	return nil
-}
 
 // taskPlan is the run's tasks and their workers: which task may start, how
 // many workers are busy, which tasks depend on which.
@@ -149,6 +97,12 @@ func (p *taskPlan) satisfied(t *store.Task) bool {
 	return true
 }
 
+// completed says whether task id's worker completed.
+func (p *taskPlan) completed(id string) bool {
+	ws := p.workers[id]
+	return ws != nil && ws.status == WorkerCompleted
+}
+
 // busy counts the workers that hold a place: starting, running, awaiting
 // review, or paused while running.
 func (p *taskPlan) busy() int {
@@ -176,7 +130,7 @@ func (p *taskPlan) ready() []*store.Task {
 			out = append(out, t)
 		}
 	}
-	byPriority(out)
+	tasklist.ByPriority(out)
 	return out
 }
 
@@ -281,6 +235,152 @@ func (p *taskPlan) deadlock() string {
 	}
 	sort.Strings(blocked)
 	return strings.Join(blocked, "; ")
+}
+
+// worker is the worker of task taskID of run runID.
+func (p *taskPlan) worker(runID, taskID string) (*workerState, error) {
+	ws := p.workers[taskID]
+	if ws == nil {
+		return nil, fmt.Errorf("run %s has no worker for task %s: %w", runID, taskID, ErrUnknownTask)
+	}
+	return ws, nil
+}
+
+// requeue makes ws's task pending again. With newSession it runs next in a
+// new session (the old one was stopped); else under the same id, for a
+// session that never started. auto counts an automatic retry.
+func (p *taskPlan) requeue(ws *workerState, reason string, auto, newSession bool) (change, error) {
+	if err := ws.move(WorkerPending); err != nil {
+		return change{}, err
+	}
+	if auto {
+		ws.book.AutoRetries++
+	}
+	if newSession {
+		ws.book.Attempt++
+	}
+	ws.w.RetryCount++
+	ws.w.SessionID = ""
+	ws.w.Error = reason
+	ws.w.Progress = 0
+	ws.w.Waiting = nil
+	ws.w.CompletedAt = nil
+	ws.book.Reprompts = 0
+	ws.book.Reset(session.Cursor{})
+	return ws.event(EventWorkerRetrying, reason), nil
+}
+
+// fail fails ws's task for good at now; the tasks that depend on it are
+// skipped.
+func (p *taskPlan) fail(ws *workerState, reason string, now time.Time) (change, error) {
+	if err := ws.move(WorkerFailed); err != nil {
+		return change{}, err
+	}
+	ws.w.Error = reason
+	ws.w.CompletedAt = &now
+	ws.w.Waiting = nil
+	c := change{}.finished(ws.w.TaskID, false)
+	return p.skipAfter(c, ws, newEvent(EventWorkerFailed, ws, reason), fmt.Sprintf("skipped because %s failed", ws.w.TaskID))
+}
+
+// cancel cancels ws's task for the user at now (its session was stopped);
+// the tasks that depend on it are skipped.
+func (p *taskPlan) cancel(ws *workerState, now time.Time) (change, error) {
+	if err := ws.move(WorkerCancelled); err != nil {
+		return change{}, err
+	}
+	ws.w.Error = "cancelled by the user"
+	ws.w.CompletedAt = &now
+	return p.skipAfter(change{}, ws, newEvent(EventWorkerCancelled, ws, ""), fmt.Sprintf("skipped because %s was cancelled", ws.w.TaskID))
+}
+
+// skipAfter adds to c the end of ws (its event first) and the skipping of
+// the tasks that depend on it, for reason.
+func (p *taskPlan) skipAfter(c change, ws *workerState, ended event, reason string) (change, error) {
+	skipped, err := p.skipDependents(ws.w.TaskID, reason)
+	if err != nil {
+		return change{}, err
+	}
+	c.skipped = ids(skipped)
+	if len(skipped) > 0 {
+		ended.p.Skipped = ids(skipped)
+	}
+	evs := []event{ended}
+	for _, s := range skipped {
+		evs = append(evs, newEvent(EventWorkerSkipped, s, s.w.Error))
+	}
+	return c.with(append([]*workerState{ws}, skipped...), evs...), nil
+}
+
+// retry runs ws's task again in a new session (a task the user skipped:
+// after all); the tasks skipped because of it become pending again, in the
+// change's next step.
+func (p *taskPlan) retry(ws *workerState) (change, error) {
+	taskID := ws.w.TaskID
+	if ws.w.Skipped && ws.book.SkippedBy == "" {
+		ws.w.Skipped = false
+	} else if !ws.status.CanMove(WorkerPending) || ws.status == WorkerPaused || ws.status == WorkerSpawning ||
+		ws.status == WorkerRunning {
+		return change{}, illegalWorker(taskID, ws.status, WorkerPending)
+	}
+	var again []*workerState
+	for _, o := range p.workers {
+		if o.w.Skipped && o.book.SkippedBy != "" && p.dependsOn(o.w.TaskID, taskID) {
+			if err := o.move(WorkerPending); err != nil {
+				return change{}, err
+			}
+			o.w.Skipped = false
+			o.w.Error = ""
+			o.book.SkippedBy = ""
+			again = append(again, o)
+		}
+	}
+	ws.w.Skipped = false
+	c, err := p.requeue(ws, "", false, true)
+	if err == nil && len(again) > 0 {
+		c.then = func() (change, error) { return change{}.with(again), nil }
+	}
+	return c, err
+}
+
+// overdue lists the running workers that ran longer than cfg's worker
+// timeout or were quiet longer than its inactivity timeout at now, each
+// with the reason.
+func (p *taskPlan) overdue(now time.Time, cfg template.Config) ([]*workerState, []string) {
+	abs := template.Seconds(cfg.WorkerTimeout)
+	idle := template.Seconds(cfg.InactivityTimeout)
+	var out []*workerState
+	var why []string
+	for _, ws := range p.inOrder() {
+		if ws.status != WorkerRunning || ws.w.StartedAt == nil || len(ws.w.Questions) > 0 || ws.book.Wait != nil {
+			// A worker with open questions waits for the user, not for itself.
+			continue
+		}
+		switch {
+		case abs > 0 && now.Sub(*ws.w.StartedAt)-ws.book.Waited > abs:
+			out, why = append(out, ws), append(why, fmt.Sprintf("ran longer than the worker timeout of %d s", cfg.WorkerTimeout))
+		case idle > 0 && ws.w.Waiting == nil && now.Sub(ws.activity) > idle:
+			out, why = append(out, ws), append(why, fmt.Sprintf("no transcript activity for %d s", cfg.InactivityTimeout))
+		}
+	}
+	return out, why
+}
+
+// touch restarts every worker's inactivity clock at now (a resume, a host
+// that came back): the time in between is nobody's fault.
+func (p *taskPlan) touch(now time.Time) {
+	for _, ws := range p.workers {
+		ws.activity = now
+	}
+}
+
+// rows are the workers' rows by task id.
+func (p *taskPlan) rows() map[string]store.Worker {
+	out := make(map[string]store.Worker, len(p.workers))
+	for id, ws := range p.workers {
+		out[id] = ws.w
+	}
+	return out
 }
 
 // tally is what the workers add up to, for the run row.

@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/baton-app/baton/backend/hostguard"
+	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/transcript"
+)
+
+// mainSession is the run's main session: where its transcript is read,
+// which answer its last prompt asked for, and whether the host still has
+// it. Its exported fields are stored with the run (runState.Main), so a
+// restart reads on from the same place and asks nothing twice.
+//
+// A host that comes back without the main session (a fresh host, a session
+// deleted meanwhile) does not end the run: the main session is then gone,
+// and the next prompt starts a new one, under the same id, that first reads
+// what the run did so far, so completed work is always aggregated.
+type mainSession struct {
+	transcript.Cursor
+	// Asked is the protocol phase the last prompt asked for ("" none).
+	Asked     protocol.Phase `json:"asked,omitempty"`
+	Reprompts int            `json:"reprompts"`
+	AskedAt   time.Time      `json:"askedAt"`
+
+	// action is the session's latest action, sent coalesced as
+	// orchestrator:progress when progressed.
+	action     string
+	progressed bool
+	// gone: the host no longer has the session; the next prompt starts a
+	// new one.
+	gone bool
+
+	host   *hostguard.Host
+	follow *transcript.Follower
+	log    *slog.Logger
+}
+
+// needsStart reports whether the next prompt starts the session id (""
+// when none was chosen yet) rather than being sent to it.
+func (m *mainSession) needsStart(ctx context.Context, id string) bool {
+	if id == "" || m.gone {
+		return true
+	}
+	if m.Asked != "" || m.At.Index != 0 {
+		return false
+	}
+	// An id was stored but nothing was asked yet: the process may have
+	// stopped between storing the id and starting the session. Start it
+	// only when the host does not have it.
+	_, err := m.host.Session(ctx, session.ID(id))
+	return errors.Is(err, session.ErrNoSession)
+}
+
+// start starts the session with opts (its chosen id in opts.ID) and
+// returns its id. A start that failed although the host made the session
+// counts as started. A session that replaces a gone one reads the run so
+// far (soFar) first and counts its usage on top of the old one's.
+func (m *mainSession) start(ctx context.Context, opts session.StartOptions, soFar string) (session.ID, error) {
+	if m.gone {
+		opts.Message = soFar + opts.Message
+		m.Cursor = transcript.Cursor{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUSD: m.CostUSD}
+	}
+	id, err := m.host.Start(ctx, opts)
+	if err != nil {
+		if _, serr := m.host.Session(ctx, opts.ID); serr != nil {
+			return "", err
+		}
+		m.log.Info("the main session exists although its start failed", "err", err)
+		id = opts.ID
+	}
+	m.gone = false
+	return id, nil
+}
+
+// asked notes that the prompt for phase want was sent at now; its answer
+// starts at cursor at.
+func (m *mainSession) asked(at session.Cursor, want protocol.Phase, now time.Time) {
+	m.Reset(at)
+	m.Asked = want
+	m.Reprompts = 0
+	m.AskedAt = now
+}
+
+// again notes the re-prompt for the same answer, sent at cursor at.
+func (m *mainSession) again(at session.Cursor) {
+	asked, n := m.Asked, m.Reprompts+1
+	m.Reset(at)
+	m.Asked, m.Reprompts = asked, n
+}
+
+// answered notes that the answer came (or nothing waits for one).
+func (m *mainSession) answered() { m.Asked = "" }
+
+// lost marks the session id gone when the host says it does not have it;
+// the phase's prompt is asked again, of a new session, by the next step.
+// It reports whether the session is gone.
+func (m *mainSession) lost(ctx context.Context, id string) bool {
+	if m.gone || id == "" {
+		return false
+	}
+	if _, err := m.host.Session(ctx, session.ID(id)); !errors.Is(err, session.ErrNoSession) {
+		return false
+	}
+	m.log.Warn("the host no longer has the main session; the next prompt starts a new one", "session", id)
+	m.gone = true
+	m.Asked = ""
+	return true
+}
+
+// restored takes the session up on a restore: when look, whether the host
+// still has the session id of a run past its first prompt (lost), and what
+// may answer the last prompt is read again from it.
+func (m *mainSession) restored(ctx context.Context, id string, look bool, now time.Time) {
+	if look && (m.Asked != "" || m.At.Index != 0) {
+		m.lost(ctx, id)
+	}
+	if m.Asked != "" {
+		m.Replay()
+		m.AskedAt = now
+	}
+}
+
+// took notes what a read of the session said: its latest action goes out
+// with the next progress.
+func (m *mainSession) took(d transcript.Digest) {
+	if d.LastAction != "" || d.InputTokens > 0 {
+		if d.LastAction != "" {
+			m.action = d.LastAction
+		}
+		m.progressed = true
+	}
+}
+
+// hold keeps the session waiting for a limit: what it wrote up to the
+// limit is read, and the continue message is answered after it.
+func (m *mainSession) hold() {
+	asked, n := m.Asked, m.Reprompts
+	m.Reset(m.At)
+	m.Asked, m.Reprompts = asked, n
+}
+
+// refresh restarts the answer's clock at now (a resume, a host that came
+// back): the time in between is nobody's fault.
+func (m *mainSession) refresh(now time.Time) {
+	if m.Asked != "" {
+		m.AskedAt = now
+	}
+}
+
+// overdue reports how long the answer may take (seconds of the phase's
+// timeout) and whether it is late at now.
+func (m *mainSession) overdue(p template.Phases, now time.Time) (int, bool) {
+	var secs int
+	switch m.Asked {
+	case protocol.PhaseAnalysis:
+		secs = p.Analysis.Timeout
+	case protocol.PhaseTaskList:
+		secs = p.TaskPlanning.Timeout
+	case protocol.PhaseAggregation:
+		secs = p.Aggregation.Timeout
+	case protocol.PhaseVerification:
+		secs = p.Verification.Timeout
+	}
+	if secs <= 0 || m.AskedAt.IsZero() {
+		return secs, false
+	}
+	return secs, now.Sub(m.AskedAt) > template.Seconds(secs)
+}

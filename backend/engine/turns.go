@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/transcript"
+)
+
+// A worker's turn as the runner reads it: progress, a completion report
+// (taken by the seeds' rules and the review gate), a permission request, a
+// limit, or a turn that ended without a report (re-prompt, keyword
+// fallback, failure and retry).
+
+// checkWorker reads a running worker's new entries: progress, a completion
+// report, a permission request, or a turn that ended without a report.
+func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.NoticeKind) error {
+	id := session.ID(ws.w.SessionID)
+	d, err := r.follow.Absorb(ctx, id, &ws.book.Cursor)
+	if err != nil {
+		r.log.Warn("read worker session", "task", ws.w.TaskID, "err", err)
+		if ws.book.Failures() >= 5 {
+			return r.workerFailed(ctx, ws, fmt.Sprintf("the worker session cannot be read: %v", err), true)
+		}
+		return nil
+	}
+	now := r.e.now()
+	ws.took(d, r.prompts.Folder(ws.w.TaskID), now)
+	var res protocol.Result
+	if d.Text {
+		res = r.parser.ParseEntries(ws.book.Entries(), protocol.Options{Phase: protocol.PhaseCompletion})
+		if pr, ok := res.Last(protocol.PhaseProgress); ok {
+			if p, ok := pr.Data.(*protocol.Progress); ok {
+				if p.ProgressPercent != nil {
+					ws.w.Progress = *p.ProgressPercent
+				}
+				if p.CurrentAction != "" {
+					ws.w.CurrentAction = p.CurrentAction
+				}
+				ws.dirty = true
+			}
+		}
+		if c, ok := completion(res); ok {
+			return r.report(ctx, ws, c, false)
+		}
+	}
+	if kind == session.NoticeMessage && !d.Result && !d.Text {
+		// Only tool calls came: the turn goes on, and a permission request
+		// would come with its own notice (or the next poll).
+		return nil
+	}
+	info, over := r.follow.TurnOver(ctx, id, &ws.book.Cursor)
+	if c, changed := ws.permission(info, r.e.now()); changed {
+		if err := r.apply(ctx, c); err != nil {
+			return err
+		}
+	}
+	if !over || !ws.book.Replied() {
+		return nil
+	}
+	if !d.Text {
+		res = r.parser.ParseEntries(ws.book.Entries(), protocol.Options{Phase: protocol.PhaseCompletion})
+		if c, ok := completion(res); ok {
+			return r.report(ctx, ws, c, false)
+		}
+	}
+	if l := ws.book.Limit(); l != nil {
+		return r.limitHit(ctx, ws, *l) // a wait, not a failure: no retry used
+	}
+	if r.limits.Budget.Paused {
+		// The budget is used up: the worker's turn ended, and it waits.
+		return r.apply(ctx, ws.budgetWait(r.e.now()))
+	}
+	if d.ResultError != "" && !ws.book.Assistant() {
+		return r.workerFailed(ctx, ws, "the session ended with an error: "+d.ResultError, false)
+	}
+	failure := protocol.Failure{Kind: protocol.FailureNoBlock, Phase: protocol.PhaseCompletion, Message: "no completion block"}
+	if res.Failure != nil {
+		failure = *res.Failure
+	}
+	if ws.book.Reprompts < r.tmpl.Config.MaxRetries {
+		return r.repromptWorker(ctx, ws, r.prompts.Reprompt(failure, protocol.PhaseCompletion), failure.Message, now)
+	}
+	text := transcript.AssistantText(ws.book.Entries())
+	if fb := protocol.KeywordFallback(text); fb.Detected && fb.ProbablePhase == string(protocol.PhaseCompletion) {
+		summary := lastRunes(strings.TrimSpace(text), 2000)
+		return r.report(ctx, ws, &protocol.Completion{TaskID: ws.w.TaskID, Status: "success", Summary: summary}, true)
+	}
+	return r.workerFailed(ctx, ws, fmt.Sprintf("no valid completion report after %d re-prompts: %s", ws.book.Reprompts, failure.Message), false)
+}
+
+// repromptWorker asks worker ws again for its completion report with text,
+// because of why, at now.
+func (r *runner) repromptWorker(ctx context.Context, ws *workerState, text, why string, now time.Time) error {
+	id := session.ID(ws.w.SessionID)
+	if err := r.e.host.Send(ctx, id, text); err != nil {
+		return r.workerFailed(ctx, ws, fmt.Sprintf("send the re-prompt: %v", err), true)
+	}
+	r.follow.Mark(id, session.NoticeMessage)
+	return r.apply(ctx, ws.reprompted(now, r.tmpl.Config.MaxRetries, why))
+}
+
+// completion is the last completion report of a parse.
+func completion(res protocol.Result) (*protocol.Completion, bool) {
+	if cr, ok := res.Last(protocol.PhaseCompletion); ok {
+		if c, ok := cr.Data.(*protocol.Completion); ok {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// report takes a worker's completion report (unstructured: guessed from
+// its words).
+func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Completion, unstructured bool) error {
+	if err := r.flows.CheckReport(ws.w.TaskID, c); err != nil {
+		// The workflows' rules refuse it: the worker is asked for a
+		// corrected one, within the re-prompt budget; past it the task
+		// fails.
+		why := "the completion report cannot be used: " + err.Error()
+		if ws.status != WorkerRunning || ws.w.SessionID == "" || ws.book.Reprompts >= r.tmpl.Config.MaxRetries {
+			return r.workerFailed(ctx, ws, why, false)
+		}
+		ws.w.Error = why
+		text := r.prompts.Reprompt(protocol.Failure{Phase: protocol.PhaseCompletion, Message: err.Error()}, protocol.PhaseCompletion)
+		return r.repromptWorker(ctx, ws, text, why, r.e.now())
+	}
+	var art []string
+	for _, a := range c.Artifacts {
+		art = append(art, a.Path)
+	}
+	ws.w.OutputFiles = transcript.RelFiles(r.prompts.Folder(ws.w.TaskID), c.OutputFiles, c.FilesCreated, c.FilesModified, art, ws.book.ToolFiles)
+	ws.w.Summary = c.Summary
+	ws.w.Output = c.Output
+	ws.w.Unstructured = unstructured
+	switch c.Status {
+	case "needs_input":
+		if len(c.Questions) > 0 {
+			return r.apply(ctx, ws.asks(c.Questions))
+		}
+		return r.workerFailed(ctx, ws, "the worker needs input but asked no question", false)
+	case "conflict":
+		r.limits.Success(r.tmpl.Config.MaxWorkers)
+		r.archive.add(ws.w.SessionID)
+		if ctx.Err() != nil {
+			return nil
+		}
+		ch, err := r.review.conflicted(ws, c, &r.plan, r.e.now())
+		return errors.Join(err, r.apply(ctx, ch))
+	case "success", "partial", "awaiting_review":
+		r.limits.Success(r.tmpl.Config.MaxWorkers)
+		if c.Status == "partial" {
+			if why := r.review.partial(ws, c); why != "" {
+				r.archive.stop(ctx, ws)
+				if ctx.Err() != nil {
+					return nil
+				}
+				ch, err := r.plan.requeue(ws, why, false, true)
+				return errors.Join(err, r.apply(ctx, ch))
+			}
+		}
+		now := r.e.now()
+		ws.w.Progress = 100
+		ws.w.CompletedAt = &now
+		ws.w.Waiting = nil
+		ws.w.Error = ""
+		if c.Status == "partial" {
+			ws.w.Error = "partly done: " + c.Error
+		}
+		ws.w.Questions = nil
+		ws.w.Conflicts = nil
+		msg := ""
+		if unstructured {
+			msg = "completed without a structured report (guessed from its words)"
+		}
+		r.archive.add(ws.w.SessionID)
+		if r.review.gated() {
+			ch, err := r.review.await(ws, c, msg, &r.plan, now)
+			if err != nil {
+				return err
+			}
+			return r.apply(ctx, ch)
+		}
+		if err := ws.move(WorkerCompleted); err != nil {
+			return err
+		}
+		return r.apply(ctx, ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true))
+	default:
+		reason := c.Error
+		if reason == "" {
+			reason = "the worker reported status " + c.Status
+		}
+		if len(c.Questions) > 0 {
+			reason += " (questions: " + strings.Join(c.Questions, "; ") + ")"
+		}
+		// A reported failure is retried in a new session within maxRetries
+		// unless the template says retryFailedReports: false.
+		return r.workerFailed(ctx, ws, reason, r.tmpl.Config.RetryFailedReports())
+	}
+}
+
+// workerFailed stops the worker's session and retries it automatically when
+// retry is true and the cap allows, else fails it for good.
+func (r *runner) workerFailed(ctx context.Context, ws *workerState, reason string, retry bool) error {
+	if ctx.Err() != nil {
+		return nil // stopping: nothing failed; Restore takes it up from the store
+	}
+	if r.e.hostDown() {
+		// The host is lost, not the worker: it is read again when the
+		// host is back (or the run stops as interrupted).
+		return session.LostError(reason)
+	}
+	r.archive.stop(ctx, ws)
+	var c change
+	var err error
+	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.held() {
+		c, err = r.plan.requeue(ws, reason, true, true)
+	} else {
+		c, err = r.plan.fail(ws, reason, r.e.now())
+	}
+	if err != nil {
+		return err
+	}
+	return r.apply(ctx, c)
+}

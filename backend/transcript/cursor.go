@@ -1,0 +1,110 @@
+package transcript
+
+import (
+	"time"
+
+	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/session"
+)
+
+// Cursor is where the engine is in one session's transcript and
+// what it read there since the last prompt. Its exported fields are stored
+// with the run (main session) or the worker, so a restart continues from
+// the same place.
+type Cursor struct {
+	// Prompt is the cursor at the last prompt: answers count only after it.
+	Prompt session.Cursor `json:"prompt"`
+	// At is how far the transcript has been read.
+	At session.Cursor `json:"cursor"`
+	// Usage of the session.
+	InputTokens  int64   `json:"inputTokens,omitempty"`
+	OutputTokens int64   `json:"outputTokens,omitempty"`
+	CostUSD      float64 `json:"costUsd,omitempty"`
+	// Cache reads and writes, counted apart from InputTokens.
+	CacheReadTokens  int64 `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int64 `json:"cacheWriteTokens,omitempty"`
+	// PricedUSD is the cost of its tokens by Baton's price table, the
+	// session's cost when the host reports none (Cost).
+	PricedUSD float64 `json:"pricedUsd,omitempty"`
+
+	// In memory only.
+	entries   []protocol.Entry
+	assistant bool // an assistant entry arrived since the prompt
+	result    bool // a result entry arrived since the prompt
+	seen      *usageBook
+	lastEntry time.Time     // when an entry last arrived (engine clock)
+	replayTo  int           // entries before this index were already counted
+	failures  int           // consecutive read failures
+	lastRead  time.Time     // when the session was last read (wall clock)
+	more      bool          // the last read returned a part: more entries wait
+	limit     *limits.Limit // a limit an entry since the prompt reported
+}
+
+// Reset starts reading anew at a prompt sent at cursor at.
+func (c *Cursor) Reset(at session.Cursor) {
+	c.Prompt, c.At = at, at
+	c.entries, c.assistant, c.result = nil, false, false
+	c.replayTo = 0
+	c.limit = nil
+}
+
+// Replay reads again from the prompt (after a restore), so the answer can
+// be found; entries already counted are not counted twice.
+func (c *Cursor) Replay() {
+	c.replayTo = c.At.Index
+	c.At = c.Prompt
+}
+
+// count adds the usage and cost of d.
+func (c *Cursor) count(d Digest) {
+	c.InputTokens += d.InputTokens
+	c.OutputTokens += d.OutputTokens
+	c.CacheReadTokens += d.CacheRead
+	c.CacheWriteTokens += d.CacheWrite
+	c.CostUSD += d.CostUSD
+	c.PricedUSD += d.PricedUSD
+}
+
+// usageSeen is what was counted of the session's usage, per message id.
+func (c *Cursor) usageSeen() *usageBook {
+	if c.seen == nil {
+		c.seen = newUsageBook()
+	}
+	return c.seen
+}
+
+// Entries are what the agent said since the prompt: the entries with text.
+func (c *Cursor) Entries() []protocol.Entry { return c.entries }
+
+// Replied reports whether the session answered since the prompt: an
+// assistant entry or a result arrived.
+func (c *Cursor) Replied() bool { return c.assistant || c.result }
+
+// Assistant reports whether an assistant entry arrived since the prompt.
+func (c *Cursor) Assistant() bool { return c.assistant }
+
+// Limit is the limit an entry since the prompt reported, if any.
+func (c *Cursor) Limit() *limits.Limit { return c.limit }
+
+// Failures counts the reads that failed in a row.
+func (c *Cursor) Failures() int { return c.failures }
+
+// Reconnected forgets the failed reads: the host is back.
+func (c *Cursor) Reconnected() { c.failures = 0 }
+
+// More reports whether the last read returned only a part: more entries
+// wait.
+func (c *Cursor) More() bool { return c.more }
+
+// LastRead is when the session was last read (wall clock).
+func (c *Cursor) LastRead() time.Time { return c.lastRead }
+
+// Cost is the session's cost: the host's own when it reported one, else
+// the one priced from its tokens; estimated says which.
+func (c *Cursor) Cost() (usd float64, estimated bool) {
+	if c.CostUSD > 0 || c.PricedUSD == 0 {
+		return c.CostUSD, false
+	}
+	return c.PricedUSD, true
+}
