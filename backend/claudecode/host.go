@@ -184,8 +184,8 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 	if opts.Cwd == "" || opts.Message == "" {
 		return "", errors.New("start session: cwd and message are required")
 	}
-	if st, err := os.Stat(opts.Cwd); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("start session: %s is not a folder", opts.Cwd)
+	if err := h.opts.Launcher.CheckDir(ctx, opts.Cwd); err != nil {
+		return "", fmt.Errorf("start session: %w", err)
 	}
 	id := opts.ID
 	if id == "" {

@@ -102,6 +102,14 @@ func (Local) HasConversation(env []string, u string) bool {
 	return len(m) > 0
 }
 
+// CheckDir implements Launcher.
+func (Local) CheckDir(_ context.Context, dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}
+
 // localProcess is a child of Baton.
 type localProcess struct {
 	cmd    *exec.Cmd
