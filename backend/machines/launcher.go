@@ -196,19 +196,28 @@ trap : TERM INT HUP
 "$p" "$@"
 exit $?`
 
-// endScript signals a process group unless its id now belongs to a
-// process that is not the one Baton started (its token differs).
-const endScript = `g=$1 tok=$2 sig=$3
+// leaderArgs sets a to the arguments of process $g, "" when it is gone.
+const leaderArgs = `a=
 if [ -r "/proc/$g/cmdline" ]; then
   a=$(tr '\000' ' ' < "/proc/$g/cmdline")
 elif command -v ps >/dev/null 2>&1; then
   a=$(ps -o args= -p "$g" 2>/dev/null)
-else
-  a=
 fi
-if [ -n "$a" ]; then case $a in *"$tok"*) ;; *) exit 0 ;; esac; fi
+`
+
+// endScript signals a process group unless its id now belongs to a
+// process that is not the one Baton started (its token differs).
+const endScript = `g=$1 tok=$2 sig=$3
+` + leaderArgs + `if [ -n "$a" ]; then case $a in *"$tok"*) ;; *) exit 0 ;; esac; fi
 kill -s "$sig" -- "-$g" 2>/dev/null
 exit 0`
+
+// stateScript says what is left of a process group: its leader (Baton's
+// starter), only other processes of the group, or nothing.
+const stateScript = `g=$1 tok=$2
+` + leaderArgs + `case $a in *"$tok"*) echo leader; exit 0 ;; esac
+if [ -z "$a" ] && kill -s 0 -- "-$g" 2>/dev/null; then echo group; exit 0; fi
+echo gone`
 
 // Start implements claudecode.Launcher. It returns once the process runs
 // on the machine. When ctx is done the process and what it started are
@@ -321,9 +330,9 @@ func (l *Launcher) endOrphans(ctx context.Context) {
 	l.mu.Unlock()
 	for i, g := range orphans {
 		if err := l.signal(ctx, g, "KILL"); err != nil {
-			l.mu.Lock()
-			l.orphans = append(l.orphans, orphans[i:]...)
-			l.mu.Unlock()
+			for _, o := range orphans[i:] {
+				l.orphan(o)
+			}
 			return
 		}
 	}
@@ -337,20 +346,25 @@ func (l *Launcher) signal(ctx context.Context, g remoteGroup, sig string) error 
 	return err
 }
 
-// running reports whether the group still has a process, and whether the
-// machine could say.
-func (l *Launcher) running(g remoteGroup) (alive, known bool) {
+// state says what is left of the group on the machine: "leader"
+// (Baton's starter runs, waiting for the program), "group" (the starter is
+// gone, other processes of the group run), "gone", or "" when the machine
+// cannot be reached.
+func (l *Launcher) state(g remoteGroup) string {
 	ctx, cancel := context.WithTimeout(context.Background(), l.client.opts.ConnectTimeout+5*time.Second)
 	defer cancel()
-	_, err := l.client.Run(ctx, "look for a process", `kill -s 0 -- "-$1" 2>/dev/null`, strconv.Itoa(g.pgid))
-	var ce *CommandError
-	switch {
-	case err == nil:
-		return true, true
-	case errors.As(err, &ce):
-		return false, true
+	out, err := l.client.Run(ctx, "look for a process", stateScript, strconv.Itoa(g.pgid), "baton-"+g.token)
+	if err != nil {
+		return ""
 	}
-	return false, false
+	return strings.TrimSpace(out)
+}
+
+// orphan keeps g to be ended once the machine can be reached again.
+func (l *Launcher) orphan(g remoteGroup) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.orphans = append(l.orphans, g)
 }
 
 func newToken() string {
@@ -383,9 +397,6 @@ func (p *remoteProcess) Stdout() io.Reader     { return p.stdout }
 
 // PID implements claudecode.Process: the local ssh's process id.
 func (p *remoteProcess) PID() int { return p.cmd.Process.Pid }
-
-// RemotePGID is the process group of the process on the machine.
-func (p *remoteProcess) RemotePGID() int { return p.pgid }
 
 // End implements claudecode.Process: SIGTERM (or SIGKILL when kill) to
 // the process group on the machine, over the shared connection; with kill
@@ -449,26 +460,26 @@ func (p *remoteProcess) wait() error {
 		// It never started: what ssh said is why.
 		return p.l.client.classify(context.Background(), p.stderr.String())
 	}
-	// ssh's own 255, or a process killed by a signal: ask the machine.
+	// ssh's own 255, or the starter killed by a signal: ask the machine.
 	g := remoteGroup{p.pgid, p.token}
-	alive, known := p.l.running(g)
-	switch {
-	case !known:
-		p.l.mu.Lock()
-		p.l.orphans = append(p.l.orphans, g)
-		p.l.mu.Unlock()
+	switch p.l.state(g) {
+	case "":
+		p.l.orphan(g)
 		return p.l.client.classify(context.Background(), p.stderr.String())
-	case alive:
-		// The session dropped and the process runs on, unreachable.
+	case "leader":
+		// The session dropped while the process ran on, cut off.
 		if err := p.l.signal(context.Background(), g, "KILL"); err != nil {
-			p.l.mu.Lock()
-			p.l.orphans = append(p.l.orphans, g)
-			p.l.mu.Unlock()
+			p.l.orphan(g)
 		}
 		e := p.l.client.classify(context.Background(), p.stderr.String())
 		e.Problem = ProblemLost
 		e.Fix = fmt.Sprintf("The SSH session of a process on %s was lost while it ran; Baton ended the process there.", p.l.client.target.Name)
 		return e
+	case "group":
+		// What it started ends with it.
+		if err := p.l.signal(context.Background(), g, "KILL"); err != nil {
+			p.l.orphan(g)
+		}
 	}
 	return fmt.Errorf("the process on %s ended without an exit status (killed by a signal?): %w", p.l.client.target.Name, err)
 }

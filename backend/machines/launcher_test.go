@@ -5,9 +5,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,8 +95,9 @@ func TestLauncherRunsAProcessThere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// While it waits for its input, no value is on a command line there.
-	for _, pr := range waitProcesses(t, s, 1, any) {
+	// While it waits for its input (Baton's starter and the program), no
+	// value is on a command line there.
+	for _, pr := range waitProcesses(t, s, 2, any) {
 		if strings.Contains(pr.Args, "forwarded") || strings.Contains(pr.Args, "set by baton") {
 			t.Errorf("a value is on the command line of %v", pr)
 		}
@@ -217,6 +223,61 @@ func TestLostConnection(t *testing.T) {
 		t.Fatalf("after sshd is back: %q, %v", out.String(), err)
 	}
 	waitProcesses(t, s, 0, sleeps)
+}
+
+// The shared connection ends on this machine (its ssh is killed) while
+// the machine runs on: the process ends as lost, and the process the
+// session left there is ended; a process group killed there (by someone
+// else) is no lost connection.
+func TestSessionLostWhileTheMachineRuns(t *testing.T) {
+	s := sshtest.Start(t, sshtest.Options{})
+	ctx := timeout(t, 2*time.Minute)
+	sockets, err := os.MkdirTemp("", "baton-sshtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(sockets) })
+	opts := s.ClientOptions()
+	opts.SocketDir = sockets
+	m, err := machines.Open(s.Target("other"), machines.Options{ClientOptions: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close(context.Background()) })
+	p, err := m.Launcher.Start(ctx, claudecode.Command{Path: "sleep", Args: []string{"300"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitProcesses(t, s, 1, sleeps)
+	out, err := exec.Command("ssh", "-F", opts.ConfigFile, "-o", "ControlPath="+filepath.Join(sockets, "%C"), "-O", "check", sshtest.Alias).CombinedOutput()
+	match := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(out)
+	if err != nil || match == nil {
+		t.Fatalf("ssh -O check: %v: %s", err, out)
+	}
+	master, _ := strconv.Atoi(string(match[1]))
+	if err := syscall.Kill(master, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = p.Wait()
+	var se *machines.SSHError
+	if !errors.As(err, &se) || !errors.Is(err, session.ErrHostLost) || !strings.Contains(err.Error(), "Baton ended the process there") {
+		t.Fatalf("Wait after the shared connection ended = %v", err)
+	}
+	waitProcesses(t, s, 0, sleeps)
+
+	p, err = m.Launcher.Start(ctx, claudecode.Command{Path: "/bin/sh", Args: []string{"-c", "sleep 300; :"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starters := waitProcesses(t, s, 1, func(p sshtest.Proc) bool { return strings.Contains(p.Args, "baton-pgid") })
+	if err := syscall.Kill(-starters[0].PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = p.Wait()
+	if err == nil || errors.Is(err, session.ErrHostLost) || !strings.Contains(err.Error(), "without an exit status") {
+		t.Fatalf("Wait after the process group was killed = %v", err)
+	}
+	waitProcesses(t, s, 0, any)
 }
 
 // A machine whose sshd takes few sessions on one connection (MaxSessions)
