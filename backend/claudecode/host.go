@@ -270,6 +270,11 @@ func (h *Host) Send(ctx context.Context, id session.ID, text string) error {
 	}
 	p := s.proc
 	lost := ""
+	if p != nil && p.gone() {
+		// It exited a moment ago and its reader has not let go of it yet
+		// (a Stop returns then): the message goes to a new child.
+		p = nil
+	}
 	if p == nil {
 		if p, err = h.spawnLocked(s); err != nil {
 			h.mu.Unlock()

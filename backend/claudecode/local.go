@@ -82,16 +82,7 @@ func (l Local) Start(ctx context.Context, c Command) (Process, error) {
 // HasConversation implements Launcher: the CLI keeps conversation u as
 // projects/*/u.jsonl under CLAUDE_CONFIG_DIR, else $HOME/.claude, of env.
 func (Local) HasConversation(env []string, u string) bool {
-	var home, config string
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME":
-			home = v
-		case "CLAUDE_CONFIG_DIR":
-			config = v
-		}
-	}
+	home, config := ConfigEnv(env)
 	if config == "" {
 		if home == "" {
 			return false
@@ -108,6 +99,22 @@ func (Local) CheckDir(_ context.Context, dir string) error {
 		return fmt.Errorf("%s is not a folder", dir)
 	}
 	return nil
+}
+
+// ConfigEnv returns HOME and CLAUDE_CONFIG_DIR of env (the last of each,
+// "" when missing): the CLI keeps its conversations under the second, else
+// under .claude in the first.
+func ConfigEnv(env []string) (home, config string) {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME":
+			home = v
+		case "CLAUDE_CONFIG_DIR":
+			config = v
+		}
+	}
+	return home, config
 }
 
 // localProcess is a child of Baton.
