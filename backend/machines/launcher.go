@@ -127,16 +127,7 @@ func (l *Launcher) HasConversation(env []string, u string) bool {
 	if err != nil {
 		return false
 	}
-	var home, config string
-	for _, kv := range vars {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME":
-			home = v
-		case "CLAUDE_CONFIG_DIR":
-			config = v
-		}
-	}
+	home, config := claudecode.ConfigEnv(vars)
 	ctx, cancel := context.WithTimeout(context.Background(), findTimeout)
 	defer cancel()
 	_, err = l.client.Run(ctx, "look for a conversation", `h=${1:-$HOME}

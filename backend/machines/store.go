@@ -110,17 +110,12 @@ func (s *Store) Add(t Target) (Target, error) {
 	if err := t.Validate(); err != nil {
 		return Target{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.index(t.Name) >= 0 {
-		return Target{}, fmt.Errorf("%w: %s (remove it first, or choose another name)", ErrExists, t.Name)
-	}
-	next := append(slices.Clone(s.targets), t)
-	if err := s.write(next); err != nil {
-		return Target{}, err
-	}
-	s.targets = next
-	return t, nil
+	return t, s.change(func(targets []Target) ([]Target, error) {
+		if s.index(t.Name) >= 0 {
+			return nil, fmt.Errorf("%w: %s (remove it first, or choose another name)", ErrExists, t.Name)
+		}
+		return append(targets, t), nil
+	})
 }
 
 // Update checks t and replaces the target of the same name.
@@ -129,30 +124,36 @@ func (s *Store) Update(t Target) (Target, error) {
 	if err := t.Validate(); err != nil {
 		return Target{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := s.index(t.Name)
-	if i < 0 {
-		return Target{}, fmt.Errorf("%w: %s", ErrNotFound, t.Name)
-	}
-	next := slices.Clone(s.targets)
-	next[i] = t
-	if err := s.write(next); err != nil {
-		return Target{}, err
-	}
-	s.targets = next
-	return t, nil
+	return t, s.change(func(targets []Target) ([]Target, error) {
+		i := s.index(t.Name)
+		if i < 0 {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, t.Name)
+		}
+		targets[i] = t
+		return targets, nil
+	})
 }
 
 // Remove deletes the target called name.
 func (s *Store) Remove(name string) error {
+	return s.change(func(targets []Target) ([]Target, error) {
+		i := s.index(name)
+		if i < 0 {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
+		}
+		return slices.Delete(targets, i, i+1), nil
+	})
+}
+
+// change applies f to a copy of the targets and writes the result; on an
+// error the file and the targets stay as they were.
+func (s *Store) change(f func([]Target) ([]Target, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := s.index(name)
-	if i < 0 {
-		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	next, err := f(slices.Clone(s.targets))
+	if err != nil {
+		return err
 	}
-	next := slices.Delete(slices.Clone(s.targets), i, i+1)
 	if err := s.write(next); err != nil {
 		return err
 	}
