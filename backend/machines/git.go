@@ -89,8 +89,7 @@ func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
 	var ge *worktree.Error
 	if errors.As(err, &ge) && strings.Contains(ge.Msg, "Could not read from remote repository") {
 		// ssh failed under git: say why as for any ssh command.
-		said := strings.ReplaceAll(ge.Msg, "fatal: Could not read from remote repository.", "")
-		return out, errors.Join(r.client.classify(ctx, said), err)
+		return out, r.client.classify(ctx, strings.ReplaceAll(ge.Msg, "fatal: Could not read from remote repository.", ""))
 	}
 	return out, err
 }

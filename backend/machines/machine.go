@@ -60,7 +60,8 @@ func (m *Machine) Repo(ctx context.Context, local string) (*Repo, error) {
 	return OpenRepo(ctx, m.Client, local)
 }
 
-// Close ends the shared connection.
+// Close ends the shared connection; close the hosts that use its
+// launcher first (their processes would end as lost).
 func (m *Machine) Close(ctx context.Context) error { return m.Client.Close(ctx) }
 
 // HostKind is the name of a machine's report, as a host kind's.

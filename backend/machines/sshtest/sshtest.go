@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package sshtest gives tests "another machine": a real OpenSSH server
 // (Debian's openssh-server, /usr/sbin/sshd) started on 127.0.0.1 on a free
 // port with its own host key and sshd_config, a separate Unix user
