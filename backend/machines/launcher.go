@@ -33,8 +33,8 @@ import (
 // session (sshd makes each session a process group); End signals that
 // group over the shared connection, because closing the session does not
 // end it. A process whose connection is lost ends with an *SSHError that
-// matches session.ErrHostLost; the process groups it leaves behind are
-// ended by the first command after the connection is back.
+// matches session.ErrHostLost; the process group it leaves running there
+// is ended by the next Start that reaches the machine again.
 type Launcher struct {
 	client *Client
 	// Forward are the names of the variables taken from a command's
