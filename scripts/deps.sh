@@ -2,7 +2,8 @@
 # Installs what Baton needs on Debian/Ubuntu, and only what is missing:
 #   scripts/deps.sh build   apt packages to build and run, the pinned Wails CLI, npm packages
 #   scripts/deps.sh test    the same, plus what the tests need (Xvfb, D-Bus, ImageMagick, xdotool,
-#                           the package tools: desktop-file-utils, appstream, lintian, dpkg-dev)
+#                           the package tools: desktop-file-utils, appstream, lintian, dpkg-dev,
+#                           openssh-server for the sshd that tests start as "another machine")
 #                           and the Claude Code CLI pinned for tests (tools/claude-code)
 #   scripts/deps.sh package the build list plus ImageMagick (icons) and dpkg-dev (dpkg-shlibdeps)
 #                           for "make package"
@@ -17,7 +18,7 @@ NODE_MIN=20.19.0
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 build_packages=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config chromium)
-test_packages=(xvfb xauth dbus dbus-x11 imagemagick xdotool desktop-file-utils appstream lintian dpkg-dev)
+test_packages=(xvfb xauth dbus dbus-x11 imagemagick xdotool desktop-file-utils appstream lintian dpkg-dev openssh-server)
 package_packages=(imagemagick dpkg-dev)
 windows_packages=(mingw-w64)
 

@@ -31,6 +31,9 @@ type DoctorOptions struct {
 	Env     []string
 	// Timeout bounds the tiny request; 90 seconds when zero.
 	Timeout time.Duration
+	// Dir is the empty folder the tiny request runs in, on the launcher's
+	// machine; a new temporary folder on this machine when empty.
+	Dir string
 }
 
 // Diagnose checks that the binary exists, that its version is at least
@@ -80,7 +83,7 @@ func Diagnose(ctx context.Context, opts DoctorOptions) doctor.Report {
 	r.Version = version
 	check(doctor.Check{Name: "Version", OK: true, Detail: fmt.Sprintf("Claude Code %s (at least %s)", version, MinVersion)})
 
-	check(tinyRequest(ctx, l, path, env, opts.Timeout))
+	check(tinyRequest(ctx, l, path, env, opts.Dir, opts.Timeout))
 	r.OK = true
 	for _, c := range r.Checks {
 		r.OK = r.OK && c.OK
@@ -92,16 +95,19 @@ func Diagnose(ctx context.Context, opts DoctorOptions) doctor.Report {
 }
 
 // tinyRequest asks the CLI for one short answer in an empty folder.
-func tinyRequest(ctx context.Context, l Launcher, path string, env []string, timeout time.Duration) doctor.Check {
+func tinyRequest(ctx context.Context, l Launcher, path string, env []string, dir string, timeout time.Duration) doctor.Check {
 	const name = "A tiny request"
 	if timeout <= 0 {
 		timeout = 90 * time.Second
 	}
-	dir, err := os.MkdirTemp("", "baton-doctor-")
-	if err != nil {
-		return doctor.Check{Name: name, Detail: err.Error(), Fix: "Free some disk space: Baton could not make a temporary folder."}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "baton-doctor-")
+		if err != nil {
+			return doctor.Check{Name: name, Detail: err.Error(), Fix: "Free some disk space: Baton could not make a temporary folder."}
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
 	}
-	defer os.RemoveAll(dir)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()

@@ -184,8 +184,8 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 	if opts.Cwd == "" || opts.Message == "" {
 		return "", errors.New("start session: cwd and message are required")
 	}
-	if st, err := os.Stat(opts.Cwd); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("start session: %s is not a folder", opts.Cwd)
+	if err := h.opts.Launcher.CheckDir(ctx, opts.Cwd); err != nil {
+		return "", fmt.Errorf("start session: %w", err)
 	}
 	if opts.PermissionMode != "" && !session.ValidPermissionMode(opts.PermissionMode) {
 		return "", fmt.Errorf("start session: unknown permission mode %q", opts.PermissionMode)
@@ -273,6 +273,11 @@ func (h *Host) Send(ctx context.Context, id session.ID, text string) error {
 	}
 	p := s.proc
 	lost := ""
+	if p != nil && p.gone() {
+		// It exited a moment ago and its reader has not let go of it yet
+		// (a Stop returns then): the message goes to a new child.
+		p = nil
+	}
 	if p == nil {
 		if p, err = h.spawnLocked(s); err != nil {
 			h.mu.Unlock()

@@ -11,7 +11,7 @@ import (
 // the host's code. Everything the host does on the CLI's machine goes
 // through it: finding the binary, starting a process in a folder with an
 // environment and pipes, ending it together with the tools it started, and
-// asking whether the CLI keeps a conversation there.
+// asking whether the CLI keeps a conversation there or a folder is there.
 type Launcher interface {
 	// Find returns the claude binary to run: path itself when it is given
 	// (it must be there), else "claude" on PATH.
@@ -22,6 +22,9 @@ type Launcher interface {
 	// HasConversation reports whether the CLI, run with env, keeps the
 	// conversation uuid on disk (it resumes it with --resume).
 	HasConversation(env []string, uuid string) bool
+	// CheckDir returns nil when dir is a folder on the CLI's machine, else
+	// an error that says why not.
+	CheckDir(ctx context.Context, dir string) error
 }
 
 // Command is one process to start.

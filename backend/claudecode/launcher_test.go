@@ -29,6 +29,7 @@ type fakeLauncher struct {
 	starts        []Command
 	procs         []*fakeProc
 	conversations map[string]bool
+	dirs          []string // the folders CheckDir was asked about
 }
 
 const fakeBinary = "/nonexistent/fake/claude"
@@ -44,6 +45,13 @@ func (f *fakeLauncher) HasConversation(env []string, uuid string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.conversations[uuid]
+}
+
+func (f *fakeLauncher) CheckDir(_ context.Context, dir string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dirs = append(f.dirs, dir)
+	return nil
 }
 
 func (f *fakeLauncher) Start(ctx context.Context, c Command) (Process, error) {
@@ -193,10 +201,17 @@ func TestTheHostStartsProcessesOnlyThroughItsLauncher(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	dir := t.TempDir()
+	// The folder is on the launcher's machine, not necessarily on this one.
+	dir := "/nonexistent/folder/on/the/cli/machine"
 	id, err := h.Start(ctx, session.StartOptions{Cwd: dir, Message: "Say OK.", PermissionMode: "plan"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	f.mu.Lock()
+	asked := slices.Clone(f.dirs)
+	f.mu.Unlock()
+	if !slices.Equal(asked, []string{dir}) {
+		t.Fatalf("the host asked its launcher about the folders %q, want the session's %q", asked, dir)
 	}
 	idle := func(want int) {
 		t.Helper()
@@ -245,8 +260,10 @@ func TestTheHostStartsProcessesOnlyThroughItsLauncher(t *testing.T) {
 	if err := h.Stop(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if ends := procs[0].endCalls(); len(ends) == 0 || ends[0] {
-		t.Fatalf("stop: End calls %v, want a request to end first", ends)
+	// (The reader's End(true) after the exit may come first: the fake
+	// exits as soon as Stop closes its input.)
+	if ends := procs[0].endCalls(); !slices.Contains(ends, false) {
+		t.Fatalf("stop: End calls %v, want a request to end", ends)
 	}
 	// The launcher keeps the conversation: the next message resumes it.
 	f.mu.Lock()
@@ -289,6 +306,15 @@ func TestTheHostStartsProcessesOnlyThroughItsLauncher(t *testing.T) {
 	}
 	if len(doctor) != 3 || doctor[0] != "--version" || !strings.HasPrefix(doctor[1], "-p ") || doctor[2] != "--version" {
 		t.Fatalf("the doctor and Version started %q", doctor)
+	}
+	// The tiny request runs in the folder given on the launcher's machine.
+	const scratch = "/nonexistent/scratch/on/the/cli/machine"
+	if r := Diagnose(ctx, DoctorOptions{Launcher: f, BaseEnv: []string{"HOME=/nonexistent"}, Dir: scratch}); !r.OK {
+		t.Fatalf("Diagnose in a folder of the launcher's machine: %+v", r)
+	}
+	starts, _ = f.started()
+	if last := starts[len(starts)-1]; !slices.Contains(last.Args, "-p") || last.Dir != scratch {
+		t.Fatalf("the tiny request ran as %+v, want it in %s", last, scratch)
 	}
 }
 

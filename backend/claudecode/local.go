@@ -82,7 +82,29 @@ func (l Local) Start(ctx context.Context, c Command) (Process, error) {
 // HasConversation implements Launcher: the CLI keeps conversation u as
 // projects/*/u.jsonl under CLAUDE_CONFIG_DIR, else $HOME/.claude, of env.
 func (Local) HasConversation(env []string, u string) bool {
-	var home, config string
+	home, config := ConfigEnv(env)
+	if config == "" {
+		if home == "" {
+			return false
+		}
+		config = filepath.Join(home, ".claude")
+	}
+	m, _ := filepath.Glob(filepath.Join(config, "projects", "*", u+".jsonl"))
+	return len(m) > 0
+}
+
+// CheckDir implements Launcher.
+func (Local) CheckDir(_ context.Context, dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}
+
+// ConfigEnv returns HOME and CLAUDE_CONFIG_DIR of env (the last of each,
+// "" when missing): the CLI keeps its conversations under the second, else
+// under .claude in the first.
+func ConfigEnv(env []string) (home, config string) {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
@@ -92,14 +114,7 @@ func (Local) HasConversation(env []string, u string) bool {
 			config = v
 		}
 	}
-	if config == "" {
-		if home == "" {
-			return false
-		}
-		config = filepath.Join(home, ".claude")
-	}
-	m, _ := filepath.Glob(filepath.Join(config, "projects", "*", u+".jsonl"))
-	return len(m) > 0
+	return home, config
 }
 
 // localProcess is a child of Baton.

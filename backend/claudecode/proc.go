@@ -125,6 +125,16 @@ func (h *Host) spawnLocked(s *cliSession) (*proc, error) {
 	return p, nil
 }
 
+// gone reports whether the child has exited.
+func (p *proc) gone() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (p *proc) write(line []byte) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()

@@ -45,6 +45,14 @@ func runGit(ctx context.Context, dir string, args ...string) (string, error) {
 	return runGitEnv(ctx, dir, nil, args...)
 }
 
+// Git runs git in dir with args, in the environment of this package's own
+// git calls plus extra (KEY=VALUE), and returns its standard output. A
+// failure is an *Error with git's own words, or ErrGitMissing. Packages
+// that move a run's commits elsewhere (machines) run git through it.
+func Git(ctx context.Context, dir string, extra []string, args ...string) (string, error) {
+	return runGitEnv(ctx, dir, extra, args...)
+}
+
 func runGitEnv(ctx context.Context, dir string, extra []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, gitBin, args...)
 	cmd.Dir = dir

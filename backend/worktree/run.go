@@ -18,6 +18,10 @@ var namePart = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
 // branch name or a folder name.
 var ErrInvalidName = errors.New("invalid name for a branch or folder")
 
+// CheckName returns an error matching ErrInvalidName unless s, the id of
+// a kind ("run", "task"), can be part of a branch name and a folder name.
+func CheckName(kind, s string) error { return checkName(kind, s) }
+
 func checkName(kind, s string) error {
 	if !namePart.MatchString(s) {
 		return fmt.Errorf("%s id %q: %w", kind, s, ErrInvalidName)
