@@ -24,8 +24,8 @@
 //     working directory or of the session's first prompt;
 //  3. Options.Scenario, "happy" when empty.
 //
-// The API faults (overloaded, rate-limited, usage-limit, cut-stream,
-// garbage, no-answer) hit every request of the session, or only its first
+// The API faults (overloaded, server-error, rate-limited, usage-limit,
+// cut-stream, garbage, no-answer) hit every request of the session, or only its first
 // N with the parameter times=N (e.g. [[sim:scenario=overloaded times=1]]),
 // so a retry can be seen to succeed.
 package modelsim
@@ -64,6 +64,7 @@ var Scenarios = []Scenario{
 	{"no-answer", "the request is accepted and never answered (until the client gives up)"},
 	{"garbage", "HTTP 200 with an event stream that is not the Messages API: broken JSON and stray lines"},
 	{"overloaded", "HTTP 529 with the API's overloaded_error body"},
+	{"server-error", "HTTP 500 with the API's api_error body (a server-side outage, which the CLI retries as it retries a connection that fails)"},
 	{"rate-limited", "HTTP 429 with the API's rate_limit_error body and retry-after (parameter after=SECONDS, default 1)"},
 	{"usage-limit", "a subscription's usage limit: HTTP 429 with the anthropic-ratelimit-unified headers (rejected, reset at the next full hour); logged in as a subscriber (CLAUDE_CODE_OAUTH_TOKEN=any instead of ANTHROPIC_API_KEY) the CLI shows \"You've hit your 5-hour limit · resets <hour> (<time zone>)\", with an API key \"API Error: Request rejected (429)\""},
 	{"needs-permission", "before answering, runs a Bash command that changes the folder (touch .baton-model-sim), which the CLI's default permission mode asks about"},
@@ -393,7 +394,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 // reports whether it did.
 func (s *Server) fault(w http.ResponseWriter, r *http.Request, name string, params map[string]string, session string, ex *exchange) bool {
 	switch name {
-	case "overloaded", "rate-limited", "usage-limit", "cut-stream", "garbage", "no-answer":
+	case "overloaded", "server-error", "rate-limited", "usage-limit", "cut-stream", "garbage", "no-answer":
 	default:
 		return false
 	}
@@ -405,6 +406,10 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request, name string, para
 		ex.Status = 529
 		w.Header().Set("x-should-retry", "true")
 		apiError(w, 529, "overloaded_error", "Overloaded")
+	case "server-error":
+		ex.Status = http.StatusInternalServerError
+		w.Header().Set("x-should-retry", "true")
+		apiError(w, http.StatusInternalServerError, "api_error", "Internal server error")
 	case "rate-limited":
 		after := "1"
 		if n, err := strconv.Atoi(params["after"]); err == nil && n >= 0 {

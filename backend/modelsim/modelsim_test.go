@@ -462,6 +462,12 @@ func TestFaultScenarios(t *testing.T) {
 			t.Errorf("%d %s", resp.StatusCode, kind)
 		}
 	})
+	t.Run("server-error", func(t *testing.T) {
+		resp := post(t, s, "/v1/messages", prompt("server-error"))
+		if kind, _ := apiErr(t, resp); resp.StatusCode != 500 || kind != "api_error" {
+			t.Errorf("%d %s", resp.StatusCode, kind)
+		}
+	})
 	t.Run("rate-limited", func(t *testing.T) {
 		resp := post(t, s, "/v1/messages", prompt("rate-limited after=7"))
 		if kind, _ := apiErr(t, resp); resp.StatusCode != 429 || kind != "rate_limit_error" || resp.Header.Get("retry-after") != "7" {

@@ -80,11 +80,13 @@ type RunLimits struct {
 	CostSimulated bool `json:"costSimulated,omitempty"`
 }
 
-// Reconnecting describes a run that waits for its lost session host.
+// Reconnecting describes a run that waits for its lost session host, or
+// (Model) for the model its sessions talk to.
 type Reconnecting struct {
 	Since  time.Time `json:"since"`
 	Until  time.Time `json:"until"`
 	Reason string    `json:"reason,omitempty"`
+	Model  bool      `json:"model,omitempty"`
 }
 
 // Task is one task of a run's plan.
