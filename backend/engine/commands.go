@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/prompts"
@@ -233,6 +234,7 @@ func (r *runner) resumeRun(ctx context.Context) error {
 	}
 	now := r.e.now()
 	r.plan.touch(now)
+	r.link.retry(time.Now())
 	if r.main.Asked != "" {
 		r.main.refresh(now)
 		r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticeMessage)

@@ -307,6 +307,13 @@ func TestLinkWait(t *testing.T) {
 	if !strings.HasPrefix(*c.note, "The model was unreachable for 1m0s") || !strings.Contains(*c.note, "Resume it when the model is back") {
 		t.Errorf("model expired: %q", *c.note)
 	}
+	// Resumed meanwhile: the user asked to try again, the wait counts from
+	// then.
+	l.retry(now)
+	l.lose(now.Add(time.Second), time.Minute, session.LinkState{Model: true, Since: now.Add(-40 * time.Second)}, "working")
+	if info = l.reconnecting(); !info.Since.Equal(now) || !info.Until.Equal(now.Add(time.Minute)) {
+		t.Errorf("after a resume the wait is %+v", info)
+	}
 }
 
 // The main session: the answer's clock per phase, a re-prompt keeps what

@@ -53,6 +53,16 @@ type link struct {
 	timer *time.Timer
 	// message is the run's message before the wait.
 	message string
+	// floor: a wait counts from here at the earliest (the run was resumed
+	// or taken up then: the user asked to try again).
+	floor time.Time
+}
+
+// retry makes a wait count from now at the earliest (a Resume, a restore).
+func (l *link) retry(now time.Time) {
+	l.mu.Lock()
+	l.floor = now
+	l.mu.Unlock()
 }
 
 // waiting reports whether the run waits for its host.
@@ -82,6 +92,9 @@ func (l *link) lose(now time.Time, bound time.Duration, st session.LinkState, me
 		since = st.Since
 	}
 	l.mu.Lock()
+	if since.Before(l.floor) {
+		since = l.floor
+	}
 	info := Reconnecting{Since: since, Until: since.Add(bound), Reason: st.Reason, Model: st.Model}
 	l.info, l.timer, l.message = &info, time.NewTimer(max(0, info.Until.Sub(now))), message
 	l.mu.Unlock()
