@@ -39,7 +39,9 @@ func TestModelRetriesAreActivity(t *testing.T) {
 	r.confirmWhenAsked(ctx, run.ID, func(s engine.Snapshot) bool { return s.Run.Status != "analyzing" && s.Run.Status != "planning" })
 	// A worker's card says so while its CLI waits.
 	r.waitFor(ctx, run.ID, "a worker waiting for the model", func(s engine.Snapshot) bool {
-		return slices.ContainsFunc(s.Workers, func(w store.Worker) bool { return strings.HasPrefix(w.CurrentAction, "waiting for the model (rate limited), attempt") })
+		return slices.ContainsFunc(s.Workers, func(w store.Worker) bool {
+			return strings.HasPrefix(w.CurrentAction, "waiting for the model (rate limited), attempt")
+		})
 	})
 	final, err := r.eng.Wait(ctx, run.ID)
 	if err != nil {
