@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -123,7 +124,10 @@ type Server struct {
 	logMu  sync.Mutex
 }
 
-type rule struct{ match, scenario string }
+type rule struct {
+	match, scenario string
+	params          map[string]string
+}
 
 // CheckLoopback refuses a listen address that is not a loopback one.
 func CheckLoopback(addr string) error {
@@ -159,16 +163,26 @@ func New(opts Options) (*Server, error) {
 }
 
 // SetScenario makes sessions that match use scenario: the CLI's session
-// id, the working directory or the first prompt contains match. A later
+// id, the working directory or the first prompt contains match. The
+// scenario may carry parameters as a marker does ("slow delay=50"). A later
 // rule wins over an earlier one; a rule with the same match replaces it.
 func (s *Server) SetScenario(match, scenario string) error {
-	if !ValidScenario(scenario) {
+	fields := strings.Fields(scenario)
+	if len(fields) == 0 || !ValidScenario(fields[0]) {
 		return fmt.Errorf("unknown scenario %q (known: %s)", scenario, scenarioNames())
+	}
+	params := map[string]string{}
+	for _, f := range fields[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return fmt.Errorf("scenario %q: %q is not NAME=VALUE", scenario, f)
+		}
+		params[k] = v
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rules = slices.DeleteFunc(s.rules, func(r rule) bool { return r.match == match })
-	s.rules = append(s.rules, rule{match, scenario})
+	s.rules = append(s.rules, rule{match, fields[0], params})
 	return nil
 }
 
@@ -296,7 +310,7 @@ func (s *Server) scenario(mr agent.ModelRequest) (string, map[string]string) {
 	defer s.mu.Unlock()
 	for _, r := range slices.Backward(s.rules) {
 		if mr.SessionID != "" && strings.Contains(mr.SessionID, r.match) || cwd != "" && strings.Contains(cwd, r.match) || strings.Contains(first, r.match) {
-			return r.scenario, map[string]string{}
+			return r.scenario, maps.Clone(r.params)
 		}
 	}
 	return s.opts.Scenario, map[string]string{}
