@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 // what was done is kept with its final report. The run must not be driven
 // by Baton's window or another "baton run" at the same time.
 func CancelCLI(args []string, stdout, stderr io.Writer) int {
-	fs, host, cdp, claudePath := cancelFlagSet()
+	fs, o := cancelFlagSet()
+	host, cdp, claudePath := o.host, o.cdp, o.claude
 	id, err := oneRunID(fs, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "baton cancel: %s.\nusage: %s\n", strings.TrimSuffix(err.Error(), "."), cancelUsage)
@@ -27,7 +29,13 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	svc, err := service.Open(service.Options{Logger: quietLogger(stderr),
+	// Stopping a run's sessions is noisy (hosts that went away meanwhile):
+	// only --verbose shows those log lines; the outcome is one sentence.
+	logger := slog.New(slog.DiscardHandler)
+	if *o.verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	svc, err := service.Open(service.Options{Logger: logger,
 		Host: service.HostOverrides{Host: *host, CDP: *cdp, Claude: *claudePath}})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
@@ -68,12 +76,19 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+type cancelOptions struct {
+	host, cdp, claude *string
+	verbose           *bool
+}
+
 // cancelFlagSet defines the flags of "baton cancel": the host that stops
-// the run's sessions.
-func cancelFlagSet() (fs *flag.FlagSet, host, cdp, claudePath *string) {
-	fs = noFlags("cancel")
-	host = fs.String("host", "", "sim, desktop or claude-code (default: the host in Settings)")
-	cdp = fs.String("cdp", "", "Claude Desktop's DevTools endpoint (implies --host desktop)")
-	claudePath = fs.String("claude", "", "the Claude Code CLI (implies --host claude-code)")
-	return fs, host, cdp, claudePath
+// the run's sessions, and whether to show the log.
+func cancelFlagSet() (*flag.FlagSet, cancelOptions) {
+	fs := noFlags("cancel")
+	var o cancelOptions
+	o.host = fs.String("host", "", "sim, desktop or claude-code (default: the host in Settings)")
+	o.cdp = fs.String("cdp", "", "Claude Desktop's DevTools endpoint (implies --host desktop)")
+	o.claude = fs.String("claude", "", "the Claude Code CLI (implies --host claude-code)")
+	o.verbose = fs.Bool("verbose", false, "also print the log of stopping the run's sessions")
+	return fs, o
 }

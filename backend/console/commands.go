@@ -60,7 +60,7 @@ func commands(b Build) []command {
 		{name: "export", usage: exportUsage, summary: "write a run's report as Markdown, or the whole run as JSON", run: plain(ExportCLI),
 			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},
 		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI),
-			flags: func() *flag.FlagSet { fs, _, _, _ := cancelFlagSet(); return fs }},
+			flags: fsOnly(cancelFlagSet)},
 		{name: "delete", usage: deleteUsage, summary: "delete a finished run from the history (the files it wrote stay)", run: plain(DeleteCLI)},
 		{name: "parse", usage: "baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]", summary: "read an agent transcript or reply and show the answers Baton finds in it", run: plain(ParseCLI), flags: fsOnly(parseFlagSet)},
 		{name: "help", usage: "baton help [COMMAND]", summary: "show this help, or the help of one command", run: plain(func(args []string, stdout, stderr io.Writer) int {

@@ -223,12 +223,6 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "Resuming %s (host: %s)\n", runID, svc.Hosts.Describe())
 	} else {
-		// A host that cannot be used refuses the start before anything
-		// is stored: no run is left in the history for it.
-		if _, err := svc.Hosts.Host(ctx); err != nil {
-			fmt.Fprintf(stderr, "baton run: %v\nNothing was started or stored.\n", err)
-			return ExitError
-		}
 		req := view.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars}
 		if *permission != "" {
 			req.Overrides = &view.Overrides{PermissionMode: permission}
@@ -249,14 +243,20 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			req.Overrides.Isolation = isolation
 		}
+		// The cheap checks first (template, variables, permission mode,
+		// folder, the database's lock), then the host: a host that cannot
+		// be used refuses the start before anything is stored, so no run is
+		// left in the history for it.
+		if err := svc.Runs.Check(ctx, req); err != nil {
+			return createError(err, stderr)
+		}
+		if _, err := svc.Hosts.Host(ctx); err != nil {
+			fmt.Fprintf(stderr, "baton run: %v\nNothing was started or stored.\n", err)
+			return ExitError
+		}
 		run, err := svc.Runs.Create(ctx, req)
 		if err != nil {
-			createError(err, stderr)
-			if hint := varHint(err); hint != "" {
-				fmt.Fprintln(stderr, hint)
-				return ExitUsage
-			}
-			return ExitError
+			return createError(err, stderr)
 		}
 		runID = run.ID
 		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.Hosts.Describe())

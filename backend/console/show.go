@@ -28,7 +28,7 @@ import (
 const (
 	showUsage   = "baton show RUN_ID"
 	exportUsage = "baton export RUN_ID [--format md|json] [--output FILE]"
-	cancelUsage = "baton cancel RUN_ID [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]"
+	cancelUsage = "baton cancel RUN_ID [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--verbose]"
 	deleteUsage = "baton delete RUN_ID"
 )
 

@@ -219,40 +219,77 @@ type CreateRequest struct {
 	Overrides *Overrides `json:"overrides,omitempty"`
 }
 
-// Create stores a new run in status created. Start begins it.
-func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, error) {
+// prepared is a new run's request checked: its template with the
+// overrides applied, its variables' values, and the uncommitted changes a
+// worktree run leaves out.
+type prepared struct {
+	tmpl   template.Template
+	values map[string]any
+	dirty  []string
+}
+
+// prepare checks everything of a new run that needs no session host: the
+// request, the folder, the template, its variables, the overrides, the
+// delimiters and the isolation.
+func (e *Engine) prepare(ctx context.Context, req CreateRequest) (prepared, error) {
+	var p prepared
 	if strings.TrimSpace(req.Request) == "" {
-		return store.Run{}, fmt.Errorf("create run: the request is empty: %w", ErrBadRequest)
+		return p, fmt.Errorf("create run: the request is empty: %w", ErrBadRequest)
 	}
 	if !filepath.IsAbs(req.Cwd) {
-		return store.Run{}, fmt.Errorf("create run: the folder %q is not an absolute path: %w", req.Cwd, ErrBadRequest)
+		return p, fmt.Errorf("create run: the folder %q is not an absolute path: %w", req.Cwd, ErrBadRequest)
 	}
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
-		return store.Run{}, fmt.Errorf("create run: the folder %s does not exist: %w", req.Cwd, ErrBadRequest)
+		return p, fmt.Errorf("create run: the folder %s does not exist: %w", req.Cwd, ErrBadRequest)
 	}
 	tmpl, err := e.templates.Get(req.TemplateID)
 	if err != nil {
-		return store.Run{}, fmt.Errorf("create run: %w", err)
+		return p, fmt.Errorf("create run: %w", err)
 	}
-	values, err := tmpl.Values(req.Variables)
-	if err != nil {
-		return store.Run{}, fmt.Errorf("create run: %w", err)
-	}
+	// Every problem of the variables and of the overrides at once.
+	values, verr := tmpl.Values(req.Variables)
 	// The run keeps its own copy of the template, so the overrides hold for
 	// its whole life, restores included.
-	if tmpl.Config, err = req.Overrides.apply(tmpl.Config); err != nil {
-		return store.Run{}, fmt.Errorf("create run: %w", err)
+	cfg, oerr := req.Overrides.apply(tmpl.Config)
+	if err := errors.Join(verr, oerr); err != nil {
+		return p, fmt.Errorf("create run: %w", err)
 	}
+	tmpl.Config = cfg
 	if _, err := protocol.NewParser(delimiters(tmpl), nil); err != nil {
-		return store.Run{}, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
+		return p, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
 	}
 	if tmpl.Config.Worktree() && e.sharedOnly != nil && e.sharedOnly() {
 		tmpl.Config.Isolation = template.IsolationShared
 	}
 	dirty, err := e.checkIsolation(ctx, req.Cwd, tmpl)
 	if err != nil {
-		return store.Run{}, fmt.Errorf("create run: %w", err)
+		return p, fmt.Errorf("create run: %w", err)
 	}
+	return prepared{tmpl: tmpl, values: values, dirty: dirty}, nil
+}
+
+// Check checks a new run as Create would, without storing it or asking the
+// session host anything: the request, folder, template, variables,
+// overrides (the permission mode among them), isolation, and that the
+// history database can be written now. The cheap checks come before any
+// host is contacted.
+func (e *Engine) Check(ctx context.Context, req CreateRequest) error {
+	if _, err := e.prepare(ctx, req); err != nil {
+		return err
+	}
+	if err := e.store.Writable(ctx); err != nil {
+		return fmt.Errorf("create run: %w", err)
+	}
+	return nil
+}
+
+// Create stores a new run in status created. Start begins it.
+func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, error) {
+	p, err := e.prepare(ctx, req)
+	if err != nil {
+		return store.Run{}, err
+	}
+	tmpl, values, dirty := p.tmpl, p.values, p.dirty
 	tj, err := json.Marshal(tmpl)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)

@@ -336,6 +336,7 @@ func (e *Engine) endBranch(ctx context.Context, runID, outcome string, do func(*
 		return err
 	}
 	msg := note(iso)
+	run.Message = iso.Ended(run.Message, msg) // it offers Apply no more
 	if run.State, err = json.Marshal(rs); err != nil {
 		return fmt.Errorf("save run %s: %w", runID, err)
 	}

@@ -41,6 +41,11 @@ var (
 // each reason.
 type TaskListError = engine.TaskListError
 
+// OverridesError is a new run's overrides of its template (the permission
+// mode, the isolation, the timeouts…) that cannot be used; Problems names
+// each reason.
+type OverridesError = engine.OverridesError
+
 // History is what the faces do with stored runs: the history, the list of
 // runs that have not finished, a run's whole report and its export, and
 // delete. The terminal's "baton history", "active", "show", "export" and

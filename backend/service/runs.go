@@ -62,6 +62,14 @@ func (r *Runs) Create(ctx context.Context, req view.CreateRequest) (view.Run, er
 	return view.RunOf(run), nil
 }
 
+// Check checks a new run as Create would, without storing it and before
+// any session host is contacted: the template, its variables, the
+// overrides (the permission mode among them), the folder and its
+// isolation, and that the history database can be written.
+func (r *Runs) Check(ctx context.Context, req view.CreateRequest) error {
+	return r.engine.Check(ctx, view.EngineRequest(req))
+}
+
 // Start starts the analysis of a created run.
 func (r *Runs) Start(ctx context.Context, runID string) error { return r.engine.Start(ctx, runID) }
 

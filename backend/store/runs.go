@@ -442,6 +442,17 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 }
 
+// Writable reports whether a change can be written now: one attempt to
+// take the write lock within SQLite's busy timeout, without the retries a
+// change gets. A database another program holds locked is an ErrBusy.
+func (s *Store) Writable(ctx context.Context) error {
+	err := s.tx1(ctx, func(*sql.Tx) error { return nil })
+	if isBusy(err) {
+		return fmt.Errorf("%w (it stayed busy for %s): %w", ErrBusy, s.busyTimeout, err)
+	}
+	return err
+}
+
 func (s *Store) tx1(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
