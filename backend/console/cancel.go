@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/view"
 )
@@ -18,7 +19,8 @@ import (
 // finished (one waiting for its plan to be confirmed, a paused or an
 // interrupted one): its workers' sessions are stopped through the host, and
 // what was done is kept with its final report. The run must not be driven
-// by Baton's window or another "baton run" at the same time.
+// by Baton's window or another "baton run" at the same time: then it says
+// which process drives it and changes nothing.
 func CancelCLI(args []string, stdout, stderr io.Writer) int {
 	fs, o := cancelFlagSet()
 	host, cdp, claudePath := o.host, o.cdp, o.claude
@@ -56,6 +58,10 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	if err := svc.Runs.Restore(ctx, id); err != nil {
+		if msg, ok := drivenElsewhere(err, "cancel it there"); ok {
+			fmt.Fprintf(stderr, "baton cancel: %s\n", msg)
+			return ExitError
+		}
 		fmt.Fprintf(stderr, "baton cancel: cannot take up %s: %v\n", id, err)
 		return ExitError
 	}
@@ -91,4 +97,18 @@ func cancelFlagSet() (*flag.FlagSet, cancelOptions) {
 	o.claude = fs.String("claude", "", "the Claude Code CLI (implies --host claude-code)")
 	o.verbose = fs.Bool("verbose", false, "also print the log of stopping the run's sessions")
 	return fs, o
+}
+
+// drivenElsewhere is the sentence for err when it is a run another live
+// process drives (Baton's window, another "baton run"): who drives it and
+// what to do (there: what to do in the window).
+func drivenElsewhere(err error, there string) (string, bool) {
+	var de *service.DrivenError
+	if !errors.As(err, &de) {
+		return "", false
+	}
+	if de.Owner.Face == owner.Window {
+		return fmt.Sprintf("%s; %s, or quit Baton and try again.", de.Error(), there), true
+	}
+	return fmt.Sprintf("%s; Ctrl-C there pauses it, and then this command can take it up.", de.Error()), true
 }

@@ -200,6 +200,10 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *resume != "" {
 		runID = *resume
 		if err := svc.Runs.Restore(ctx, runID); err != nil {
+			if msg, ok := drivenElsewhere(err, "resume it there"); ok {
+				fmt.Fprintf(stderr, "baton run: %s\n", msg)
+				return ExitError
+			}
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -76,6 +77,9 @@ type Options struct {
 	// Workflows opens the seed workflows of a run (default: the mailbox,
 	// skills and journal of backend/workflows).
 	Workflows func(workflows.Run) Workflows
+	// Owner is the process the engine drives its runs as, which each run's
+	// lock names (default: this process, owner.Self with no face).
+	Owner owner.Owner
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
@@ -101,6 +105,8 @@ type Engine struct {
 	workflows    func(workflows.Run) Workflows
 	// jitter is the factor of a limit's backoff (limits.Jitter).
 	jitter func() float64
+	// owner is Options.Owner: the process that drives the engine's runs.
+	owner owner.Owner
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -123,7 +129,10 @@ func New(opts Options) (*Engine, error) {
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
 		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit,
 		worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, workflows: opts.Workflows, jitter: limits.Jitter,
-		runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+		owner: opts.Owner, runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+	if e.owner.PID == 0 {
+		e.owner = owner.Self("")
+	}
 	if e.workflows == nil {
 		e.workflows = openWorkflows
 	}
@@ -325,7 +334,11 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if err := r.ledger.create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
+	if err := r.ledger.lock(ctx, e.owner); err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
 	if err := e.launch(r); err != nil {
+		r.ledger.unlock(e.owner)
 		return store.Run{}, err
 	}
 	return run, nil
@@ -359,12 +372,14 @@ func (e *Engine) launch(r *runner) error {
 		if e.runs[r.run.ID] == r {
 			delete(e.runs, r.run.ID)
 		}
-		for id, owner := range e.sessions {
-			if owner == r {
+		for id, driver := range e.sessions {
+			if driver == r {
 				delete(e.sessions, id)
 			}
 		}
 		e.mu.Unlock()
+		// Another process may take the run up now.
+		r.ledger.unlock(e.owner)
 		// Done only now: whoever waits for the run sees it no longer driven.
 		close(r.done)
 	}()
@@ -389,7 +404,7 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("run %s is %s and can no longer change: %w", id, run.Status, ErrIllegalTransition)
+		return notDriven(id, run.Status)
 	}
 	reply := make(chan error, 1)
 	select {
@@ -399,7 +414,7 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 			// The loop stopped first: the store stayed unwritable.
 			return fmt.Errorf("run %s stopped because Baton could not save its progress: %w", id, broken)
 		}
-		return fmt.Errorf("run %s is %s and can no longer change: %w", id, r.status, ErrIllegalTransition)
+		return notDriven(id, r.status.String())
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -410,6 +425,26 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 		return ctx.Err()
 	}
 }
+
+// errLetGo: the run is held (paused or interrupted) and no loop of this
+// engine drives it any more; Resume takes it up again.
+var errLetGo = errors.New("no loop drives the held run")
+
+// notDriven is the error of a command for run id, in status, that no loop
+// takes: a held run's wraps errLetGo too.
+func notDriven(id, status string) error {
+	err := fmt.Errorf("run %s is %s and can no longer change: %w", id, status, ErrIllegalTransition)
+	if status == RunPaused.String() || status == RunInterrupted.String() {
+		return heldError{err}
+	}
+	return err
+}
+
+// heldError is the error of a command for a held run no loop drives: its
+// sentence, and errLetGo.
+type heldError struct{ error }
+
+func (e heldError) Unwrap() []error { return []error{e.error, errLetGo} }
 
 // Snapshot is the whole state of a run, for a view that opens late.
 type Snapshot struct {

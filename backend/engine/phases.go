@@ -157,7 +157,10 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 			what = fmt.Sprintf("send the %s prompt", phase)
 			err = r.e.host.Send(ctx, id, text)
 		}
-		if errors.Is(err, session.ErrNoSession) && r.main.lost(ctx, r.run.MainSessionID) {
+		// A host may say "no such session" in its own words: whether the
+		// session is gone is asked of the host (main.lost), whatever the
+		// failed call said.
+		if err != nil && r.main.lost(ctx, r.run.MainSessionID) {
 			return r.ask(ctx, phase, want, values)
 		}
 		if err != nil {
@@ -176,7 +179,7 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 func (r *runner) checkMain(ctx context.Context) error {
 	id := session.ID(r.run.MainSessionID)
 	d, err := r.follow.Absorb(ctx, id, &r.main.Cursor)
-	if err != nil && errors.Is(err, session.ErrNoSession) && r.main.lost(ctx, r.run.MainSessionID) {
+	if err != nil && r.main.lost(ctx, r.run.MainSessionID) {
 		return nil // the next step asks a new main session
 	}
 	if err != nil {

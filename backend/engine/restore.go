@@ -30,7 +30,12 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 		if e.driving(run.ID) {
 			continue
 		}
-		if err := e.restoreRun(ctx, run); err != nil {
+		err := e.restoreRun(ctx, run)
+		if errors.Is(err, ErrDriven) {
+			e.logger.Info("not restored: another process drives it", "run", run.ID, "err", err)
+			continue
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("restore run %s: %w", run.ID, err))
 			continue
 		}
@@ -39,7 +44,9 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-func (e *Engine) restoreRun(ctx context.Context, run store.Run) error {
+// restoreRun takes run up: its lock first (a run another live process
+// drives is a *DrivenError), then its sessions, then its loop.
+func (e *Engine) restoreRun(ctx context.Context, run store.Run) (err error) {
 	var tmpl template.Template
 	if err := json.Unmarshal(run.Template, &tmpl); err != nil {
 		return fmt.Errorf("template: %w", err)
@@ -56,6 +63,14 @@ func (e *Engine) restoreRun(ctx context.Context, run store.Run) error {
 	if err != nil {
 		return err
 	}
+	if err := r.ledger.lock(ctx, e.owner); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			r.ledger.unlock(e.owner)
+		}
+	}()
 	if err := r.reattach(ctx); err != nil {
 		return err
 	}

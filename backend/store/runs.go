@@ -290,6 +290,9 @@ func (s *Store) updateRun(ctx context.Context, tx *sql.Tx, r *Run, now time.Time
 	if n, _ := res.RowsAffected(); n != 1 {
 		return fmt.Errorf("update run: run %w", ErrNotFound)
 	}
+	if Finished(r.Status) {
+		return dropLock(ctx, tx, r.ID) // nobody drives a finished run
+	}
 	return nil
 }
 

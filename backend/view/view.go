@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -21,7 +22,10 @@ import (
 type Run struct {
 	// Reconnecting is set while the run waits for its lost session host
 	// (filled in by the bindings from the engine, not stored).
-	Reconnecting *Reconnecting  `json:"reconnecting,omitempty"`
+	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
+	// DrivenBy is the process that drives the run now (nil: none; a run
+	// that has not finished then waits for Resume or Cancel).
+	DrivenBy     *Driver        `json:"drivenBy,omitempty"`
 	ID           string         `json:"id"`
 	TemplateID   string         `json:"templateId"`
 	TemplateName string         `json:"templateName"`
@@ -53,6 +57,24 @@ type Run struct {
 	// Limits: the wait for a limit, the lowered worker count, the budget,
 	// and whether the cost is simulated or estimated (issue 17).
 	Limits RunLimits `json:"limits"`
+}
+
+// Driver is the process that drives a run: one at a time, Baton's window
+// or a "baton run" in a terminal.
+type Driver struct {
+	PID     int    `json:"pid"`
+	Face    string `json:"face,omitempty"` // "window", "terminal"
+	Machine string `json:"machine,omitempty"`
+	// Self: the process that shows the run drives it.
+	Self bool `json:"self"`
+	// Text names it for a person: "baton run (process 4121)".
+	Text string `json:"text"`
+}
+
+// DriverOf is the view of the process o that drives a run; self says
+// whether it is the process that shows it.
+func DriverOf(o owner.Owner, self bool) *Driver {
+	return &Driver{PID: o.PID, Face: o.Face, Machine: o.Machine, Self: self, Text: o.String()}
 }
 
 // RunLimits is what a run shows about the limits it waits for and its

@@ -10,6 +10,7 @@ export type EventName =
   | 'template:deleted'
   | 'inbox:changed'
   | 'run:open'
+  | 'runs:changed'
   | RunEventName;
 
 /** The engine's events (backend/engine/events.go). */
@@ -38,6 +39,7 @@ export const runEventNames = [
   'orchestrator:budgetWarning',
   'orchestrator:budgetReached',
   'orchestrator:budgetRaised',
+  'orchestrator:modelRetry',
   'worker:spawned',
   'worker:started',
   'worker:progress',
