@@ -22,6 +22,7 @@ import (
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // oneTemplate gives every run the same template.
@@ -58,15 +59,7 @@ func sampleProject(t *testing.T) string {
 		"cmd/app/main.go": "package main\n\nfunc main() { println(\"hi\") }\n",
 		"store/store.go":  "package store\n\n// Get returns a value.\nfunc Get() int { return 1 }\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testsupport.WriteTree(t, dir, files)
 	return dir
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/baton-app/baton/backend/mailbox"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/templates"
 )
 
@@ -51,22 +52,12 @@ func allowAll(t *testing.T, h *Host) func(*engine.Engine, engine.Snapshot) {
 // without tests to run.
 func docsProject(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range map[string]string{
+	return testsupport.Project(t, map[string]string{
 		"README.md":       "# shop\n\nA tiny shop: a cart and a stock.\n",
 		"cart/cart.py":    "def total(prices):\n    return sum(prices)\n",
 		"stock/stock.js":  "export function count(items) {\n  return items.length;\n}\n",
 		"stock/README.md": "# stock\n\nCounts what is in stock.\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 // requiredValues gives each required template variable without a default
@@ -115,7 +106,7 @@ func TestEverySystemTemplateOnTheCLI(t *testing.T) {
 			tmpl := systemTemplate(t, id)
 			tmpl.Config.MaxWorkers = 3
 			dir := docsProject(t)
-			before := readTree(t, dir)
+			before := testsupport.ReadTree(t, dir, mailbox.DirName)
 			mail := tmpl.Config.Transport == engine.TransportMailbox
 			assigned := map[string]bool{}
 			allow := allowAll(t, r.host)
@@ -135,7 +126,7 @@ func TestEverySystemTemplateOnTheCLI(t *testing.T) {
 			if ev.count(engine.EventWorkerCompleted) != snap.Run.TasksTotal {
 				t.Errorf("%d worker:completed events for %d tasks", ev.count(engine.EventWorkerCompleted), snap.Run.TasksTotal)
 			}
-			files := readTree(t, dir)
+			files := testsupport.ReadTree(t, dir, mailbox.DirName)
 			checked := 0
 			for name, text := range files {
 				if strings.Contains(text, "Checked by ") && before[name] != "" && strings.HasPrefix(text, before[name]) {
@@ -223,35 +214,6 @@ func checkMailbox(t *testing.T, dir string, snap engine.Snapshot) {
 	if left := assignments(dir); len(left) != 0 {
 		t.Errorf("to-developer.json keeps %d messages after every task was approved", len(left))
 	}
-}
-
-// readTree reads every file under dir (slash path → content), leaving out
-// the mailbox.
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == mailbox.DirName {
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestQuestionAnsweredThroughTheEngine: a worker's AskUserQuestion call

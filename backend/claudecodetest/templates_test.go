@@ -13,6 +13,7 @@ import (
 	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // Every system template's worker prompt, sent through the real CLI (as the
@@ -32,7 +33,7 @@ func TestSystemTemplateWorkersThroughTheCLI(t *testing.T) {
 			t.Parallel()
 			tmpl := systemTemplate(t, id)
 			dir := fixture(t)
-			before := snapshot(t, dir)
+			before := testsupport.ReadTree(t, dir)
 			system, user := prompt(t, tmpl, template.PhaseWorkerExecution, dir)
 			cli := claudecodetest.New(t, srv.URL())
 			args := []string{"--session-id", sessionUUID("template-" + id), "--permission-mode", tmpl.Config.PermissionMode,
@@ -46,7 +47,7 @@ func TestSystemTemplateWorkersThroughTheCLI(t *testing.T) {
 			}
 
 			// The files: what changed on disk is what the tool calls wrote.
-			after := snapshot(t, dir)
+			after := testsupport.ReadTree(t, dir)
 			written := map[string]bool{}
 			for _, l := range claudecodetest.Lines(res.Transcript) {
 				var e struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/modelsim"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // modelSim starts a model-sim for the test and returns its URL; rules are
@@ -45,22 +46,12 @@ func modelSim(t *testing.T, rules ...string) string {
 // any).
 func pyProject(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range map[string]string{
+	return testsupport.Project(t, map[string]string{
 		"README.md":     "# shop\n\nA tiny shop.\n",
 		"src/cart.py":   "def total(prices):\n    return sum(prices)\n",
 		"src/stock.py":  "def count(items):\n    return len(items)\n",
 		"tools/load.py": "def load(path):\n    return open(path).read()\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 var filesLine = regexp.MustCompile(`(?m)^Files: (.+)$`)

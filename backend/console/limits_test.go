@@ -3,12 +3,14 @@ package console
 import (
 	"strings"
 	"testing"
+
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // A run on the simulator with a tiny budget pauses at once and ends "baton
 // run" with ExitBudget; --resume takes only a budget above what it used.
 func TestRunBudgetPausesAndResumes(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
 		"--message", "Document the api package", "--yes", "--host", "sim", "--sim-speed", "50", "--budget", "0.0001")
@@ -34,7 +36,7 @@ func TestRunBudgetPausesAndResumes(t *testing.T) {
 // A budget used up while the task list waits for its confirmation: --yes
 // does not fail on the paused run; the command says the budget is used up.
 func TestRunBudgetUsedUpBeforeConfirmation(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
 		"--message", "Document the api package", "--yes", "--host", "sim", "--sim-speed", "50", "--budget", "0.02")
