@@ -131,6 +131,7 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 	}
 	onBranch := strings.Fields(gitIn(t, dir, "diff", "--name-only", head, runBranch))
 	log := gitIn(t, dir, "log", "--format=%s", head+".."+runBranch)
+	var pagesSeen []string
 	for _, m := range tasks {
 		if strings.Contains(m[2], "not merged") {
 			t.Errorf("%s was not merged: %s", m[1], m[2])
@@ -140,7 +141,7 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 			t.Errorf("%s has no merge commit on %s:\n%s", m[1], runBranch, log)
 		}
 		// Each worker did its own task, the one it was cut in too: the
-		// scripted agent writes its notes as <task>-notes.md.
+		// scripted agent writes one page of docs/ per task, each its own.
 		var changed []string
 		f := strings.Fields(m[2])
 		for i := 0; i+2 < len(f); i += 3 {
@@ -149,9 +150,10 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 				t.Errorf("%s changed %s, which is not on %s (%v)", m[1], f[i], runBranch, onBranch)
 			}
 		}
-		if !slices.ContainsFunc(changed, func(p string) bool { return filepath.Base(p) == m[1]+"-notes.md" }) {
-			t.Errorf("%s's changes hold no %s-notes.md of its own: %v\n%s", m[1], m[1], changed, res)
+		if len(changed) != 1 || !strings.HasPrefix(changed[0], "docs/") || slices.Contains(pagesSeen, changed[0]) {
+			t.Errorf("%s's changes are not one page of docs/ of its own: %v (pages of the other tasks: %v)\n%s", m[1], changed, pagesSeen, res)
 		}
+		pagesSeen = append(pagesSeen, changed...)
 	}
 
 	// Nothing of Baton's is left but the run branch.

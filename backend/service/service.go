@@ -151,10 +151,8 @@ func Open(o Options) (*Services, error) {
 	if err != nil {
 		return fail(&OpenError{StageConfigDir, err})
 	}
-	// The simulator writes no files: its runs share the folder.
-	sharedOnly := func() bool { return s.Hosts.Status().Host == settings.HostSimulator }
 	s.Engine, err = engine.New(engine.Options{Store: s.Store, Host: s.Hosts, Templates: s.Templates, Logger: log,
-		WorktreeRoot: wtRoot, SharedOnly: sharedOnly,
+		WorktreeRoot:         wtRoot,
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
 		AutoResumeAfterLimit: func() bool { return s.Settings.Get().AutoResumeAfterLimit }})

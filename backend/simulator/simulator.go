@@ -89,6 +89,10 @@ var Scenarios = []string{
 	"qa-fails",         // as verifier, fails the first verification with one issue per task id it names, then passes
 	"conflict",         // as worker, reports a conflict with another agent over a file of its scope, with a suggested resolution
 	"deadlock",         // at the slow pace, plans a chain (task 2 after task 1) beside an independent task 3; task 1 fails, so a retry of the skipped task 2 meets the dependency deadlock check
+	// The scenarios that lie (times=N: only the first N answers of the phase):
+	"wrong-task-id",          // as worker, does its work and reports it under another task's id (task_001's, or task_002's for task_001)
+	"claims-without-writing", // as worker, writes nothing and reports success naming the files it would have written
+	"verification-lies",      // as worker, also writes a file that breaks the build (or a failing test); as verifier, says "pass" anyway
 }
 
 // permissionModes are the Claude Code permission modes a session takes
@@ -308,6 +312,8 @@ func (s *Simulator) handler() http.Handler {
 	mux.HandleFunc("GET /api/events", s.apiEvents)
 	mux.HandleFunc("GET /fs/{session}/list", s.fsList)
 	mux.HandleFunc("GET /fs/{session}/read", s.fsRead)
+	mux.HandleFunc("POST /fs/{session}/write", s.fsWrite)
+	mux.HandleFunc("GET /fs/{session}/untracked", s.fsUntracked)
 	return s.guard(s.replayHandler(mux))
 }
 
