@@ -204,10 +204,9 @@ type modelTurn struct {
 	*Mind
 	tools   map[string]bool
 	history []step
-	// done are the Write and Edit calls of the conversation's earlier
-	// turns that succeeded, by their input (memoKey): a turn played again
-	// after a resume does not write them again.
-	done    map[string]string
+	// done are the files the conversation's earlier turns wrote (doneWrites):
+	// a turn played again after a resume does not write them again.
+	done    map[string]bool
 	next    int
 	said    []ModelBlock // text said since the last replayed call
 	reply   *ModelReply
@@ -310,39 +309,34 @@ func turnHistory(msgs []ModelMessage) []step {
 	return out
 }
 
-// doneWrites are the Write and Edit calls of the turns before the last
-// prompt that succeeded, by memoKey, with their results.
-func doneWrites(msgs []ModelMessage) map[string]string {
+// doneWrites are the files the Write and Edit calls of the turns before
+// the last prompt wrote (the calls that succeeded), by their path.
+func doneWrites(msgs []ModelMessage) map[string]bool {
 	start := 0
 	for i, m := range msgs {
 		if promptText(m) != "" {
 			start = i
 		}
 	}
-	calls := map[string]step{}
-	out := map[string]string{}
+	calls := map[string]string{}
+	out := map[string]bool{}
 	for _, m := range msgs[:start] {
 		for _, b := range blocks(m.Content) {
 			switch {
 			case m.Role == "assistant" && b.Type == "tool_use" && (b.Name == "Write" || b.Name == "Edit"):
-				var in map[string]any
+				var in struct {
+					FilePath string `json:"file_path"`
+				}
 				_ = json.Unmarshal(b.Input, &in)
-				calls[b.ID] = step{name: b.Name, input: in}
+				calls[b.ID] = in.FilePath
 			case m.Role == "user" && b.Type == "tool_result" && !b.IsError:
-				if c, ok := calls[b.ToolUseID]; ok {
-					out[memoKey(c.name, c.input)] = resultText(b.Content)
+				if p, ok := calls[b.ToolUseID]; ok && p != "" {
+					out[p] = true
 				}
 			}
 		}
 	}
 	return out
-}
-
-// memoKey is a tool call's name and input, the same however the input's
-// keys are ordered.
-func memoKey(name string, input map[string]any) string {
-	b, _ := json.Marshal(input)
-	return name + " " + string(b)
 }
 
 // planMode reports whether the CLI says the session is in plan mode (its
@@ -388,9 +382,7 @@ func (t *modelTurn) call(name string, input map[string]any) (string, bool, error
 		t.said = nil
 		return h.result, h.isErr, nil
 	}
-	if out, ok := t.done[memoKey(name, input)]; ok && (name == "Write" || name == "Edit") {
-		return out, false, nil
-	}
+
 	id := ToolUseID()
 	content := append(t.said, ModelBlock{Type: "tool_use", ID: id, Name: name, Input: input})
 	t.reply = &ModelReply{Content: content, StopReason: "tool_use", Phase: t.phase, Step: t.next}
@@ -677,9 +669,10 @@ func (t *modelTurn) Worker() (Report, error) {
 
 // apply writes one change: an Edit for a part added at the end of a file,
 // else a Write of the whole file (not of one the Read tool showed only in
-// part).
+// part); nothing when the file holds it already or an earlier turn of the
+// conversation wrote it.
 func (t *modelTurn) apply(c Change, o *Outcome) error {
-	if c.Done() {
+	if c.Done() || t.done[t.abs(c.Path)] {
 		o.Written = append(o.Written, c.Path)
 		return nil
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -36,6 +37,10 @@ type fakeCLI struct {
 	// real runs every Bash command in the folder (the test command too)
 	// instead of answering the test command with testOut.
 	real bool
+	// planMode adds the CLI's plan-mode reminder to every prompt.
+	planMode bool
+	params   map[string]string
+	session  string // the CLI's session id ("s1" when empty)
 }
 
 func newFakeCLI(t *testing.T, dir string) *fakeCLI {
@@ -55,13 +60,17 @@ func textMsg(role string, texts ...string) ModelMessage {
 // final text.
 func (c *fakeCLI) send(prompt string) string {
 	c.t.Helper()
-	c.msgs = append(c.msgs, textMsg("user", "<system-reminder>\nAttribution for commits.\n</system-reminder>\n", prompt))
+	reminder := "<system-reminder>\nAttribution for commits.\n</system-reminder>\n"
+	if c.planMode {
+		reminder = "<system-reminder>\nPlan mode is active. The user indicated that they do not want you to execute yet.\n</system-reminder>\n"
+	}
+	c.msgs = append(c.msgs, textMsg("user", reminder, prompt))
 	if len(c.msgs) == 1 {
 		c.msgs = append(c.msgs, textMsg("system", "# Environment\n - Primary working directory: "+c.dir+"\n - Platform: linux\n"))
 	}
 	for range 60 {
 		r := Answer(ModelRequest{System: json.RawMessage(`[{"type":"text","text":"You are a Claude agent."}]`),
-			Messages: c.msgs, Tools: c.tools, SessionID: "s1", Scenario: c.scenario})
+			Messages: c.msgs, Tools: c.tools, SessionID: cmp.Or(c.session, "s1"), Scenario: c.scenario, Params: c.params})
 		if r.Hang {
 			return ""
 		}

@@ -387,7 +387,9 @@ func (m *Mind) change(p, content, id string, add bool) Change {
 	}
 	old := m.reads[p]
 	c := Change{Path: p, Content: content, Existed: true, Old: old}
-	if old != content && add && !strings.Contains(old, "by Baton's scripted agent (no AI) for "+id) {
+	// A file the agent wrote whole for this task is written whole again.
+	ours := strings.Contains(old, "by Baton's scripted agent (no AI) for "+id) && !strings.Contains(old, fmt.Sprintf(markBegin, id))
+	if old != content && add && !ours {
 		c.Content = appendPart(old, id, demote(content))
 	}
 	return c
@@ -540,10 +542,11 @@ func (m *Mind) Work(files []string) Work {
 }
 
 // checkFor is the command that runs the tests of dirs: go test of the Go
-// packages, the package.json test script, cargo test, Python's unittest
-// discovery; "" when the agent knows none.
+// packages, the package.json test script for JavaScript, Python's unittest
+// discovery, cargo test for Rust; "" when the agent knows none.
 func (m *Mind) checkFor(dirs []string) string {
-	var goPkgs, pyDirs []string
+	var goPkgs, pyDirs, cmds []string
+	js, rust := false, false
 	for _, d := range dirs {
 		for _, f := range m.sourcesIn(d) {
 			switch {
@@ -551,29 +554,31 @@ func (m *Mind) checkFor(dirs []string) string {
 				goPkgs = append(goPkgs, "./"+d)
 			case scriptLang(f) == "Python" && !slices.Contains(pyDirs, d):
 				pyDirs = append(pyDirs, d)
+			case scriptLang(f) != "" && scriptLang(f) != "Python":
+				js = true
+			case strings.HasSuffix(f, ".rs"):
+				rust = true
 			}
 		}
 	}
-	switch {
-	case len(goPkgs) > 0 && m.has("go.mod"):
+	if len(goPkgs) > 0 && m.has("go.mod") {
 		for i, p := range goPkgs {
 			if p == "./." {
 				goPkgs[i] = "."
 			}
 		}
-		return "go test " + strings.Join(goPkgs, " ")
-	case m.has("package.json") && hasTestScript(m.reads["package.json"]):
-		return "npm test"
-	case m.has("Cargo.toml"):
-		return "cargo test"
-	case len(pyDirs) > 0:
-		var cmds []string
-		for _, d := range pyDirs {
-			cmds = append(cmds, "python3 -m unittest discover -s "+d+" -p 'test_*.py'")
-		}
-		return strings.Join(cmds, " && ")
+		cmds = append(cmds, "go test "+strings.Join(goPkgs, " "))
 	}
-	return ""
+	if js && m.has("package.json") && hasTestScript(m.reads["package.json"]) {
+		cmds = append(cmds, "npm test")
+	}
+	for _, d := range pyDirs {
+		cmds = append(cmds, "python3 -m unittest discover -s "+d+" -p 'test_*.py'")
+	}
+	if rust && m.has("Cargo.toml") {
+		cmds = append(cmds, "cargo test")
+	}
+	return strings.Join(cmds, " && ")
 }
 
 // hasTestScript reports whether a package.json has a test script that
