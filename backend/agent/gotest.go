@@ -14,8 +14,10 @@ import (
 
 // The Go tests the agent writes for a package: a test that calls each
 // exported function it can give inputs to (basic values, slices and maps
-// of them) twice with the same inputs and checks that both calls answer
-// the same (or panic the same way), within a time limit; and the
+// of them, readers of a string) twice with the same inputs and checks that
+// both calls answer the same (errors by their message, results it cannot
+// compare by whether they are nil) or panic the same way, within a time
+// limit; and the
 // signature of every exported function, pinned so that a change of the
 // package's API breaks the test's build. It writes only code it can be
 // sure compiles: the package's own name, no import of the package, no
@@ -32,11 +34,12 @@ func deniedCall(imp, name string) bool {
 	switch imp {
 	case "path/filepath":
 		return slices.Contains([]string{"Abs", "EvalSymlinks", "Glob", "Walk", "WalkDir"}, name)
+	case "io/ioutil":
+		return slices.Contains([]string{"ReadFile", "WriteFile", "ReadDir", "TempDir", "TempFile"}, name)
 	case "net/url", "net/netip", "net/mail", "net/textproto":
 		return false
-	case "os", "net", "syscall", "io", "io/ioutil", "io/fs", "bufio", "log", "runtime", "sync", "time", "math/rand",
-		"math/rand/v2", "crypto/rand", "unsafe", "plugin", "context", "flag", "testing", "hash/maphash", "expvar", "embed",
-		"database/sql", "C":
+	case "os", "net", "syscall", "log", "runtime", "sync", "time", "math/rand", "math/rand/v2", "crypto/rand", "unsafe",
+		"plugin", "context", "flag", "testing", "hash/maphash", "expvar", "embed", "database/sql", "C":
 		return true
 	}
 	for _, p := range []string{"os/", "net/", "runtime/", "sync/", "log/", "debug/", "database/", "testing/"} {
@@ -299,9 +302,9 @@ func (g *goTests) underlying(e ast.Expr, depth int) string {
 	return ""
 }
 
-// literal is a value of type e: its zero value, or a sample; false when
-// the agent cannot build one.
-func (g *goTests) literal(e ast.Expr, sample bool) (string, bool) {
+// literal is a value of type e for a call in fd: its zero value (an
+// empty reader), or a sample; false when the agent cannot build one.
+func (g *goTests) literal(fd *ast.FuncDecl, e ast.Expr, sample bool) (string, bool) {
 	i := 0
 	if sample {
 		i = 1
@@ -310,6 +313,14 @@ func (g *goTests) literal(e ast.Expr, sample bool) (string, bool) {
 		return basicTypes[b][i], true
 	}
 	switch t := e.(type) {
+	case *ast.SelectorExpr:
+		if id, ok := t.X.(*ast.Ident); ok && g.imports[fd][id.Name] == "io" && t.Sel.Name == "Reader" {
+			if sample {
+				return `batonstrings.NewReader("baton")`, true
+			}
+			return `batonstrings.NewReader("")`, true
+		}
+		return "", false
 	case *ast.ArrayType:
 		if t.Len != nil {
 			return "", false
@@ -370,10 +381,11 @@ func (g *goTests) comparable(e ast.Expr, depth int) bool {
 	return false
 }
 
-// call is one call a test makes: its text and its results' count.
+// call is one call a test makes: its text, and how each result is
+// compared ("value", "error" by its message, "shape": nil or set).
 type call struct {
 	expr    string
-	results int
+	results []string
 }
 
 // calls are the calls of an exported function the tests make: with zero
@@ -383,12 +395,18 @@ func (g *goTests) calls(fd *ast.FuncDecl) []call {
 	if !fd.Name.IsExported() || fd.Recv != nil || fd.Type.TypeParams != nil || !g.pure[fd] || fd.Type.Results == nil {
 		return nil
 	}
-	results := 0
+	var results []string
 	for _, r := range fd.Type.Results.List {
-		if !g.comparable(r.Type, 0) {
-			return nil
+		how := "shape"
+		switch {
+		case isIdent(r.Type, "error"):
+			how = "error"
+		case g.comparable(r.Type, 0):
+			how = "value"
 		}
-		results += max(1, len(r.Names))
+		for range max(1, len(r.Names)) {
+			results = append(results, how)
+		}
 	}
 	var out []call
 	for _, sample := range []bool{false, true} {
@@ -399,14 +417,14 @@ func (g *goTests) calls(fd *ast.FuncDecl) []call {
 				if !sample {
 					continue
 				}
-				lit, ok := g.literal(el.Elt, true)
+				lit, ok := g.literal(fd, el.Elt, true)
 				if !ok {
 					continue
 				}
 				args = append(args, lit)
 				continue
 			}
-			lit, ok := g.literal(t, sample)
+			lit, ok := g.literal(fd, t, sample)
 			if !ok {
 				return nil
 			}
@@ -420,6 +438,11 @@ func (g *goTests) calls(fd *ast.FuncDecl) []call {
 		}
 	}
 	return out
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
 }
 
 // local reports whether a type expression names nothing of another
@@ -467,6 +490,7 @@ func goTestFile(dir string, texts map[string]string, name, id string) (text stri
 	}
 	sort.Strings(names)
 	var pins, rows []string
+	readers := false
 	for _, n := range names {
 		fd := g.funcs[n]
 		if !fd.Name.IsExported() || fd.Type.TypeParams != nil {
@@ -476,12 +500,23 @@ func goTestFile(dir string, texts map[string]string, name, id string) (text stri
 			pins = append(pins, fmt.Sprintf("\t_ %s = %s", g.p.node(fd.Type), n))
 		}
 		for _, c := range g.calls(fd) {
-			var rs []string
-			for i := range c.results {
-				rs = append(rs, fmt.Sprintf("r%d", i))
+			var rs, vs []string
+			for i, how := range c.results {
+				r := fmt.Sprintf("r%d", i)
+				rs = append(rs, r)
+				switch how {
+				case "error":
+					vs = append(vs, "batonMessage"+suffix+"("+r+")")
+				case "shape":
+					vs = append(vs, "batonShape"+suffix+"("+r+")")
+				default:
+					vs = append(vs, r)
+				}
 			}
+			readers = readers || strings.Contains(c.expr, "batonstrings.")
+			name := strings.ReplaceAll(c.expr, "batonstrings.", "strings.")
 			rows = append(rows, fmt.Sprintf("\t\t{%q, func() []interface{} {\n\t\t\t%s := %s\n\t\t\treturn []interface{}{%s}\n\t\t}},",
-				c.expr, strings.Join(rs, ", "), c.expr, strings.Join(rs, ", ")))
+				name, strings.Join(rs, ", "), c.expr, strings.Join(vs, ", ")))
 		}
 	}
 	var b strings.Builder
@@ -492,7 +527,11 @@ func goTestFile(dir string, texts map[string]string, name, id string) (text stri
 	b.WriteString("// package's API changes.\n\n")
 	fmt.Fprintf(&b, "package %s\n\n", g.p.name)
 	if len(rows) > 0 {
-		b.WriteString("import (\n\tbatonfmt \"fmt\"\n\tbatonreflect \"reflect\"\n\tbatontesting \"testing\"\n\tbatontime \"time\"\n)\n\n")
+		b.WriteString("import (\n\tbatonfmt \"fmt\"\n\tbatonreflect \"reflect\"\n")
+		if readers {
+			b.WriteString("\tbatonstrings \"strings\"\n")
+		}
+		b.WriteString("\tbatontesting \"testing\"\n\tbatontime \"time\"\n)\n\n")
 	} else {
 		b.WriteString("import batontesting \"testing\"\n\n")
 	}
@@ -518,6 +557,17 @@ func goTestFile(dir string, texts map[string]string, name, id string) (text stri
 	b.WriteString("\t\t\tif r := recover(); r != nil {\n\t\t\t\tdone <- []interface{}{\"panic\", batonfmt.Sprint(r)}\n\t\t\t}\n\t\t}()\n")
 	b.WriteString("\t\tdone <- f()\n\t}()\n\tselect {\n\tcase out := <-done:\n\t\treturn out\n")
 	b.WriteString("\tcase <-batontime.After(5 * batontime.Second):\n\t\tt.Skip(\"no answer in 5 seconds with these inputs\")\n\t\treturn nil\n\t}\n}\n")
+	written := b.String()
+	if strings.Contains(written, "batonMessage"+suffix+"(r") {
+		fmt.Fprintf(&b, "\n// batonMessage%s is an error's message (nil for none): errors are\n// compared by what they say.\n", suffix)
+		fmt.Fprintf(&b, "func batonMessage%s(err error) interface{} {\n\tif err == nil {\n\t\treturn nil\n\t}\n\treturn err.Error()\n}\n", suffix)
+	}
+	if strings.Contains(written, "batonShape"+suffix+"(r") {
+		fmt.Fprintf(&b, "\n// batonShape%s is \"nil\" or \"set\": a result that cannot be compared\n// from one call to the next is compared by whether it is there.\n", suffix)
+		fmt.Fprintf(&b, "func batonShape%s(v interface{}) interface{} {\n\tif v == nil {\n\t\treturn \"nil\"\n\t}\n", suffix)
+		b.WriteString("\tswitch rv := batonreflect.ValueOf(v); rv.Kind() {\n\tcase batonreflect.Chan, batonreflect.Func, batonreflect.Interface, batonreflect.Map, batonreflect.Ptr, batonreflect.Slice:\n")
+		b.WriteString("\t\tif rv.IsNil() {\n\t\t\treturn \"nil\"\n\t\t}\n\t}\n\treturn \"set\"\n}\n")
+	}
 	return b.String(), len(rows), len(pins)
 }
 

@@ -30,6 +30,7 @@ type Mind struct {
 	cwd       string // the session's working directory
 	sessionID string // the session's id ("" when unknown)
 	initial   string // the first user message of the session
+	system    string // Baton's part of the session's system prompt ("" when it has none apart)
 	prompt    string // the user message this turn answers
 	scenario  string
 	// delegation is set when the prompt asks for the seed 003 dialect:
@@ -57,8 +58,12 @@ type Turn struct {
 	Cwd       string // the session's working directory
 	SessionID string // the session's id, "" when unknown
 	Initial   string // the first user message of the session
-	Prompt    string // the user message this turn answers
-	Scenario  string // the session's scenario ("happy" or "" for none)
+	// System is Baton's part of the session's system prompt, when the
+	// template's system text is not in the first message (the CLI's
+	// --append-system-prompt).
+	System   string
+	Prompt   string // the user message this turn answers
+	Scenario string // the session's scenario ("happy" or "" for none)
 	// Dialect is the dialect the phase is asked in: as Detect reads the
 	// prompt, or, when it says none (a follow-up such as an answer), the
 	// dialect the phase was last asked in.
@@ -72,7 +77,7 @@ type Turn struct {
 
 // NewMind is the agent's mind for one turn; it knows no file yet.
 func NewMind(t Turn) *Mind {
-	return &Mind{cwd: t.Cwd, sessionID: t.SessionID, initial: t.Initial, prompt: t.Prompt, scenario: t.Scenario,
+	return &Mind{cwd: t.Cwd, sessionID: t.SessionID, initial: t.Initial, system: t.System, prompt: t.Prompt, scenario: t.Scenario,
 		delegation: t.Dialect == dialectDelegation, dialect: t.Dialect, planMode: t.PlanMode, params: t.Params,
 		reads: map[string]string{}, untracked: map[string]bool{}}
 }

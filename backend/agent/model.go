@@ -235,7 +235,7 @@ func Answer(req ModelRequest) ModelReply {
 	}
 	t := &modelTurn{tools: map[string]bool{}, root: cwd, phase: phase, prior: prior, history: turnHistory(req.Messages),
 		done: doneWrites(req.Messages),
-		Mind: NewMind(Turn{Cwd: cwd, SessionID: req.SessionID, Initial: prompts[0], Prompt: prompt, Scenario: req.Scenario,
+		Mind: NewMind(Turn{Cwd: cwd, SessionID: req.SessionID, Initial: prompts[0], System: req.batonSystem(), Prompt: prompt, Scenario: req.Scenario,
 			Dialect: dialect, PlanMode: req.planMode(), Params: req.Params})}
 	for _, name := range req.Tools {
 		t.tools[name] = true
@@ -337,6 +337,29 @@ func doneWrites(msgs []ModelMessage) map[string]bool {
 		}
 	}
 	return out
+}
+
+// batonSystem is Baton's part of the system prompt (the CLI appends
+// --append-system-prompt to its own text, which never names Baton): from
+// the paragraph that first names Baton on; "" when none does.
+func (r ModelRequest) batonSystem() string {
+	var parts []string
+	var s string
+	if json.Unmarshal(r.System, &s) == nil {
+		parts = append(parts, s)
+	} else {
+		for _, b := range blocks(r.System) {
+			if b.Type == "text" {
+				parts = append(parts, b.Text)
+			}
+		}
+	}
+	text := strings.Join(parts, "\n\n")
+	i := strings.Index(text, "Baton")
+	if i < 0 {
+		return ""
+	}
+	return text[strings.LastIndex(text[:i], "\n\n")+1:]
 }
 
 // planMode reports whether the CLI says the session is in plan mode (its

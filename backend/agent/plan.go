@@ -37,7 +37,7 @@ var (
 // work is the kind of work the session's prompts ask for: the template's
 // words first, then the request's.
 func (m *Mind) work() string {
-	text := strings.ToLower(m.initial + "\n" + m.prompt)
+	text := strings.ToLower(m.system + "\n" + m.initial + "\n" + m.prompt)
 	switch {
 	case strings.Contains(text, "writing its own files under") || strings.Contains(text, "as the index linking every page") ||
 		strings.Contains(text, "you write documentation for"):

@@ -192,7 +192,7 @@ func (p *goPackage) unit(module string) unit {
 			file, line := p.pos(v.Decl)
 			sig := p.node(v.Decl)
 			if strings.Count(sig, "\n") > 12 {
-				sig = kind + " ( " + strings.Join(names, ", ") + " )"
+				sig = kind + " " + strings.Join(names, ", ") + " // …"
 			}
 			u.symbols = append(u.symbols, symbol{kind: kind, name: strings.Join(names, ", "), sig: sig, doc: v.Doc, file: file, line: line})
 		}

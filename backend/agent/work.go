@@ -148,7 +148,7 @@ func (m *Mind) has(p string) bool {
 
 // readOnly reports whether the task's template says it changes nothing.
 func (m *Mind) readOnly() bool {
-	text := m.initial + "\n" + m.prompt
+	text := m.system + "\n" + m.initial + "\n" + m.prompt
 	return strings.Contains(text, "This is read-only work") || strings.Contains(text, "this run reviews code; it changes nothing")
 }
 
@@ -157,7 +157,7 @@ func (m *Mind) readOnly() bool {
 // names (by path, or by their folder with a slash), else the key files
 // (three at most).
 func (m *Mind) scopeFiles(n int) []string {
-	if scope := m.inScope(m.taskScope()); len(scope) > 0 {
+	if scope := slices.DeleteFunc(m.inScope(m.taskScope()), unreadable); len(scope) > 0 {
 		sort.SliceStable(scope, func(i, j int) bool {
 			return slices.Contains(sourceExt, path.Ext(scope[i])) && !slices.Contains(sourceExt, path.Ext(scope[j]))
 		})
@@ -174,6 +174,15 @@ func (m *Mind) scopeFiles(n int) []string {
 		scope = m.KeyFiles(3)
 	}
 	return scope[:min(3, len(scope))]
+}
+
+// binaryExt are extensions of files an agent does not read as text.
+var binaryExt = strings.Fields(".png .jpg .jpeg .gif .bmp .ico .icns .webp .svgz .pdf .zip .gz .tgz .bz2 .xz .7z .tar .jar .class .exe .dll .so .dylib .a .o .wasm .woff .woff2 .ttf .otf .mp3 .mp4 .wav .ogg .mov .db .sqlite .bin .dat")
+
+// unreadable reports whether a worker leaves a file of its scope unread:
+// test data, and files that are not text.
+func unreadable(p string) bool {
+	return ignoredDir(path.Dir(p)) || slices.Contains(binaryExt, strings.ToLower(path.Ext(p)))
 }
 
 // WorkerReads are the files a worker turn reads, in order: a page's
@@ -277,13 +286,18 @@ func (m *Mind) pagesBeside(page string) []string {
 }
 
 // docName is the name of what a page documents: the component its title
-// names ("Write the api page"), else its scope's folder, else its title.
+// names ("Write the api page"), else the folder of its scope (of the
+// scope's first file), else its title.
 func (m *Mind) docName() string {
 	if t := regexp.MustCompile(`## Your task: \S+ - Write the (.+) page`).FindStringSubmatch(m.initial); t != nil {
 		return t[1]
 	}
 	if s := m.taskScope(); len(s) > 0 {
-		return strings.TrimSuffix(s[0], "/")
+		first := strings.TrimSuffix(s[0], "/")
+		if d := path.Dir(first); !m.isDir(first) && d != "." {
+			return d
+		}
+		return first
 	}
 	if t := regexp.MustCompile(`## Your task: \S+ - (.+)`).FindStringSubmatch(m.initial); t != nil {
 		return strings.TrimSpace(t[1])
