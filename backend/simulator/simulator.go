@@ -30,13 +30,17 @@
 //
 // The agent runs on the Go side, one turn per user message, so a reload of
 // the page loses nothing. A turn (turn.go) is the page's face of the
-// agent: it lists and reads the session's cwd through the server's
-// loopback endpoint /fs/{session}/list and /fs/{session}/read (served
-// through an os.Root of that folder only: no "..", no absolute paths, no
-// symlinks out), and writes Claude Code transcript entries: tool_use and
-// tool_result pairs, assistant text with the <<<ORCHESTRATOR_RESPONSE>>>
-// block the agent decided, usage on assistant entries, and a result entry
-// with cost at the end of each turn. Options.Speed divides every delay.
+// agent: it lists, reads and writes the session's cwd through the server's
+// loopback endpoint /fs/{session}/list, /read and /write (served through an
+// os.Root of that folder only: no "..", no absolute paths, no symlinks
+// out), asks git which files it does not track (/fs/{session}/untracked)
+// when it plans, and writes Claude Code transcript entries: tool_use and
+// tool_result pairs (Glob, Bash, Read, Write, Edit), assistant text with
+// the <<<ORCHESTRATOR_RESPONSE>>> block the agent decided, usage on
+// assistant entries, and a result entry with cost at the end of each turn.
+// Its workers write their work into the session's folder (a worker's
+// worktree in a worktree run) without asking, except in plan mode, where
+// they write nothing. Options.Speed divides every delay.
 //
 // # The page
 //
