@@ -132,10 +132,9 @@ var (
 	numberedLine    = regexp.MustCompile(`^\s*\d+(\t|→)`)
 )
 
-// WorkingDirectory is the directory the CLI's environment text names
-// ("Primary working directory: /path"), in the system prompt or in a
-// message; "" when none does.
-func (r ModelRequest) WorkingDirectory() string {
+// texts are the request's system prompt (as sent) and the text blocks of
+// its messages, reminders included.
+func (r ModelRequest) texts() []string {
 	texts := []string{string(r.System)}
 	for _, m := range r.Messages {
 		for _, b := range blocks(m.Content) {
@@ -144,7 +143,14 @@ func (r ModelRequest) WorkingDirectory() string {
 			}
 		}
 	}
-	for _, t := range texts {
+	return texts
+}
+
+// WorkingDirectory is the directory the CLI's environment text names
+// ("Primary working directory: /path"), in the system prompt or in a
+// message; "" when none does.
+func (r ModelRequest) WorkingDirectory() string {
+	for _, t := range r.texts() {
 		if m := cwdPattern.FindStringSubmatch(t); m != nil {
 			return strings.TrimSpace(m[1])
 		}
@@ -365,15 +371,7 @@ func (r ModelRequest) batonSystem() string {
 // planMode reports whether the CLI says the session is in plan mode (its
 // reminder in a message or the system prompt).
 func (r ModelRequest) planMode() bool {
-	texts := []string{string(r.System)}
-	for _, m := range r.Messages {
-		for _, b := range blocks(m.Content) {
-			if b.Type == "text" {
-				texts = append(texts, b.Text)
-			}
-		}
-	}
-	for _, t := range texts {
+	for _, t := range r.texts() {
 		if strings.Contains(t, "Plan mode is active") || strings.Contains(t, "Plan mode still active") {
 			return true
 		}

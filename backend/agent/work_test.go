@@ -36,16 +36,6 @@ func workerPrompt(t *testing.T, tmpl, dir, request, id, title, description, scop
 		template.VarTaskDescription: description, template.VarTaskScope: scope})
 }
 
-// goCmd runs the go command in dir, offline.
-func goCmd(t *testing.T, dir string, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
 func (c *fakeCLI) wrote() []string {
 	var out []string
 	for _, b := range c.calls {
@@ -235,10 +225,10 @@ func TestGoTestsBuildAndPass(t *testing.T) {
 			t.Errorf("the test calls %s, which is not the same from call to call or touches the system:\n%s", called, test)
 		}
 	}
-	if out, err := goCmd(t, dir, "vet", "./..."); err != nil {
+	if out, err := agenttest.Go(dir, "vet", "./..."); err != nil {
 		t.Errorf("go vet: %v\n%s", err, out)
 	}
-	out, err := goCmd(t, dir, "test", "-count=1", "-v", "-run", "TestBaton", "./...")
+	out, err := agenttest.Go(dir, "test", "-count=1", "-v", "-run", "TestBaton", "./...")
 	if err != nil || !strings.Contains(out, "--- PASS: TestBatonCalcBatonCalls/Name(3)") {
 		t.Errorf("go test: %v\n%s", err, out)
 	}
@@ -426,7 +416,7 @@ func TestLyingWorkers(t *testing.T) {
 	t.Run("verification-lies", func(t *testing.T) {
 		t.Parallel()
 		dir := writeFiles(t, shop)
-		if out, err := goCmd(t, dir, "build", "./..."); err != nil {
+		if out, err := agenttest.Go(dir, "build", "./..."); err != nil {
 			t.Fatalf("the project does not build before: %v\n%s", err, out)
 		}
 		c := newFakeCLI(t, dir)
@@ -435,7 +425,7 @@ func TestLyingWorkers(t *testing.T) {
 		if comp.Status != "success" || strings.Join(comp.OutputFiles, ",") != "docs/cart.md,cart/baton_broken.go" {
 			t.Errorf("worker's report = %+v", comp)
 		}
-		out, err := goCmd(t, dir, "build", "./...")
+		out, err := agenttest.Go(dir, "build", "./...")
 		if err == nil || !strings.Contains(out, "batonUndefinedTask002") {
 			t.Fatalf("go build after the worker: %v\n%s", err, out)
 		}

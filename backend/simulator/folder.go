@@ -135,11 +135,20 @@ func (s *Simulator) sessionDir(id string) (string, bool) {
 	return ss.cwd, true
 }
 
-// fsList serves the listing of a session's cwd, and nothing else.
-func (s *Simulator) fsList(w http.ResponseWriter, r *http.Request) {
+// requestDir is the cwd of the session a folder request names; false (with
+// the answer written) when there is no such session.
+func (s *Simulator) requestDir(w http.ResponseWriter, r *http.Request) (string, bool) {
 	dir, ok := s.sessionDir(r.PathValue("session"))
 	if !ok {
 		http.Error(w, "no such session", http.StatusNotFound)
+	}
+	return dir, ok
+}
+
+// fsList serves the listing of a session's cwd, and nothing else.
+func (s *Simulator) fsList(w http.ResponseWriter, r *http.Request) {
+	dir, ok := s.requestDir(w, r)
+	if !ok {
 		return
 	}
 	files, err := listFolder(dir)
@@ -153,9 +162,8 @@ func (s *Simulator) fsList(w http.ResponseWriter, r *http.Request) {
 // fsRead serves one file of a session's cwd; paths that leave it are
 // refused.
 func (s *Simulator) fsRead(w http.ResponseWriter, r *http.Request) {
-	dir, ok := s.sessionDir(r.PathValue("session"))
+	dir, ok := s.requestDir(w, r)
 	if !ok {
-		http.Error(w, "no such session", http.StatusNotFound)
 		return
 	}
 	text, err := readFolderFile(dir, r.URL.Query().Get("path"))
@@ -170,9 +178,8 @@ func (s *Simulator) fsRead(w http.ResponseWriter, r *http.Request) {
 // fsWrite writes one file of a session's cwd (a JSON body {path,
 // content}); paths that leave it are refused.
 func (s *Simulator) fsWrite(w http.ResponseWriter, r *http.Request) {
-	dir, ok := s.sessionDir(r.PathValue("session"))
+	dir, ok := s.requestDir(w, r)
 	if !ok {
-		http.Error(w, "no such session", http.StatusNotFound)
 		return
 	}
 	var req struct {
@@ -193,9 +200,8 @@ func (s *Simulator) fsWrite(w http.ResponseWriter, r *http.Request) {
 // fsUntracked serves the files of a session's cwd that git does not
 // track.
 func (s *Simulator) fsUntracked(w http.ResponseWriter, r *http.Request) {
-	dir, ok := s.sessionDir(r.PathValue("session"))
+	dir, ok := s.requestDir(w, r)
 	if !ok {
-		http.Error(w, "no such session", http.StatusNotFound)
 		return
 	}
 	out, err := untracked(r.Context(), dir)

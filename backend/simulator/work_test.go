@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,16 +38,6 @@ func workerMessage(t *testing.T, tmplID, dir, id, title, description, scope stri
 		t.Fatal(err)
 	}
 	return p.System + "\n\n" + p.User
-}
-
-// goIn runs the go command in dir, offline.
-func goIn(t *testing.T, dir string, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 // toolCalls are the tool_use blocks of a transcript, as "Name path" (or
@@ -104,10 +93,10 @@ func TestPageWorkersWriteTheirWork(t *testing.T) {
 	if c.Status != "success" || strings.Join(c.OutputFiles, ",") != "api/api_test.go" {
 		t.Fatalf("completion = %+v", c)
 	}
-	if out, err := goIn(t, dir, "vet", "./..."); err != nil {
+	if out, err := agenttest.Go(dir, "vet", "./..."); err != nil {
 		t.Errorf("go vet: %v\n%s", err, out)
 	}
-	if out, err := goIn(t, dir, "test", "-count=1", "-v", "./api/"); err != nil || !strings.Contains(out, `--- PASS: TestBatonApiCalls/Health()`) {
+	if out, err := agenttest.Go(dir, "test", "-count=1", "-v", "./api/"); err != nil || !strings.Contains(out, `--- PASS: TestBatonApiCalls/Health()`) {
 		t.Errorf("go test: %v\n%s", err, out)
 	}
 
@@ -166,7 +155,7 @@ func TestPageLies(t *testing.T) {
 		if c.Status != "success" || !strings.Contains(strings.Join(c.OutputFiles, ","), "api/baton_broken.go") {
 			t.Errorf("report = %+v", c)
 		}
-		if out, err := goIn(t, dir, "build", "./..."); err == nil {
+		if out, err := agenttest.Go(dir, "build", "./..."); err == nil {
 			t.Fatalf("go build passes after the worker:\n%s", out)
 		}
 		call(t, "POST", base+"/api/send", map[string]string{"sessionId": id, "message": `Verify the work: {"phase": "verification"}`})
@@ -184,14 +173,7 @@ func TestPageLeavesUntrackedFilesOut(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{})
 	dir := agenttest.Project(t)
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@x")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { agenttest.Git(t, dir, args...) }
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "first")
