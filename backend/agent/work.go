@@ -557,7 +557,8 @@ func (m *Mind) Work(files []string) Work {
 
 // checkFor is the command that runs the tests of dirs: go test of the Go
 // packages, the package.json test script for JavaScript, Python's unittest
-// discovery, cargo test for Rust; "" when the agent knows none.
+// discovery in a Python project (with a pyproject.toml, setup.py, …),
+// cargo test for Rust; "" when the agent knows none.
 func (m *Mind) checkFor(dirs []string) string {
 	var goPkgs, pyDirs, cmds []string
 	js, rust := false, false
@@ -586,8 +587,10 @@ func (m *Mind) checkFor(dirs []string) string {
 	if js && m.has("package.json") && hasTestScript(m.reads["package.json"]) {
 		cmds = append(cmds, "npm test")
 	}
-	for _, d := range pyDirs {
-		cmds = append(cmds, "python3 -m unittest discover -s "+d+" -p 'test_*.py'")
+	if slices.ContainsFunc([]string{"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini"}, m.has) {
+		for _, d := range pyDirs {
+			cmds = append(cmds, "python3 -m unittest discover -s "+d+" -p 'test_*.py'")
+		}
 	}
 	if rust && m.has("Cargo.toml") {
 		cmds = append(cmds, "cargo test")

@@ -259,6 +259,7 @@ func TestScriptTestsPass(t *testing.T) {
 		"stock/stock.js":   "/** Counts the items. */\nexport function count(items) {\n  return items.length;\n}\n\nexport const unit = 'piece';\n",
 		"cart/cart.py":     "def total(prices):\n    return sum(prices)\n\n\nclass Cart:\n    pass\n",
 		"cart/__init__.py": "",
+		"pyproject.toml":   "[project]\nname = \"cart\"\n",
 	})
 	c := newFakeCLI(t, dir)
 	c.real = true
