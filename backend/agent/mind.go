@@ -416,10 +416,16 @@ func (m *Mind) specialist() (string, string) {
 
 var taskIDPattern = regexp.MustCompile(`"(?:task_id|taskId)"\s*:\s*"([A-Za-z0-9_-]+)"|\b(task_[A-Za-z0-9-]+)\b`)
 
+var ownTask = regexp.MustCompile(`## Your task: ([A-Za-z0-9_-]+)`)
+
 // TaskID is the task a prompt is about. A worker session's task is named in
-// its first prompt: a later message (a re-prompt quoting an example, an
-// answer) may name other ids.
+// its first prompt (its "## Your task: ID", or the first id there when the
+// session's id names a worker): a later message (a re-prompt quoting an
+// example or another task's id, an answer) may name other ids.
 func (m *Mind) TaskID() string {
+	if t := ownTask.FindStringSubmatch(m.initial); t != nil {
+		return t[1]
+	}
 	prompts := []string{m.prompt}
 	if strings.Contains(m.sessionID, "_worker_") {
 		prompts = []string{m.initial, m.prompt}

@@ -465,3 +465,19 @@ func TestResumedConversationDoesNotWriteAgain(t *testing.T) {
 		t.Errorf("after the resume: writes %v, report %+v", c.wrote(), comp)
 	}
 }
+
+// A worker reports its own task's id, whatever id a later message names
+// first (a re-prompt quoting another task's or an example's), in a
+// session whose id says nothing (the CLI's).
+func TestReportKeepsItsOwnTaskID(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, shop)
+	c := newFakeCLI(t, dir)
+	agenttest.ValidCompletion(t, c.send(workerPrompt(t, "documentation", dir, "Document the shop", "task_002", "Write the cart page",
+		"Write docs/cart.md: what cart is for.", "cart/")), protocol.DialectOrchestrator)
+	comp := agenttest.ValidCompletion(t, c.send(`Your report was not read. Answer like {"phase": "completion", "data": {"task_id": "task_001"}} with your task's id.`),
+		protocol.DialectOrchestrator)
+	if comp.TaskID != "task_002" || strings.Join(comp.OutputFiles, ",") != "docs/cart.md" {
+		t.Errorf("the report after a re-prompt naming task_001 = %+v", comp)
+	}
+}
