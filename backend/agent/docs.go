@@ -51,7 +51,7 @@ func relTo(from, target string) string {
 // docPage is the page of a component, from the files the worker read.
 func (m *Mind) docPage(page, name string, files []string) string {
 	var b strings.Builder
-	units, other := m.units(files)
+	units := m.units(files)
 	fmt.Fprintf(&b, "# %s\n\n", name)
 	intro := ""
 	for _, u := range units {
@@ -83,8 +83,11 @@ func (m *Mind) docPage(page, name string, files []string) string {
 		b.WriteString("\n## Files\n\n| File | Lines | About |\n|---|---|---|\n")
 		for _, f := range files {
 			about := ""
+			if isTest(f) {
+				about = "tests"
+			}
 			for _, u := range units {
-				if u.file == f || u.file == "" && path.Dir(f) == u.dir && strings.HasSuffix(f, ".go") {
+				if u.file == f || u.file == "" && path.Dir(f) == u.dir && strings.HasSuffix(f, ".go") && !isTest(f) {
 					about = u.lang
 				}
 			}
@@ -94,16 +97,13 @@ func (m *Mind) docPage(page, name string, files []string) string {
 			fmt.Fprintf(&b, "| [`%s`](%s) | %d | %s |\n", f, relTo(page, f), strings.Count(m.reads[f], "\n"), about)
 		}
 	}
-	_ = other
 	return b.String()
 }
 
-// units are the Go packages and script modules among files, and the
-// other files.
-func (m *Mind) units(files []string) ([]unit, []string) {
+// units are the Go packages and script modules among files.
+func (m *Mind) units(files []string) []unit {
 	module := modulePath(m.reads["go.mod"])
 	var out []unit
-	var other []string
 	dirs := map[string]bool{}
 	for _, f := range files {
 		switch {
@@ -117,11 +117,9 @@ func (m *Mind) units(files []string) ([]unit, []string) {
 			}
 		case scriptLang(f) != "" && !isTest(f):
 			out = append(out, scriptUnit(f, m.reads[f]))
-		default:
-			other = append(other, f)
 		}
 	}
-	return out, other
+	return out
 }
 
 func (m *Mind) writeUnit(b *strings.Builder, page string, u unit) {

@@ -25,7 +25,7 @@ type finding struct {
 }
 
 func (f finding) String() string {
-	return fmt.Sprintf("**%s** `%s:%d`: %s (`%s`). Fix: %s", f.severity, f.file, f.line, f.problem, f.excerpt, f.fix)
+	return fmt.Sprintf("**%s** `%s:%d`: %s (`%s`). Fix: %s", f.severity, f.file, f.line, f.problem, strings.ReplaceAll(f.excerpt, "`", "'"), f.fix)
 }
 
 var lineRules = []struct {

@@ -467,7 +467,7 @@ func (m *Mind) Work(files []string) Work {
 		}
 		name := m.docName()
 		w.Changes = []Change{m.change(page, m.docPage(page, name, src)+footer, id, true)}
-		units, _ := m.units(src)
+		units := m.units(src)
 		names := 0
 		for _, u := range units {
 			names += len(u.symbols)
