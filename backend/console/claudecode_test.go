@@ -86,7 +86,7 @@ func cliProcesses(bin string, inDir func(cwd string) bool) []int {
 }
 
 // TestRunOnClaudeCode is "baton run --host claude-code" with the real CLI
-// and model-sim: exit 0, the workers' files in the folder, and no CLI
+// and model-sim: exit 0, the workers' pages in the folder, and no CLI
 // process left.
 func TestRunOnClaudeCode(t *testing.T) {
 	bin := claudecodetest.Binary(t)
@@ -114,12 +114,12 @@ func TestRunOnClaudeCode(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s is listed but not in the folder: %v", f, err)
 		}
-		if strings.HasSuffix(f, "-notes.md") {
+		if strings.HasPrefix(f, "docs/") && strings.HasSuffix(f, ".md") {
 			written++
 		}
 	}
 	if written == 0 {
-		t.Errorf("no worker wrote its notes: %s", m[1])
+		t.Errorf("no worker wrote its page: %s", m[1])
 	}
 	if left := cliChildren(bin, dir); len(left) > 0 {
 		t.Errorf("CLI processes left after baton run: %v", left)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,12 +26,26 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 	return code, out.String(), errOut.String()
 }
 
+// samples holds each test's copy of testdata/sample.
+var samples sync.Map
+
+// sample is the test's copy of testdata/sample as a git repository with
+// one commit (the same one for every call of a test): the stand-ins'
+// workers write into the folder they work on, and worktree templates need
+// a repository.
 func sample(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs("testdata/sample")
-	if err != nil {
+	if dir, ok := samples.Load(t); ok {
+		return dir.(string)
+	}
+	dir := filepath.Join(t.TempDir(), "sample")
+	if err := os.CopyFS(dir, os.DirFS("testdata/sample")); err != nil {
 		t.Fatal(err)
 	}
+	testsupport.Git(t, dir, "init", "-q", "-b", "main")
+	testsupport.Git(t, dir, "add", "-A")
+	testsupport.Git(t, dir, "commit", "-q", "-m", "sample")
+	samples.Store(t, dir)
 	return dir
 }
 

@@ -57,22 +57,22 @@ func TestRunWorktreeOnClaudeCode(t *testing.T) {
 	if !strings.Contains(stdout, "uncommitted changes (src/stock.py)") {
 		t.Errorf("the run does not say it leaves the uncommitted change out:\n%s", stdout)
 	}
-	if !regexp.MustCompile(`(?m)^  task_\d+: .*task_\d+-notes\.md \+\d+ -0`).MatchString(stdout) {
+	if !regexp.MustCompile(`(?m)^  task_\d+: .*docs/\S+\.md \+\d+ -0`).MatchString(stdout) {
 		t.Errorf("no task's changes listed:\n%s", stdout)
 	}
 	if strings.Contains(stdout, "worktrees/") {
 		t.Errorf("file paths inside Baton's worktrees are shown:\n%s", stdout)
 	}
-	notes, _ := filepath.Glob(filepath.Join(dir, "*-notes.md"))
-	if len(notes) > 0 {
-		t.Fatalf("workers wrote into the user's tree before Apply: %v", notes)
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(pages) > 0 {
+		t.Fatalf("workers wrote into the user's tree before Apply: %v", pages)
 	}
 	if got := testsupport.Git(t, dir, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
 		t.Fatalf("worktrees left:\n%s", got)
 	}
-	onBranch := testsupport.Git(t, dir, "ls-tree", "--name-only", m[1])
-	if !strings.Contains(onBranch, "-notes.md") {
-		t.Fatalf("the run branch holds no notes: %s", onBranch)
+	onBranch := testsupport.Git(t, dir, "ls-tree", "--name-only", m[1], "docs/")
+	if !strings.Contains(onBranch, "docs/README.md") {
+		t.Fatalf("the run branch holds no pages: %s", onBranch)
 	}
 	testsupport.Git(t, dir, "branch", "-D", m[1])
 
@@ -85,9 +85,9 @@ func TestRunWorktreeOnClaudeCode(t *testing.T) {
 	if !strings.Contains(stdout, "Applied: main fast-forwarded") {
 		t.Fatalf("not applied:\n%s", stdout)
 	}
-	notes, _ = filepath.Glob(filepath.Join(dir, "*-notes.md"))
-	if len(notes) == 0 {
-		t.Fatalf("no notes in the user's tree after Apply:\n%s", stdout)
+	pages, _ = filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(pages) == 0 {
+		t.Fatalf("no pages in the user's tree after Apply:\n%s", stdout)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "src/stock.py")); string(b) != mine {
 		t.Fatalf("the user's uncommitted change was touched: %q", b)

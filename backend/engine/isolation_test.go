@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/mailbox"
-	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/worktree"
@@ -463,36 +462,6 @@ func TestWorktreeNotARepository(t *testing.T) {
 	if snap, _ := h.eng.Snapshot(context.Background(), id); snap.Worktree != nil {
 		t.Fatalf("a shared run has a worktree: %+v", snap.Worktree)
 	}
-}
-
-// On a host that writes no files (SharedOnly) a worktree template's run
-// shares its folder: no branch, no worktree, no refusal of a plain folder.
-func TestWorktreeSharedOnlyHost(t *testing.T) {
-	t.Parallel()
-	h, repo := newIsoHarness(t, nil, scripted(plan(planned{"t1", 5, nil}), nil))
-	h.close()
-	h.sharedOnly = func() bool { return true }
-	h.open()
-	var cwd string
-	h.host.onStart = func(o session.StartOptions) {
-		if strings.Contains(string(o.ID), "_worker_") {
-			cwd = o.Cwd
-		}
-	}
-	id := h.createIn(repo, nil)
-	if run := h.wait(id); run.Status != "completed" {
-		t.Fatalf("run = %s: %s", run.Status, run.Error)
-	}
-	if cwd != repo {
-		t.Fatalf("the worker ran in %s, not the shared folder %s", cwd, repo)
-	}
-	if got := branchList(t, repo); !slices.Equal(got, []string{"main"}) {
-		t.Fatalf("branches = %v", got)
-	}
-	if snap, _ := h.eng.Snapshot(context.Background(), id); snap.Worktree != nil {
-		t.Fatalf("worktree view = %+v", snap.Worktree)
-	}
-	h.createIn(t.TempDir(), nil) // a plain folder is fine too
 }
 
 // A repository that disappears under a running run fails the run with the

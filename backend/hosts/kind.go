@@ -49,9 +49,6 @@ type Info struct {
 	Fields []string
 	// Simulated: no AI answers, so costs are simulated.
 	Simulated bool
-	// SharedOnly: the agent writes no files, so a run shares its folder
-	// (worktree isolation has nothing to isolate).
-	SharedOnly bool
 	// SystemPrompt: its sessions take a system prompt apart from the first
 	// message (session.SystemPrompter).
 	SystemPrompt bool

@@ -34,7 +34,7 @@ type simulatorKind struct{ opts SimulatorOptions }
 func (simulatorKind) Info() Info {
 	return Info{Name: settings.HostSimulator, Short: "sim", Label: "Simulator — no AI",
 		Fields:    []string{"chromePath", "headless", "pollIntervalMs"},
-		Simulated: true, SharedOnly: true}
+		Simulated: true}
 }
 
 func (k simulatorKind) Open(ctx context.Context, cfg settings.Settings, env Env) (Conn, error) {

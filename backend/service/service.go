@@ -141,7 +141,7 @@ func Open(o Options) (*Services, error) {
 		return fail(&OpenError{StageConfigDir, err})
 	}
 	s.engine, err = engine.New(engine.Options{Store: s.store, Host: s.Hosts, Templates: s.Templates, Logger: log,
-		WorktreeRoot: wtRoot, SharedOnly: s.Hosts.SharedOnly,
+		WorktreeRoot:         wtRoot,
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
 		AutoResumeAfterLimit: func() bool { return s.Settings.Get().AutoResumeAfterLimit }})
