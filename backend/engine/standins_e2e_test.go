@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/agent/agenttest"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
@@ -63,7 +64,7 @@ func TestSimulatorWorkersDoRealWork(t *testing.T) {
 
 	t.Run("test-coverage", func(t *testing.T) {
 		dir := agenttest.GoModule(t)
-		base := strings.TrimSpace(agenttest.Git(t, dir, "rev-parse", "HEAD"))
+		base := strings.TrimSpace(testsupport.Git(t, dir, "rev-parse", "HEAD"))
 		run, worktree := runOnModule(ctx, t, host, mgr, "test-coverage", dir, "Add tests for the packages without any")
 		if !worktree {
 			t.Fatalf("test-coverage did not run in worktrees")

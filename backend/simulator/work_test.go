@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/baton-app/baton/backend/agent/agenttest"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -173,7 +174,7 @@ func TestPageLeavesUntrackedFilesOut(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{})
 	dir := agenttest.Project(t)
-	git := func(args ...string) { agenttest.Git(t, dir, args...) }
+	git := func(args ...string) { testsupport.Git(t, dir, args...) }
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "first")
