@@ -6,14 +6,25 @@
 (function (bindings) {
   'use strict';
 
-  // Signed out (the access token was replaced, or never given): the page
-  // reloads and the server answers with the sentence that says why.
-  let leaving = false;
-  function signedOut() {
-    if (!leaving) {
-      leaving = true;
-      location.reload();
-    }
+  // Signed out (the access token was replaced): the page stays as it is,
+  // so that a new link it just made can still be read, under a notice that
+  // says why nothing works any more.
+  const signedOutText = 'This browser was signed out of Baton because its access link was replaced: open the new link to sign in again.';
+  let signedOut = false;
+  function signOut(text) {
+    if (signedOut) return;
+    signedOut = true;
+    const show = () => {
+      const note = document.createElement('div');
+      note.id = 'baton-signed-out';
+      note.setAttribute('role', 'alert');
+      note.textContent = text || signedOutText;
+      note.style.cssText =
+        'position:fixed;left:0;right:0;top:0;z-index:2147483647;padding:0.75rem 1rem;background:#c0262d;color:#fff;font:600 14px/1.4 system-ui,sans-serif;text-align:center';
+      document.body.appendChild(note);
+    };
+    if (document.body) show();
+    else addEventListener('DOMContentLoaded', show, { once: true });
   }
 
   async function call(name, args) {
@@ -30,9 +41,9 @@
       throw 'Baton could not be reached (' + (err && err.message ? err.message : String(err)) + '): check the connection and try again.';
     }
     if (res.status === 401) {
-      const text = (await res.text()).trim();
-      signedOut();
-      throw text || 'This browser is signed out of Baton.';
+      const text = (await res.text()).trim() || signedOutText;
+      signOut(text);
+      throw text;
     }
     let body;
     try {
@@ -95,9 +106,10 @@
     };
     ws.onclose = (event) => {
       if (event.code === 4401) {
-        signedOut();
+        signOut(signedOutText);
         return;
       }
+      if (signedOut) return;
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 10000);
     };
