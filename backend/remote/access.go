@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	qrcode "github.com/skip2/go-qrcode"
@@ -68,6 +69,10 @@ type Access struct {
 	config   *Config
 	bindings *Bindings
 
+	// served is the running server, read without the lock by Emit (which
+	// must not wait for a Start or a new token being written).
+	served atomic.Pointer[Server]
+
 	mu          sync.Mutex
 	srv         *Server
 	listen      string
@@ -99,10 +104,7 @@ func (a *Access) Serve(b *Bindings) {
 
 // Emit hands one of Baton's events to the browsers, if serving.
 func (a *Access) Emit(name string, payload any) {
-	a.mu.Lock()
-	srv := a.srv
-	a.mu.Unlock()
-	if srv != nil {
+	if srv := a.served.Load(); srv != nil {
 		srv.Emit(name, payload)
 	}
 }
@@ -149,6 +151,7 @@ func (a *Access) Start(listen string, behindProxy bool) (Link, error) {
 		return Link{}, err
 	}
 	a.srv, a.listen, a.behindProxy, a.fingerprint = srv, listen, behindProxy, fingerprint
+	a.served.Store(srv)
 	if !a.o.Headless {
 		// The window serves again at its next start.
 		if err := a.config.SetWindow(true, listen, behindProxy); err != nil {
@@ -198,6 +201,7 @@ func (a *Access) Stop(ctx context.Context) error {
 	a.mu.Lock()
 	srv := a.srv
 	a.srv = nil
+	a.served.Store(nil)
 	a.mu.Unlock()
 	if srv == nil {
 		return nil

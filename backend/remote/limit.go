@@ -54,8 +54,9 @@ func (l *limiter) Blocked(client string) (bool, time.Duration) {
 	return true, l.window - now.Sub(ts[len(ts)-l.max])
 }
 
-// Fail records one failed attempt of client.
-func (l *limiter) Fail(client string) {
+// Fail records one failed attempt of client and says whether that blocks
+// it now.
+func (l *limiter) Fail(client string) (blocked bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -75,4 +76,5 @@ func (l *limiter) Fail(client string) {
 		ts = ts[len(ts)-l.max:]
 	}
 	l.fails[client] = ts
+	return len(ts) >= l.max
 }

@@ -321,7 +321,6 @@ func (s *Server) client(r *http.Request) string {
 // blocked answers 429 when client has failed too often.
 func (s *Server) blocked(w http.ResponseWriter, r *http.Request, client string) bool {
 	if b, wait := s.limit.Blocked(client); b {
-		s.log.Warn("remote access refused: too many failed attempts", "component", "remote", "client", client, "path", r.URL.Path)
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		plain(w, http.StatusTooManyRequests, fmt.Sprintf(sentenceTooMany, wait.Round(time.Second)))
 		return true
@@ -329,9 +328,13 @@ func (s *Server) blocked(w http.ResponseWriter, r *http.Request, client string) 
 	return false
 }
 
+// failed counts and logs a failed attempt; the address that has failed
+// too often is logged once, when it is blocked (not each refused request).
 func (s *Server) failed(r *http.Request, client, why string) {
-	s.limit.Fail(client)
 	s.log.Warn("remote access refused", "component", "remote", "client", client, "reason", why, "path", r.URL.Path)
+	if s.limit.Fail(client) {
+		s.log.Warn("remote access blocks an address: too many failed attempts", "component", "remote", "client", client, "for", s.o.FailureWindow.String())
+	}
 }
 
 // plain answers with one sentence and nothing else.

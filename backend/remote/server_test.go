@@ -22,6 +22,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/baton-app/baton/backend/hosts"
+	"github.com/baton-app/baton/backend/inbox"
 )
 
 // fakeApp is a binding object like the window's App.
@@ -347,7 +350,7 @@ func TestFailedAttemptsAreLimitedAndLogged(t *testing.T) {
 		t.Error("a blocked client got the cookie")
 	}
 	logs := h.logs.String()
-	if strings.Count(logs, "reason=\"wrong access token\"") != 3 || !strings.Contains(logs, "client=127.0.0.1") || !strings.Contains(logs, "too many failed attempts") {
+	if strings.Count(logs, "reason=\"wrong access token\"") != 3 || !strings.Contains(logs, "client=127.0.0.1") || strings.Count(logs, "too many failed attempts") != 1 {
 		t.Errorf("the failures are not logged:\n%s", logs)
 	}
 	if strings.Contains(logs, h.token) {
@@ -591,5 +594,19 @@ func TestTheTokenIsNotKept(t *testing.T) {
 	}
 	if _, ok := again.Exchange(token); ok || again.CheckCookie(cookie) {
 		t.Error("the replaced token or its cookie still works")
+	}
+}
+
+// The events replayed to a browser that connects are the state events
+// Baton sends under these names.
+func TestReplayedEventsAreBatonsStateEvents(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{hosts.EventStatus, inbox.EventChanged} {
+		if !replayed[name] {
+			t.Errorf("%s is not replayed", name)
+		}
+	}
+	if len(replayed) != 2 {
+		t.Errorf("replayed: %v", replayed)
 	}
 }
