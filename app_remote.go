@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/baton-app/baton/backend/remote"
@@ -40,6 +42,9 @@ func (a *App) RemoteAccessStatus() (remote.Status, error) {
 func (a *App) StartRemoteAccess(listen string, behindProxy bool) (remote.Link, error) {
 	if a.Remote == nil {
 		return remote.Link{}, errNoRemote
+	}
+	if strings.TrimSpace(listen) == "" {
+		listen = remote.DefaultListen
 	}
 	link, err := a.Remote.Start(listen, behindProxy)
 	if err != nil {
@@ -87,6 +92,8 @@ func remoteError(listen string, err error) error {
 		return errors.New("Turn remote access on first.")
 	case errors.Is(err, remote.ErrBadListen):
 		return fmt.Errorf("%q is not an address to listen on: write host:port, such as 127.0.0.1:8390, or 0.0.0.0:8390 for every network.", listen)
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("Another program already listens on %s: choose another port.", listen)
 	}
 	return errors.New(sentence(fmt.Sprintf("Baton could not serve on %s: %v", listen, err)))
 }

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"io"
+	"log/slog"
+	"net"
 	"os"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/baton-app/baton/backend/remote"
 )
@@ -103,5 +107,43 @@ func TestBrowserBindingsWithoutTheWindow(t *testing.T) {
 	}
 	if _, err := NewApp(Services{}).RemoteAccessStatus(); err == nil {
 		t.Error("no remote access, no sentence")
+	}
+}
+
+// TestStartRemoteAccessSentences: the window's Turn on with the real remote
+// access: a port another program holds, or no address at all, is a
+// sentence; the first start returns the link.
+func TestStartRemoteAccessSentences(t *testing.T) {
+	t.Parallel()
+	access, err := remote.NewAccess(remote.AccessOptions{Dir: t.TempDir(), Assets: fstest.MapFS{"index.html": {Data: []byte("<html><head></head></html>")}},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := NewApp(Services{Remote: access})
+	table, err := remote.NewBindings(app.forBrowser())
+	if err != nil {
+		t.Fatal(err)
+	}
+	access.Serve(table)
+	t.Cleanup(func() { _ = access.Stop(context.Background()) })
+
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if _, err := app.StartRemoteAccess(held.Addr().String(), false); err == nil || err.Error() != "Another program already listens on "+held.Addr().String()+": choose another port." {
+		t.Errorf("a port in use: %v", err)
+	}
+	if _, err := app.StartRemoteAccess("8390", false); err == nil || !strings.Contains(err.Error(), "host:port") {
+		t.Errorf("no host: %v", err)
+	}
+	link, err := app.StartRemoteAccess("127.0.0.1:0", false)
+	if err != nil || !strings.Contains(link.URL, "/login?token=") || link.QR == "" {
+		t.Fatalf("the first start: %+v %v", link, err)
+	}
+	if _, err := app.StartRemoteAccess("127.0.0.1:0", false); err == nil || err.Error() != "Remote access is already on." {
+		t.Errorf("a second start: %v", err)
 	}
 }

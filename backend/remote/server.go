@@ -537,6 +537,10 @@ func (s *Server) serveFrontend(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(s.index)
 		return
 	}
+	if strings.HasSuffix(r.URL.Path, "/") {
+		http.NotFound(w, r) // no folder listings
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/assets/") {
 		// Vite names them by their content.
 		w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")

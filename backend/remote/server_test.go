@@ -289,6 +289,9 @@ func TestTokenIsExchangedForACookie(t *testing.T) {
 	if resp, body := h.get(c, "/assets/app-1.js"); resp.StatusCode != http.StatusOK || body != `console.log("the frontend")` {
 		t.Errorf("asset: %d %q", resp.StatusCode, body)
 	}
+	if resp, _ := h.get(c, "/assets/"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a folder listing: %d", resp.StatusCode)
+	}
 	// Calls.
 	n, out := h.call(c, "Swap", h.ts.URL, Pair{A: 1, B: "b"})
 	if n != http.StatusOK || string(out["result"]) != `{"a":-1,"b":"B"}` {
