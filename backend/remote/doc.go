@@ -14,4 +14,9 @@
 // listens on loopback unless told otherwise, and beyond loopback only with
 // TLS (a self-signed certificate made once, its fingerprint shown) or
 // behind a proxy that provides it.
+//
+// The access link's QR code is drawn by github.com/skip2/go-qrcode: the most
+// used QR encoder in Go, MIT-licensed, without dependencies, a complete
+// implementation of a standard that does not change; it draws the PNG for
+// Settings and the half-block text for a terminal.
 package remote
