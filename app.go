@@ -31,6 +31,8 @@ type Services struct {
 	Apply func(context.Context) error
 	// TestHost is the host test (service.Services.TestHost).
 	TestHost func(context.Context, settings.Settings) (doctor.Report, error)
+	// Remote is Settings → Remote access (nil: not available).
+	Remote RemoteAccess
 }
 
 // App holds the Wails bindings. Each method checks its input, makes one call
@@ -54,13 +56,18 @@ func (a *App) startup(ctx context.Context) {
 // Ready is called by the page once it has mounted. It returns what the
 // window shows about this build.
 func (a *App) Ready() desktop.Info {
-	a.Smoke.Ready()
+	if a.Smoke != nil {
+		a.Smoke.Ready()
+	}
 	return a.Info
 }
 
 // ChooseFolder opens the native folder dialog and returns the chosen folder,
 // or "" when the user cancelled.
 func (a *App) ChooseFolder(title string) (string, error) {
+	if a.ctx == nil {
+		return "", errors.New("A browser has no folder dialog for Baton's machine: type the folder's path.")
+	}
 	if title == "" {
 		title = "Choose a project folder"
 	}

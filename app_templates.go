@@ -154,6 +154,9 @@ func (a *App) GenerateTemplateID(name string) (string, error) {
 
 // ImportTemplate asks for a template file and stores it as a new template.
 func (a *App) ImportTemplate() (TemplateImport, error) {
+	if a.ctx == nil {
+		return TemplateImport{}, errNeedsWindow("Importing a template file")
+	}
 	path, err := wailsruntime.OpenFileDialog(a.ctx, wailsruntime.OpenDialogOptions{
 		Title:   "Import a template",
 		Filters: jsonFilter,
@@ -176,6 +179,9 @@ func (a *App) ImportTemplate() (TemplateImport, error) {
 func (a *App) ExportTemplate(id string, resolved bool) (TemplateExport, error) {
 	if err := needID(id); err != nil {
 		return TemplateExport{}, err
+	}
+	if a.ctx == nil {
+		return TemplateExport{}, errNeedsWindow("Saving the template to a file")
 	}
 	name := id
 	if resolved {

@@ -15,6 +15,8 @@ import type {
   Modifications,
   PermissionDecision,
   PermissionPrompt,
+  RemoteLink,
+  RemoteStatus,
   ReportExport,
   ResolvedTemplate,
   Run,
@@ -101,6 +103,17 @@ export const api = {
 
   host: {
     status: (): Promise<HostStatus> => call('HostStatus', () => App.HostStatus()),
+  },
+
+  /** Settings → Remote access: Baton's window in a browser, behind an access link. */
+  remote: {
+    status: (): Promise<RemoteStatus> => call('RemoteAccessStatus', () => App.RemoteAccessStatus()),
+    /** Serves on listen (host:port); the first time it resolves with the access link, shown only then. */
+    start: (listen: string, behindProxy: boolean): Promise<RemoteLink> =>
+      call('StartRemoteAccess', () => App.StartRemoteAccess(listen, behindProxy)),
+    stop: (): Promise<void> => call('StopRemoteAccess', () => App.StopRemoteAccess()),
+    /** Replaces the access link, signing every browser out; resolves with the new link. */
+    newLink: (): Promise<RemoteLink> => call('NewRemoteLink', () => App.NewRemoteLink()),
   },
 
   /** The native folder dialog; resolves to '' when the user cancelled. */

@@ -3,7 +3,7 @@
 // one file that follows them. Everything else imports these names (through
 // here or through api.ts), never wailsjs/go/models.
 import { view } from '../../wailsjs/go/models';
-import type { desktop, doctor, hosts, inbox, main, session, sessions, settings, template } from '../../wailsjs/go/models';
+import type { desktop, doctor, hosts, inbox, main, remote, session, sessions, settings, template } from '../../wailsjs/go/models';
 
 export type AppInfo = desktop.Info;
 export type TemplateInfo = template.TemplateInfo;
@@ -41,6 +41,8 @@ export type RunWorktree = view.Worktree;
 export type TaskChanges = view.TaskChanges;
 export type Applied = view.Applied;
 export type WorkerAction = 'pause' | 'resume' | 'cancel' | 'retry';
+export type RemoteStatus = remote.Status;
+export type RemoteLink = remote.Link;
 
 // Builders: plain JSON made into the generated classes the bindings take.
 

@@ -28,6 +28,7 @@ function report(over: Record<string, unknown>) {
 }
 
 function setup(problem = '') {
+  answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
   answer('GetSettings', () => Promise.resolve(view(defaults, problem)));
   answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
   render(Settings);
@@ -45,6 +46,7 @@ describe('Settings view', () => {
   });
 
   it('offers the Claude Code CLI found on PATH and shows its path and version once chosen', async () => {
+    answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
     answer('GetSettings', () => Promise.resolve({ ...view(), claudeFound: '/usr/local/bin/claude' }));
     answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
     render(Settings);

@@ -344,6 +344,96 @@ export namespace main {
 
 }
 
+export namespace remote {
+	
+	export class Status {
+	    running: boolean;
+	    listen: string;
+	    url?: string;
+	    tls: boolean;
+	    fingerprint?: string;
+	    behindProxy: boolean;
+	    headless: boolean;
+	    fromBrowser: boolean;
+	    browsers: number;
+	    hasLink: boolean;
+	    // Go type: time
+	    tokenCreated: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.running = source["running"];
+	        this.listen = source["listen"];
+	        this.url = source["url"];
+	        this.tls = source["tls"];
+	        this.fingerprint = source["fingerprint"];
+	        this.behindProxy = source["behindProxy"];
+	        this.headless = source["headless"];
+	        this.fromBrowser = source["fromBrowser"];
+	        this.browsers = source["browsers"];
+	        this.hasLink = source["hasLink"];
+	        this.tokenCreated = this.convertValues(source["tokenCreated"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Link {
+	    url?: string;
+	    qr?: string;
+	    status: Status;
+	
+	    static createFrom(source: any = {}) {
+	        return new Link(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.qr = source["qr"];
+	        this.status = this.convertValues(source["status"], Status);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace session {
 	
 	export class PermissionRequest {

@@ -55,6 +55,13 @@ export const ReadSessionTranscript = (id: string): Promise<T.SessionTranscript> 
 export const SendToSession = (id: string, text: string): Promise<void> => invoke('SendToSession', id, text);
 export const StartSession = (cwd: string, message: string): Promise<string> => invoke('StartSession', cwd, message);
 export const ChooseFolder = (title: string): Promise<string> => invoke('ChooseFolder', title);
+
+// Remote access bindings (app_remote.go).
+export const RemoteAccessStatus = (): Promise<T.RemoteStatus> => invoke('RemoteAccessStatus');
+export const StartRemoteAccess = (listen: string, behindProxy: boolean): Promise<T.RemoteLink> =>
+  invoke('StartRemoteAccess', listen, behindProxy);
+export const StopRemoteAccess = (): Promise<void> => invoke('StopRemoteAccess');
+export const NewRemoteLink = (): Promise<T.RemoteLink> => invoke('NewRemoteLink');
 export const PendingPermissions = (): Promise<T.PermissionPrompt[]> => invoke('PendingPermissions');
 export const RespondPermission = (requestId: string, decision: string): Promise<void> =>
   invoke('RespondPermission', requestId, decision);

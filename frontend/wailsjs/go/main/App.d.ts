@@ -6,6 +6,7 @@ import {main} from '../models';
 import {hosts} from '../models';
 import {inbox} from '../models';
 import {session} from '../models';
+import {remote} from '../models';
 import {sessions} from '../models';
 import {desktop} from '../models';
 import {settings} from '../models';
@@ -59,6 +60,8 @@ export function ListSessions(arg1:boolean):Promise<Array<session.Info>>;
 
 export function ListTemplates():Promise<Array<template.TemplateInfo>>;
 
+export function NewRemoteLink():Promise<remote.Link>;
+
 export function OpenPath(arg1:string,arg2:string):Promise<void>;
 
 export function PauseRun(arg1:string):Promise<void>;
@@ -70,6 +73,8 @@ export function RaiseBudget(arg1:string,arg2:number,arg3:number):Promise<void>;
 export function ReadSessionTranscript(arg1:string):Promise<main.SessionTranscript>;
 
 export function Ready():Promise<desktop.Info>;
+
+export function RemoteAccessStatus():Promise<remote.Status>;
 
 export function ResetSettings():Promise<main.SettingsView>;
 
@@ -95,9 +100,13 @@ export function SaveSettings(arg1:settings.Settings):Promise<main.SettingsView>;
 
 export function SendToSession(arg1:string,arg2:string):Promise<void>;
 
+export function StartRemoteAccess(arg1:string,arg2:boolean):Promise<remote.Link>;
+
 export function StartRun(arg1:view.CreateRequest):Promise<view.Run>;
 
 export function StartSession(arg1:string,arg2:string):Promise<string>;
+
+export function StopRemoteAccess():Promise<void>;
 
 export function TaskPatch(arg1:string,arg2:string):Promise<string>;
 
