@@ -10,6 +10,7 @@ import type {
   FinalReport,
   HistoryPage,
   HistoryQuery,
+  HostKind,
   HostStatus,
   InboxItem,
   Modifications,
@@ -101,6 +102,8 @@ export const api = {
 
   host: {
     status: (): Promise<HostStatus> => call('HostStatus', () => App.HostStatus()),
+    /** The kinds of session host Settings offers, with the settings each one reads. */
+    kinds: (): Promise<HostKind[]> => call('HostKinds', () => App.HostKinds()),
   },
 
   /** The native folder dialog; resolves to '' when the user cancelled. */
