@@ -1,7 +1,6 @@
 package view
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/baton-app/baton/backend/inbox"
@@ -14,18 +13,14 @@ import (
 // from null into empty or back.
 func TestSessionViewsKeepTheJSON(t *testing.T) {
 	t.Parallel()
-	var s session.Info
-	fill(t, reflect.ValueOf(&s).Elem(), 0)
+	s := filled[session.Info](t)
 	sameJSON(t, "sessions", []session.Info{s, {}}, SessionsOf([]session.Info{s, {}}))
 	sameJSON(t, "no sessions", []session.Info(nil), SessionsOf(nil))
-	var item sessions.Item
-	fill(t, reflect.ValueOf(&item).Elem(), 0)
+	item := filled[sessions.Item](t)
 	sameJSON(t, "transcript items", []sessions.Item{item}, TranscriptItemsOf([]sessions.Item{item}))
-	var p sessions.Permission
-	fill(t, reflect.ValueOf(&p).Elem(), 0)
+	p := filled[sessions.Permission](t)
 	sameJSON(t, "permission prompts", []sessions.Permission{p}, PermissionPromptsOf([]sessions.Permission{p}))
-	var in inbox.Item
-	fill(t, reflect.ValueOf(&in).Elem(), 0)
+	in := filled[inbox.Item](t)
 	sameJSON(t, "inbox", []inbox.Item{in}, InboxOf([]inbox.Item{in}))
 	sameJSON(t, "empty inbox", []inbox.Item(nil), InboxOf(nil))
 }

@@ -18,24 +18,19 @@ import (
 // names; the settings the window sends reach the settings package whole.
 func TestSettingsViewsKeepTheJSON(t *testing.T) {
 	t.Parallel()
-	var s settings.Settings
-	fill(t, reflect.ValueOf(&s).Elem(), 0)
+	s := filled[settings.Settings](t)
 	sameJSON(t, "settings", s, SettingsOf(s))
 	if back := FileSettings(SettingsOf(s)); !reflect.DeepEqual(back, s) {
 		t.Errorf("settings changed on the way through the view:\nwas: %+v\nnow: %+v", s, back)
 	}
-	var sent Settings
-	fill(t, reflect.ValueOf(&sent).Elem(), 0)
+	sent := filled[Settings](t)
 	sameJSON(t, "settings sent", sent, FileSettings(sent))
-	var r doctor.Report
-	fill(t, reflect.ValueOf(&r).Elem(), 0)
+	r := filled[doctor.Report](t)
 	sameJSON(t, "doctor report", r, DoctorReportOf(r))
 	sameJSON(t, "empty doctor report", doctor.Report{}, DoctorReportOf(doctor.Report{}))
-	var st hosts.Status
-	fill(t, reflect.ValueOf(&st).Elem(), 0)
+	st := filled[hosts.Status](t)
 	sameJSON(t, "host status", st, HostStatusOf(st))
-	var info desktop.Info
-	fill(t, reflect.ValueOf(&info).Elem(), 0)
+	info := filled[desktop.Info](t)
 	sameJSON(t, "app info", info, AppInfoOf(info))
 }
 
@@ -45,8 +40,7 @@ func TestSettingsViewsKeepTheJSON(t *testing.T) {
 // added to either must be shown here or named as left out.
 func TestHostKindsAndProgramsAreShownWhole(t *testing.T) {
 	t.Parallel()
-	var info hosts.Info
-	fill(t, reflect.ValueOf(&info).Elem(), 0)
+	info := filled[hosts.Info](t)
 	kinds := HostKindsOf([]hosts.Kind{infoKind{info}, infoKind{hosts.Info{Name: "bare", Label: "Bare"}}})
 	if len(kinds) != 2 {
 		t.Fatalf("HostKindsOf = %+v", kinds)
@@ -57,8 +51,7 @@ func TestHostKindsAndProgramsAreShownWhole(t *testing.T) {
 	if kinds[1].Fields == nil {
 		t.Error("a kind without fields has null fields")
 	}
-	var found hosts.Found
-	fill(t, reflect.ValueOf(&found).Elem(), 0)
+	found := filled[hosts.Found](t)
 	programs := HostProgramsOf([]hosts.Found{found})
 	if len(programs) != 1 {
 		t.Fatalf("HostProgramsOf = %+v", programs)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/baton-app/baton/backend/template"
@@ -15,18 +14,14 @@ import (
 // types, with the same names.
 func TestTemplateViewsKeepTheJSON(t *testing.T) {
 	t.Parallel()
-	var tpl template.Template
-	fill(t, reflect.ValueOf(&tpl).Elem(), 0)
+	tpl := filled[template.Template](t)
 	sameJSON(t, "template", tpl, TemplateOf(tpl))
 	sameJSON(t, "empty template", template.Template{}, TemplateOf(template.Template{}))
-	var info template.TemplateInfo
-	fill(t, reflect.ValueOf(&info).Elem(), 0)
+	info := filled[template.TemplateInfo](t)
 	sameJSON(t, "template list", []template.TemplateInfo{info}, TemplateInfosOf([]template.TemplateInfo{info}))
-	var r template.Resolved
-	fill(t, reflect.ValueOf(&r).Elem(), 0)
+	r := filled[template.Resolved](t)
 	sameJSON(t, "resolved template", r, ResolvedTemplateOf(r))
-	var problem template.ValidationError
-	fill(t, reflect.ValueOf(&problem).Elem(), 0)
+	problem := filled[template.ValidationError](t)
 	sameJSON(t, "problems", []template.ValidationError{problem}, TemplateProblemsOf([]template.ValidationError{problem}))
 	if got := TemplateProblemsOf(nil); got == nil || len(got) != 0 {
 		t.Errorf("a valid template's problems = %#v, want an empty list", got)

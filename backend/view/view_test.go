@@ -66,6 +66,14 @@ func fill(t *testing.T, v reflect.Value, depth int) {
 	}
 }
 
+// filled is a T with every exported field set by fill.
+func filled[T any](t *testing.T) T {
+	t.Helper()
+	var v T
+	fill(t, reflect.ValueOf(&v).Elem(), 0)
+	return v
+}
+
 func sameJSON(t *testing.T, what string, row, view any) {
 	t.Helper()
 	a, err := json.Marshal(row)
