@@ -12,6 +12,7 @@ import (
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // Services are the backend services the bindings delegate to; main.go takes
@@ -55,11 +56,11 @@ func (a *App) startup(ctx context.Context) {
 
 // Ready is called by the page once it has mounted. It returns what the
 // window shows about this build.
-func (a *App) Ready() desktop.Info {
+func (a *App) Ready() view.AppInfo {
 	if a.Smoke != nil {
 		a.Smoke.Ready()
 	}
-	return a.Info
+	return view.AppInfoOf(a.Info)
 }
 
 // ChooseFolder opens the native folder dialog and returns the chosen folder,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/remote"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // The bindings of Settings → Remote access: Baton's window in a browser
@@ -29,28 +30,28 @@ var errNoRemote = errors.New("Remote access is not available in this Baton: its 
 
 // RemoteAccessStatus says whether Baton serves its window to browsers,
 // where, and how.
-func (a *App) RemoteAccessStatus() (remote.Status, error) {
+func (a *App) RemoteAccessStatus() (view.RemoteStatus, error) {
 	if a.Remote == nil {
-		return remote.Status{}, errNoRemote
+		return view.RemoteStatus{}, errNoRemote
 	}
-	return a.Remote.Status(), nil
+	return view.RemoteStatusOf(a.Remote.Status()), nil
 }
 
 // StartRemoteAccess serves Baton's window to browsers on listen (host:port;
 // loopback by default, HTTPS beyond it unless behindProxy). The first time,
 // the access link is returned: it is shown only then.
-func (a *App) StartRemoteAccess(listen string, behindProxy bool) (remote.Link, error) {
+func (a *App) StartRemoteAccess(listen string, behindProxy bool) (view.RemoteLink, error) {
 	if a.Remote == nil {
-		return remote.Link{}, errNoRemote
+		return view.RemoteLink{}, errNoRemote
 	}
 	if strings.TrimSpace(listen) == "" {
 		listen = remote.DefaultListen
 	}
 	link, err := a.Remote.Start(listen, behindProxy)
 	if err != nil {
-		return link, remoteError(listen, err)
+		return view.RemoteLinkOf(link), remoteError(listen, err)
 	}
-	return link, nil
+	return view.RemoteLinkOf(link), nil
 }
 
 // StopRemoteAccess stops serving browsers (they stay signed in for the next
@@ -69,15 +70,15 @@ func (a *App) StopRemoteAccess() error {
 
 // NewRemoteLink replaces the access link: every browser is signed out, and
 // the new link is returned, the only time it is shown.
-func (a *App) NewRemoteLink() (remote.Link, error) {
+func (a *App) NewRemoteLink() (view.RemoteLink, error) {
 	if a.Remote == nil {
-		return remote.Link{}, errNoRemote
+		return view.RemoteLink{}, errNoRemote
 	}
 	link, err := a.Remote.NewLink()
 	if err != nil {
-		return link, remoteError("", err)
+		return view.RemoteLinkOf(link), remoteError("", err)
 	}
-	return link, nil
+	return view.RemoteLinkOf(link), nil
 }
 
 // remoteError turns an error of remote access into a sentence.

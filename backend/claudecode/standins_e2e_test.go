@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/agent/agenttest"
-	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // Model-sim's workers do real work (issue 27) through the real pinned CLI's

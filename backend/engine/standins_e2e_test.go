@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/agent/agenttest"
-	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
@@ -17,6 +16,7 @@ import (
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // The simulator's workers do real work (issue 27), end to end through real

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/baton-app/baton/backend/agent/agenttest"
-	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // workerMessage is a system template's worker prompt for task id.

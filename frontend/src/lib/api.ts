@@ -10,6 +10,7 @@ import type {
   FinalReport,
   HistoryPage,
   HistoryQuery,
+  HostKind,
   HostStatus,
   InboxItem,
   Modifications,
@@ -103,6 +104,8 @@ export const api = {
 
   host: {
     status: (): Promise<HostStatus> => call('HostStatus', () => App.HostStatus()),
+    /** The kinds of session host Settings offers, with the settings each one reads. */
+    kinds: (): Promise<HostKind[]> => call('HostKinds', () => App.HostKinds()),
   },
 
   /** Settings → Remote access: Baton's window in a browser, behind an access link. */

@@ -50,6 +50,7 @@ export const SaveSettings = (s: T.Settings): Promise<T.SettingsView> => invoke('
 export const ResetSettings = (): Promise<T.SettingsView> => invoke('ResetSettings');
 export const TestConnection = (s: T.Settings): Promise<T.DoctorReport> => invoke('TestConnection', s);
 export const HostStatus = (): Promise<T.HostStatus> => invoke('HostStatus');
+export const HostKinds = (): Promise<T.HostKind[]> => invoke('HostKinds');
 export const ListSessions = (includeHidden: boolean): Promise<T.SessionInfo[]> => invoke('ListSessions', includeHidden);
 export const ReadSessionTranscript = (id: string): Promise<T.SessionTranscript> => invoke('ReadSessionTranscript', id);
 export const SendToSession = (id: string, text: string): Promise<void> => invoke('SendToSession', id, text);

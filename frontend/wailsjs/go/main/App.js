@@ -78,6 +78,10 @@ export function History(arg1) {
   return window['go']['main']['App']['History'](arg1);
 }
 
+export function HostKinds() {
+  return window['go']['main']['App']['HostKinds']();
+}
+
 export function HostStatus() {
   return window['go']['main']['App']['HostStatus']();
 }
