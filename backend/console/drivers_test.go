@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/view"
 )
 
@@ -28,7 +29,7 @@ import (
 // so, "baton show" names the window; the run completes in the window with
 // one worker session per task.
 func TestOneListOfActiveRunsAcrossProcesses(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	bin := buildBaton(t)
 	endpoint := startSim(t, bin)
 	config := t.TempDir()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/baton-app/baton/backend/modelsim"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 type testClock struct {
@@ -57,16 +57,7 @@ func newCLIRig(t *testing.T, addr string, env []string, tuneHost func(*claudecod
 	bin := claudecodetest.Binary(t)
 	r := &cliRig{t: t, quiet: slog.New(slog.NewTextHandler(io.Discard, nil)), clock: &testClock{t: time.Now()}, home: t.TempDir()}
 	r.sim = r.startSim(addr)
-	r.dir = t.TempDir()
-	for name, body := range map[string]string{"README.md": "# shop\n\nA tiny shop.\n", "src/cart.py": "def total(prices):\n    return sum(prices)\n"} {
-		p := filepath.Join(r.dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r.dir = testsupport.Project(t, map[string]string{"README.md": "# shop\n\nA tiny shop.\n", "src/cart.py": "def total(prices):\n    return sum(prices)\n"})
 	hopts := claudecode.Options{Path: bin, StateDir: t.TempDir(), Logger: r.quiet,
 		Env: claudecodetest.Env(r.home, r.sim.URL(), env...)}
 	if tuneHost != nil {
