@@ -58,7 +58,7 @@ func commands(b Build) []command {
 		})},
 		{name: "templates", usage: "baton templates list | show ID [--resolved] | validate FILE", summary: "list, show and check orchestration templates", run: plain(TemplatesCLI),
 			flags: templatesFlagSet, details: "\"baton templates show ID\" lists the template's variables, the required ones marked; give them to \"baton run\" as --var NAME=VALUE."},
-		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN] [--allow-remote] | baton doctor --host claude-code [--claude PATH] | baton doctor --host sim", summary: "check that Baton can reach Claude Desktop (or the simulator) and its session API, the Claude Code CLI, or the simulator it embeds", run: plain(DoctorCLI), flags: fsOnly(doctorFlagSet)},
+		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN] [--allow-remote] | baton doctor --host claude-code [--claude PATH] | baton doctor --host sim", summary: "check that Baton can reach the host saved in Settings (or the one --host or --cdp names): Claude Desktop (or the simulator) and its session API, the Claude Code CLI, or the simulator it embeds", run: plain(DoctorCLI), flags: fsOnly(doctorFlagSet)},
 		{name: "sim", usage: "baton sim [--port N] [--scenario NAME] [--scenario-for MATCH=NAME] [--speed X] [--chrome PATH] [--headed] [--shapes real|LIST] [--replay FILE]", summary: "run the simulator (no AI) as a stand-in for Claude Desktop", run: plain(SimCLI), flags: fsOnly(simFlagSet)},
 		{name: "probe", usage: ProbeUsage, summary: "record, with your consent, what Claude Desktop's session API really returns, for a bug report or \"baton sim --replay\"", run: ProbeCLI},
 		{name: "model-sim", usage: ModelSimUsage, summary: "run a stand-in for the Anthropic Messages API (no AI) for the real Claude Code CLI", run: plain(RunModelSim), flags: fsOnly(modelSimFlagSet)},
@@ -69,7 +69,7 @@ func commands(b Build) []command {
 		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, tasks, result, conflicts, verification, files, open questions and final report", run: plain(ShowCLI)},
 		{name: "export", usage: exportUsage, summary: "write a run's report as Markdown, or the whole run as JSON", run: plain(ExportCLI),
 			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},
-		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI),
+		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted); one that Baton's window or another baton run drives is left alone, naming that process", run: plain(CancelCLI),
 			flags: fsOnly(cancelFlagSet)},
 		{name: "delete", usage: deleteUsage, summary: "delete a finished run from the history (the files it wrote stay)", run: plain(DeleteCLI)},
 		{name: "serve", usage: serveUsage, summary: "serve the window to browsers, on a phone or another computer, behind an access link", run: plain(func(args []string, stdout, stderr io.Writer) int {

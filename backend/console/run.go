@@ -32,7 +32,9 @@ first of them pauses the run and the command ends with exit code 7, saying what
 waits: answer it in Baton's window, or with --resume on a terminal. A task list
 that fails its checks is printed with its problems: fix it with --plan FILE (a
 JSON file with the tasks, as {"tasks": [...]}), now or with --resume, or cancel
-the run. A run you resume is never removed from the history.
+the run. A run you resume is never removed from the history. One process
+drives a run at a time: --resume of a run Baton's window (or another baton
+run) drives changes nothing and names that process.
 --permission-mode sets the permission mode of every session of this run, the
 main session's included, one of the CLI's modes: MODES.
 With --host claude-code every session is a Claude Code CLI process (claude on
