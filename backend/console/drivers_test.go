@@ -38,17 +38,8 @@ func TestOneListOfActiveRunsAcrossProcesses(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	term := exec.CommandContext(ctx, bin, "run", "--host", "desktop", "--cdp", endpoint, "--template", "documentation",
+	term, out := startBaton(t, ctx, bin, env, "run", "--host", "desktop", "--cdp", endpoint, "--template", "documentation",
 		"--cwd", sample(t), "--message", "Document the sample project", "--yes")
-	term.Env = env
-	out, err := term.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	term.Stderr = io.Discard
-	if err := term.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var runID string
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
@@ -152,4 +143,20 @@ func TestOneListOfActiveRunsAcrossProcesses(t *testing.T) {
 	if err != nil || len(runs) != 0 {
 		t.Fatalf("active runs after it completed: %+v (%v)", runs, err)
 	}
+}
+
+// startBaton starts the baton binary with args in env (stderr dropped) and
+// returns the process and its standard output.
+func startBaton(t *testing.T, ctx context.Context, bin string, env []string, args ...string) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env, cmd.Stderr = env, io.Discard
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, out
 }

@@ -60,17 +60,8 @@ func TestResumeMidTurnDoesNotRedoWork(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	first := exec.CommandContext(ctx, bin, "run", "--host", "claude-code", "--claude", cli, "--template", "documentation",
+	first, out := startBaton(t, ctx, bin, env, "run", "--host", "claude-code", "--claude", cli, "--template", "documentation",
 		"--isolation", "worktree", "--cwd", dir, "--message", "Document this project", "--yes")
-	first.Env = env
-	out, err := first.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Stderr = io.Discard
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
 	ids := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
