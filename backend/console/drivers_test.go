@@ -26,7 +26,7 @@ import (
 // list shows it paused with nobody driving it (told by runs:changed), and
 // the window's Resume takes it up. Then the terminal knows the window
 // drives it: "baton cancel" and "baton run --resume" change nothing and say
-// so, "baton show" names the window; the run completes in the window with
+// so, "baton show" and "baton active" name the window; the run completes in the window with
 // one worker session per task.
 func TestOneListOfActiveRunsAcrossProcesses(t *testing.T) {
 	testsupport.NeedChromium(t)
@@ -128,10 +128,18 @@ func TestOneListOfActiveRunsAcrossProcesses(t *testing.T) {
 			t.Errorf("baton %s of a run the window drives: %v\n%s", args[0], err, text)
 		}
 	}
-	show := exec.CommandContext(ctx, bin, "show", runID)
-	show.Env = env
-	if text, err := show.Output(); err != nil || !strings.Contains(string(text), "Driven:  by Baton's window (process ") {
-		t.Errorf("baton show of a run the window drives: %v\n%s", err, text)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", runID}, "Driven:  by Baton's window (process "},
+		{[]string{"active"}, runID + " is " + window + ": act on it there."},
+	} {
+		cmd := exec.CommandContext(ctx, bin, c.args...)
+		cmd.Env = env
+		if text, err := cmd.Output(); err != nil || !strings.Contains(string(text), c.want) {
+			t.Errorf("baton %s of a run the window drives: %v\n%s", c.args[0], err, text)
+		}
 	}
 
 	run, err := win.Runs.Wait(ctx, runID)
