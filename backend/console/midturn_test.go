@@ -24,9 +24,9 @@ import (
 // real CLI with model-sim in a worktree run: "baton run" is killed with
 // SIGKILL right after a worker wrote its first file (its turn goes on,
 // slowed down); "baton run --resume" tells the worker what it already did
-// and the worker goes on from the tool results in its conversation. No file
-// is written twice by the same tool call, no task's part appears twice,
-// and the task branches merge without a conflict.
+// and the worker goes on from the tool results in its conversation. No
+// write the CLI ran is run again, no task's part appears twice, and the
+// task branches merge without a conflict.
 func TestResumeMidTurnDoesNotRedoWork(t *testing.T) {
 	cli := claudecodetest.Binary(t)
 	bin := buildBaton(t)
@@ -113,45 +113,73 @@ func TestResumeMidTurnDoesNotRedoWork(t *testing.T) {
 	}
 
 	// What model-sim was asked and answered: the worker cut in its turn was
-	// told what it had done, and no write was answered twice.
+	// told what it had done, and no write was made twice. A write is made
+	// when the CLI ran its tool call (a later request holds its
+	// tool_result); a call served just before the kill and never run may
+	// be served again.
 	b, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writes := map[string]int{}
+	type block struct {
+		Type      string         `json:"type"`
+		ID        string         `json:"id"`
+		Name      string         `json:"name"`
+		Input     map[string]any `json:"input"`
+		ToolUseID string         `json:"tool_use_id"`
+		IsError   bool           `json:"is_error"`
+	}
+	calls := map[string]string{} // tool_use id → the write it asks for
+	ran := map[string]bool{}     // tool_use ids whose result the CLI sent
 	toldDone := false
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var ex struct {
-			Request json.RawMessage `json:"request"`
-			Reply   struct {
-				Content []struct {
-					Type  string         `json:"type"`
-					Name  string         `json:"name"`
-					Input map[string]any `json:"input"`
-				} `json:"content"`
+			Request struct {
+				Messages []struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"messages"`
+			} `json:"request"`
+			Reply struct {
+				Content []block `json:"content"`
 			} `json:"reply"`
 		}
 		if json.Unmarshal([]byte(line), &ex) != nil {
 			continue
 		}
-		if strings.Contains(string(ex.Request), "What you already did in this session, in order:") &&
-			strings.Contains(string(ex.Request), "These steps are done: do not do them again") {
-			toldDone = true
+		for _, m := range ex.Request.Messages {
+			if strings.Contains(string(m.Content), "What you already did in this session, in order:") &&
+				strings.Contains(string(m.Content), "These steps are done: do not do them again") {
+				toldDone = true
+			}
+			var blocks []block
+			if json.Unmarshal(m.Content, &blocks) == nil {
+				for _, c := range blocks {
+					if c.Type == "tool_result" && !c.IsError {
+						ran[c.ToolUseID] = true
+					}
+				}
+			}
 		}
 		for _, c := range ex.Reply.Content {
 			if c.Type == "tool_use" && (c.Name == "Write" || c.Name == "Edit") {
 				key, _ := json.Marshal(c.Input)
-				writes[c.Name+" "+string(key)]++
+				calls[c.ID] = c.Name + " " + string(key)
 			}
 		}
 	}
 	if !toldDone {
 		t.Error("no re-prompt after the resume told a worker what it already did")
 	}
-	if len(writes) == 0 {
-		t.Fatal("model-sim served no write at all")
+	made := map[string]int{}
+	for id, w := range calls {
+		if ran[id] {
+			made[w]++
+		}
 	}
-	for w, n := range writes {
+	if len(made) == 0 {
+		t.Fatal("the CLI made no write at all")
+	}
+	for w, n := range made {
 		if n > 1 {
 			t.Errorf("the same write was made %d times: %.200s", n, w)
 		}
