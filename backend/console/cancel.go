@@ -107,7 +107,7 @@ func drivenElsewhere(err error, there string) (string, bool) {
 	if !errors.As(err, &de) {
 		return "", false
 	}
-	if de.Owner.Face == owner.Window {
+	if de.Owner.Face == owner.Window || de.Owner.Face == owner.Serve {
 		return fmt.Sprintf("%s; %s, or quit Baton and try again.", de.Error(), there), true
 	}
 	return fmt.Sprintf("%s; Ctrl-C there pauses it, and then this command can take it up.", de.Error()), true

@@ -18,6 +18,8 @@ import (
 const (
 	Window   = "window"
 	Terminal = "terminal"
+	// Serve is "baton serve": the window's services for browsers.
+	Serve = "serve"
 )
 
 // Owner is one process that drives runs.
@@ -26,7 +28,7 @@ type Owner struct {
 	// Start identifies the process's start beside its id ("" when the
 	// system does not say).
 	Start string `json:"start,omitempty"`
-	// Face is Window or Terminal ("" for another program of Baton's).
+	// Face is Window, Terminal or Serve ("" for another program of Baton's).
 	Face string `json:"face,omitempty"`
 	// Machine is the host name of the machine it runs on.
 	Machine string `json:"machine,omitempty"`
@@ -66,6 +68,8 @@ func (o Owner) String() string {
 		what = "Baton's window"
 	case Terminal:
 		what = "baton run"
+	case Serve:
+		what = "baton serve"
 	}
 	s := fmt.Sprintf("%s (process %d", what, o.PID)
 	if host, _ := os.Hostname(); o.Machine != "" && o.Machine != host {

@@ -23,6 +23,9 @@ func TestSelfIsAliveAndSame(t *testing.T) {
 	if s := (Owner{PID: 7, Face: Window}).String(); s != "Baton's window (process 7)" {
 		t.Errorf("String = %q", s)
 	}
+	if s := (Owner{PID: 8, Face: Serve}).String(); s != "baton serve (process 8)" {
+		t.Errorf("a serve owner: %q", s)
+	}
 }
 
 // A process that ended is not alive; an id reused by a process that

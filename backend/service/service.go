@@ -145,8 +145,11 @@ func Open(o Options) (*Services, error) {
 		return fail(&OpenError{StageConfigDir, err})
 	}
 	face := owner.Terminal
-	if o.Desktop {
+	switch {
+	case o.Desktop:
 		face = owner.Window
+	case o.Inbox:
+		face = owner.Serve
 	}
 	s.engine, err = engine.New(engine.Options{Store: s.store, Host: s.Hosts, Templates: s.Templates, Logger: log,
 		WorktreeRoot: wtRoot, Owner: owner.Self(face),
