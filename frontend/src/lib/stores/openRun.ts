@@ -13,9 +13,13 @@ export function showRun(id: string): void {
   navigation.go('runs');
 }
 
-/** Follows run:open (a clicked desktop notification); returns the unsubscribe. */
+/** Follows run:open and inbox:open (a clicked desktop notification); returns the unsubscribe. */
 export function listenRunOpen(): () => void {
-  return on<string>('run:open', (id) => {
-    if (typeof id === 'string' && id !== '') showRun(id);
-  });
+  const offs = [
+    on<string>('run:open', (id) => {
+      if (typeof id === 'string' && id !== '') showRun(id);
+    }),
+    on('inbox:open', () => navigation.go('inbox')),
+  ];
+  return () => offs.forEach((off) => off());
 }
