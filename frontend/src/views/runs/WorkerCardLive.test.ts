@@ -7,29 +7,31 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/sve
 import { answer, calls } from '../../test/fakes/App';
 import { emit } from '../../test/fakes/runtime';
 import { run, snapshot, worker } from '../../test/fixtures/runs';
+import type { RunningTool } from '../../lib/api';
 import { mainActivity } from '../../lib/stores/run';
 import { workerActivity } from './activity';
 import RunView from './RunView.svelte';
 
 const card = (taskId: string) => screen.getByRole('article', { name: `Task ${taskId}` });
-const bash = (startedAt: string) => ({ name: 'Bash', input: 'go test ./...', startedAt });
+const bash = (startedAt: string) => ({ name: 'Bash', input: 'go test ./...', startedAt }) as unknown as RunningTool;
 
 afterEach(() => vi.useRealTimers());
 
 describe('workerActivity', () => {
   const at = Date.parse('2026-11-22T06:01:00Z');
+  const as = (over: Record<string, unknown>) => snapshot({ workers: [worker('t1', over)] }).workers[0];
   it('is the prompt, else the running tool with its time, else the latest action', () => {
     const tools = { total: 1, reads: 0, writes: 0, edits: 0, bash: 1, search: 0, web: 0, task: 0, other: 0 };
     const waiting = { requestId: 'p1', toolName: 'Bash', input: {} };
-    expect(workerActivity({ waiting, tools: { ...tools, running: bash('2026-11-22T06:00:15Z') }, currentAction: 'x' }, at)).toEqual({ kind: 'waiting' });
-    expect(workerActivity({ tools: { ...tools, running: bash('2026-11-22T06:00:15Z') }, currentAction: 'waiting for permission to use Bash' }, at)).toEqual({
+    expect(workerActivity(as({ waiting, tools: { ...tools, running: bash('2026-11-22T06:00:15Z') }, currentAction: 'x' }), at)).toEqual({ kind: 'waiting' });
+    expect(workerActivity(as({ tools: { ...tools, running: bash('2026-11-22T06:00:15Z') }, currentAction: 'waiting for permission to use Bash' }), at)).toEqual({
       kind: 'tool',
       name: 'Bash',
       input: 'go test ./...',
       time: '45s',
     });
-    expect(workerActivity({ tools, currentAction: 'Read a.go' }, at)).toEqual({ kind: 'action', text: 'Read a.go' });
-    expect(workerActivity({ tools, currentAction: '' }, at)).toEqual({ kind: 'idle' });
+    expect(workerActivity(as({ tools, currentAction: 'Read a.go' }), at)).toEqual({ kind: 'action', text: 'Read a.go' });
+    expect(workerActivity(as({ tools, currentAction: '' }), at)).toEqual({ kind: 'idle' });
   });
 });
 
