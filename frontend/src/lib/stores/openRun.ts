@@ -2,10 +2,16 @@
 // app or a clicked desktop notification (run:open).
 import { writable } from 'svelte/store';
 import { on } from '../events';
-import { navigation } from './navigation';
+import { navigation, type View } from './navigation';
 
 /** The run the Runs view shows (undefined: the dashboard). */
 export const openRun = writable<string | undefined>(undefined);
+
+/** Goes to view from the sidebar: Runs opens the list of runs, not the run shown last. */
+export function navigateTo(view: View): void {
+  if (view === 'runs') openRun.set(undefined);
+  navigation.go(view);
+}
 
 /** Opens run id in the Runs view. */
 export function showRun(id: string): void {
