@@ -89,6 +89,7 @@ describe('Settings view', () => {
     answer('GetSettings', () => Promise.resolve(view()));
     answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
     answer('HostKinds', () => Promise.reject('Baton could not list the session hosts.'));
+    answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
     render(Settings);
     expect((await screen.findByRole('alert')).textContent).toContain('could not list the session hosts');
   });
