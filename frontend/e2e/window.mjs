@@ -124,8 +124,8 @@ try {
   const runningTool = await card.getByTestId('running-tool').textContent({ timeout: 500 }).catch(() => '');
   log(`${name} after the answer: ${runningTool ? `runs ${runningTool.replace(/\s+/g, ' ')}` : after.slice(0, 120)}`);
   if (process.env.BATON_E2E_RUN_SHOT) {
-    // The README's picture of a run: workers at work, some waiting for you.
-    await sleep(2500);
+    // The README's picture of a run: a worker's running tool, others waiting for you.
+    if (!runningTool) await sleep(2500);
     await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
     await page.mouse.move(1278, 798);
     await page.screenshot({ path: process.env.BATON_E2E_RUN_SHOT });
@@ -136,22 +136,28 @@ try {
   await go('Inbox');
   const items = page.getByRole('list', { name: 'Waiting for you' }).getByRole('listitem');
   const pending = items.filter({ has: page.getByRole('button', { name: 'Allow once' }) });
-  if (await pending.first().waitFor({ timeout: 30_000 }).then(() => true, () => false)) {
-    await axe('Inbox');
-    const titles = await items.evaluateAll((lis) => lis.map((li) => li.querySelector('.title')?.textContent ?? ''));
-    const first = pending.first();
-    const title = await first.locator('.title').textContent();
-    await first.getByRole('button', { name: 'Allow once' }).focus();
-    await page.keyboard.press('Enter');
-    await items.filter({ hasText: title ?? '' }).getByText('Allowed once').waitFor({ timeout: 15_000 });
-    const now = await items.evaluateAll((lis) => lis.map((li) => li.querySelector('.title')?.textContent ?? ''));
-    check(JSON.stringify(now.slice(0, titles.length)) === JSON.stringify(titles), `the Inbox items kept their places while one was answered with the keyboard (${titles.length} items)`);
-    const focused = await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('.title')?.textContent ?? document.activeElement?.tagName);
-    log(`the focus went on to: ${focused}`);
-  } else {
-    log('no other prompt waited in the Inbox');
-    await axe('Inbox');
-  }
+  // The run's other workers still wait (the scenario asks before every Write).
+  await pending.first().waitFor({ timeout: 30_000 });
+  await axe('Inbox');
+  const titles = await items.evaluateAll((lis) => lis.map((li) => li.querySelector('.title')?.textContent ?? ''));
+  const first = pending.first();
+  const key = await first.getAttribute('data-key');
+  const title = await first.locator('.title').textContent();
+  await first.getByRole('button', { name: 'Allow once' }).focus();
+  await page.keyboard.press('Enter');
+  await items.filter({ hasText: title ?? '' }).getByText('Allowed once').waitFor({ timeout: 15_000 });
+  const now = await items.evaluateAll((lis) => lis.map((li) => li.querySelector('.title')?.textContent ?? ''));
+  check(JSON.stringify(now.slice(0, titles.length)) === JSON.stringify(titles), `the Inbox items kept their places while one was answered with the keyboard (${titles.length} items)`);
+  // The keyboard goes on to the next item that waits, or stays on the answered one when none does.
+  const focus = await page.evaluate((answered) => {
+    const li = document.activeElement?.closest('li[data-key]');
+    const waiting = [...document.querySelectorAll('li[data-key]')].filter((el) => !el.dataset.done && el.dataset.key !== answered).length;
+    return { key: li?.dataset.key, done: !!li?.dataset.done, tag: document.activeElement?.tagName, waiting };
+  }, key);
+  check(
+    focus.waiting > 0 ? focus.key !== undefined && focus.key !== key && !focus.done : focus.key === key,
+    `after the answer the keyboard's focus is on the next item that waits: ${JSON.stringify(focus)}`,
+  );
 
   // The run is not needed any more.
   await go('Runs');
