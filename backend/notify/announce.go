@@ -127,6 +127,9 @@ func (a *Announcer) gather(name string, p engine.Payload) bool {
 		if p.Message != "" {
 			what = "a question: " + strings.ReplaceAll(p.Message, "\n", " ")
 		}
+	case name == engine.EventWorkerProgress:
+		// Tokens and tools read while it waits: no answer.
+		return false
 	case strings.HasPrefix(name, "worker:"):
 		// Anything else about the worker (the prompt answered, a result,
 		// a failure) means it no longer waits for this.

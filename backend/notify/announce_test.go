@@ -140,18 +140,23 @@ func TestAnnouncerNeedsYouRules(t *testing.T) {
 		name   string
 		events [][2]string // the run and task of each prompt
 		answer []string    // tasks answered before the notification goes
-		want   []Notification
+		// progress: tasks whose progress (tokens, tools) comes before the
+		// notification goes, without an answer.
+		progress []string
+		want     []Notification
 	}{
-		{"an answered prompt says nothing", nil, []string{"a"}, nil},
-		{"one prompt", [][2]string{{"orch_1", "a"}}, nil,
+		{"an answered prompt says nothing", nil, []string{"a"}, nil, nil},
+		{"one prompt", [][2]string{{"orch_1", "a"}}, nil, nil,
 			[]Notification{{Summary: "A worker needs you: Docs — Document it", Body: "a waits for your answer: Bash go test ./...", RunID: "orch_1", Urgency: UrgencyCritical}}},
-		{"three prompts of one run", [][2]string{{"orch_1", "a"}, {"orch_1", "b"}, {"orch_1", "c"}}, nil,
+		{"three prompts of one run", [][2]string{{"orch_1", "a"}, {"orch_1", "b"}, {"orch_1", "c"}}, nil, nil,
 			[]Notification{{Summary: "3 workers need you: Docs — Document it", Body: "a, b, c wait for your answer.", RunID: "orch_1", Urgency: UrgencyCritical}}},
-		{"prompts of two runs open the Inbox", [][2]string{{"orch_1", "a"}, {"orch_2", "x"}, {"orch_1", "b"}}, nil,
+		{"prompts of two runs open the Inbox", [][2]string{{"orch_1", "a"}, {"orch_2", "x"}, {"orch_1", "b"}}, nil, nil,
 			[]Notification{{Summary: "3 workers need you", Body: "a, x, b wait for your answer, in 2 runs. The Inbox has them all.", Inbox: true, Urgency: UrgencyCritical}}},
-		{"a prompt answered meanwhile is left out", [][2]string{{"orch_1", "a"}, {"orch_1", "b"}}, []string{"a"},
+		{"a prompt answered meanwhile is left out", [][2]string{{"orch_1", "a"}, {"orch_1", "b"}}, []string{"a"}, nil,
 			[]Notification{{Summary: "A worker needs you: Docs — Document it", Body: "b waits for your answer: Bash go test ./...", RunID: "orch_1", Urgency: UrgencyCritical}}},
-		{"all answered meanwhile", [][2]string{{"orch_1", "a"}}, []string{"a"}, nil},
+		{"all answered meanwhile", [][2]string{{"orch_1", "a"}}, []string{"a"}, nil, nil},
+		{"progress while it waits is no answer", [][2]string{{"orch_1", "a"}}, nil, []string{"a"},
+			[]Notification{{Summary: "A worker needs you: Docs — Document it", Body: "a waits for your answer: Bash go test ./...", RunID: "orch_1", Urgency: UrgencyCritical}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,6 +166,9 @@ func TestAnnouncerNeedsYouRules(t *testing.T) {
 			named(a)
 			for _, e := range tt.events {
 				a.Emit(waitingFor(e[0], e[1], "Bash"))
+			}
+			for _, task := range tt.progress {
+				a.Emit(engine.EventWorkerProgress, engine.Payload{RunID: "orch_1", TaskID: task, Worker: &store.Worker{TaskID: task}})
 			}
 			for _, task := range tt.answer {
 				a.Emit(waitingFor("orch_1", task, ""))
