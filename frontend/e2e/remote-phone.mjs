@@ -104,8 +104,8 @@ try {
   await nav.getByRole('button', { name: 'New run', exact: true }).click();
   await page.getByRole('radio', { name: /Documentation/ }).click();
   await page.getByRole('textbox', { name: 'Project folder' }).fill(folder);
-  const request = `Document the inventory service from a phone (${Date.now()})`;
-  await page.getByRole('textbox', { name: 'Request' }).fill(request);
+  const runRequest = `Document the inventory service from a phone (${Date.now()})`;
+  await page.getByRole('textbox', { name: 'Request' }).fill(runRequest);
   await page.getByText('Advanced', { exact: true }).click();
   await page.getByLabel('Permission mode').selectOption('default');
   await shot('new-run');
@@ -152,12 +152,12 @@ try {
     }
     // Nothing waits: look at the run (Runs lists it while it goes, History once it ended).
     await nav.getByRole('button', { name: 'Runs', exact: true }).click();
-    const open = page.getByRole('article', { name: request }).getByRole('button', { name: /^(Open|Review tasks)$/ });
+    const open = page.getByRole('article', { name: runRequest }).getByRole('button', { name: /^(Open|Review tasks)$/ });
     if (await open.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
       await open.click();
     } else {
       await nav.getByRole('button', { name: 'History', exact: true }).click();
-      await page.getByRole('table', { name: 'Past runs' }).getByRole('button', { name: request, exact: true }).click();
+      await page.getByRole('table', { name: 'Past runs' }).getByRole('button', { name: runRequest, exact: true }).click();
     }
     await status.waitFor({ timeout: 5000 }).catch(() => {});
     if (await status.filter({ hasText: /^(Completed|Failed|Cancelled)/ }).isVisible().catch(() => false)) break;
