@@ -160,6 +160,7 @@ func (f *Follower) Absorb(ctx context.Context, id session.ID, c *Cursor) (Digest
 		// The transcript was rewritten: start again after the prompt.
 		c.entries, c.assistant, c.result = nil, false, false
 		c.retry, c.retrying, c.outage, c.answered, c.resultError, c.cut = nil, false, nil, false, "", false
+		c.running = nil
 		skip := c.Prompt.Index
 		if skip > len(raw) {
 			skip = len(raw)
@@ -181,9 +182,12 @@ func (f *Follower) Absorb(ctx context.Context, id session.ID, c *Cursor) (Digest
 		// Counted before a restart: their usage and cost are in the store,
 		// and the book learns them so that later entries and the turn's
 		// result do not count them again.
-		c.take(digest(replayed, c.usageSeen()))
+		rd := digest(replayed, c.usageSeen())
+		c.calls(rd, f.now())
+		c.take(rd)
 	}
 	d := digest(counted, c.usageSeen())
+	c.calls(d, f.now())
 	c.take(d)
 	c.count(d)
 	c.At = batch.Next

@@ -11,6 +11,7 @@ export type EventName =
   | 'inbox:changed'
   | 'run:open'
   | 'runs:changed'
+  | 'inbox:open'
   | RunEventName;
 
 /** The engine's events (backend/engine/events.go). */
