@@ -51,7 +51,7 @@ type Cursor struct {
 	cut      bool           // the turn since the prompt was cut off
 	// resultError is the error a result since the prompt ended with.
 	resultError string
-	running   []runningCall // tool calls without a result yet, oldest first
+	running     []runningCall // tool calls without a result yet, oldest first
 }
 
 // runningCall is a tool call whose result has not come yet.
