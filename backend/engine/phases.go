@@ -111,6 +111,16 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 	if values == nil {
 		values = r.prompts.Phase(phase, r.plan.tasks, r.plan.rows())
 	}
+	if phase == template.PhaseVerification {
+		stored, err := r.e.store.Checks(context.WithoutCancel(ctx), r.run.ID)
+		if err != nil {
+			r.log.Warn("read the checks for the verification prompt", "err", err)
+		}
+		if values == nil {
+			values = map[string]any{}
+		}
+		values[template.VarCheckResults] = checkPrompt(r.checks, stored)
+	}
 	text, err := r.prompts.Render(phase, values)
 	if err != nil {
 		return errors.Join(err, r.fail(ctx, fmt.Sprintf("render the %s prompt: %v", phase, err)))
@@ -279,7 +289,13 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 		}
 		return r.complete(ctx, answered, data.Summary)
 	case *protocol.Verification:
-		tasks, summary, round := r.review.verified(data, r.run.ID, &r.plan)
+		// The checks Baton ran count over what the answer says: a check
+		// the run broke is an issue of the verification.
+		stored, err := r.e.store.Checks(context.WithoutCancel(ctx), r.run.ID)
+		if err != nil {
+			r.log.Warn("read the checks for the verification", "err", err)
+		}
+		tasks, summary, round := r.review.verified(checkedVerification(data, stored), r.run.ID, &r.plan)
 		if tasks == nil {
 			return r.complete(ctx, answered, summary)
 		}
@@ -390,6 +406,12 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 func (r *runner) afterWorkers(ctx context.Context) error {
 	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || (r.iso != nil && !r.iso.Settled(r.plan.tasks, r.plan.completed)) {
 		return nil
+	}
+	if r.checks.running() {
+		return nil // the checks of the result run
+	}
+	if r.checks.afterDue(r.review.Remediation) {
+		return r.startChecks(ctx, r.checks.Rounds+1)
 	}
 	if err := r.flushProgress(ctx); err != nil {
 		return err

@@ -62,7 +62,13 @@ func Report(s Snapshot) string {
 // BuildFinalReport builds the final report of a run from its state and its
 // stored events (oldest first).
 func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
-	return report.Build(s.Run, s.Tasks, s.Workers, s.Answers, history(events))
+	rep := report.Build(s.Run, s.Tasks, s.Workers, s.Answers, history(events))
+	var stored []store.CheckResult
+	if s.Checks != nil {
+		stored = s.Checks.Results
+	}
+	rep.AddChecks(checksReport(s.Run, stored, s.Answers))
+	return rep
 }
 
 // history is what the report counts of a run's events: review verdicts,
@@ -137,7 +143,14 @@ func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run sto
 	for _, ws := range plan.inOrder() {
 		workers = append(workers, ws.w)
 	}
-	return report.Build(run, plan.tasks, workers, append(answers, extra...), history(events))
+	all := append(answers, extra...)
+	rep := report.Build(run, plan.tasks, workers, all, history(events))
+	stored, err := st.Checks(ctx, run.ID)
+	if err != nil {
+		log.Warn("final report: read the checks", "err", err)
+	}
+	rep.AddChecks(checksReport(run, stored, all))
+	return rep
 }
 
 // allEvents reads every stored event of a run, oldest first.
@@ -212,6 +225,9 @@ func LoadSnapshot(ctx context.Context, st *store.Store, runID string) (Snapshot,
 		return Snapshot{}, err
 	}
 	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks)}
+	if snap.Checks, err = runChecks(ctx, st, run); err != nil {
+		return Snapshot{}, err
+	}
 	if snap.Worktree, err = worktreeView(run, tasks); err != nil {
 		return Snapshot{}, err
 	}

@@ -35,6 +35,8 @@ type runState struct {
 	Limits limits.State `json:"limits,omitzero"`
 	// Worktree is the run's worktree isolation.
 	Worktree *isolation.State `json:"worktree,omitempty"`
+	// Checks are the project's checks Baton runs (checks.go).
+	Checks *checkState `json:"checks,omitempty"`
 }
 
 type startResult struct {
@@ -68,6 +70,10 @@ type runner struct {
 	// iso is the worktree isolation (nil: the workers share the folder).
 	iso  *isolation.Workspace
 	link link
+	// checks are the project's checks (checks.go); a round that ended
+	// comes back on checked.
+	checks  *checkState
+	checked chan checkRound
 
 	cmds     chan command
 	started  chan startResult
@@ -96,7 +102,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), done: make(chan struct{}), finished: make(chan struct{})}
+		started: make(chan startResult, 64), checked: make(chan checkRound, 1), done: make(chan struct{}), finished: make(chan struct{})}
 	var rs runState
 	if len(run.State) > 0 {
 		if err := json.Unmarshal(run.State, &rs); err != nil {
@@ -135,6 +141,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		r.pollEvery = 2 * time.Second
 	}
 	r.limits = rs.Limits
+	r.checks = restoredChecks(rs.Checks)
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 	}
@@ -194,6 +201,10 @@ func (r *runner) loop(parent context.Context) {
 				return
 			}
 			if r.halted(r.onStarted(ctx, res)) {
+				return
+			}
+		case res := <-r.checked:
+			if r.halted(r.onChecked(ctx, res)) {
 				return
 			}
 		case rep := <-r.flows.Reports():
@@ -283,7 +294,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 func (r *runner) sync() error {
 	r.run.Status = r.status.String()
 	r.run.ResumeStatus = ""
-	st := runState{Main: *r.main, Reviewing: r.review.Reviewing, Remediation: r.review.Remediation, Limits: r.limits}
+	st := runState{Main: *r.main, Reviewing: r.review.Reviewing, Remediation: r.review.Remediation, Limits: r.limits, Checks: r.checks}
 	if r.iso != nil {
 		st.Worktree = r.iso.State
 	}

@@ -24,6 +24,13 @@ func (r *runner) schedule(ctx context.Context) error {
 	if r.limits.Waiting() {
 		return nil // a limit: nothing new starts before it resets
 	}
+	if r.checks.holdsWorkers() {
+		// The workers start once the baseline of the checks is taken.
+		if r.checks.running() || r.status.held() {
+			return nil
+		}
+		return r.startChecks(ctx, 0)
+	}
 	free := r.limits.MaxWorkers(r.tmpl.Config.MaxWorkers) - r.plan.busy()
 	if free <= 0 {
 		return nil
@@ -49,7 +56,7 @@ func (r *runner) schedule(ctx context.Context) error {
 // runs, nothing is starting or waiting for a decision, and every pending
 // task waits for a task that will not complete.
 func (r *runner) checkDeadlock(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 {
+	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.checks.running() || r.checks.holdsWorkers() {
 		return nil
 	}
 	if why := r.plan.deadlock(); why != "" {

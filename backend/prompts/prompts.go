@@ -79,7 +79,17 @@ func (pr *Prompter) renderParts(phase template.Phase, extra map[string]any) (tem
 	for k, v := range extra {
 		values[k] = v
 	}
-	return pr.tmpl.Render(phase, values)
+	p, err := pr.tmpl.Render(phase, values)
+	if err != nil {
+		return p, err
+	}
+	// The checks Baton ran reach the verification whether or not the
+	// template's prompt places them.
+	if cr, ok := values[template.VarCheckResults].(string); ok && phase == template.PhaseVerification &&
+		strings.TrimSpace(cr) != "" && !strings.Contains(p.System+p.User, cr) {
+		p.User = strings.TrimRight(p.User, "\n") + "\n\n" + cr
+	}
+	return p, nil
 }
 
 // joinPrompt joins a system text and a user text (session.JoinPrompt).

@@ -152,6 +152,10 @@ func writeFinalReport(b *strings.Builder, f *FinalReport) {
 	}
 	b.WriteString("\n")
 
+	if f.Checks != nil {
+		writeChecks(b, f.Checks)
+	}
+
 	b.WriteString("\n### Known limitations\n\n")
 	if len(f.Limitations) == 0 {
 		b.WriteString("None known.\n")
@@ -240,6 +244,10 @@ func limitLabel(kind string) string {
 		return "Unstructured"
 	case LimitQuestion:
 		return "Unanswered question"
+	case LimitChecks:
+		return "Checks"
+	case LimitContradiction:
+		return "Contradiction"
 	}
 	return kind
 }

@@ -83,6 +83,7 @@ func Outcome(rep FinalReport, answers []store.PhaseAnswer) (string, []string) {
 		}
 		issues = append(issues, sentence(s, v.Summary))
 	}
+	issues = append(issues, checkIssues(rep.Checks)...)
 	if l := byKind[LimitQuestion]; len(l) > 0 {
 		issues = append(issues, fmt.Sprintf("%d %s never answered: %s.", len(l), plural(len(l), "question was", "questions were"), limitTasks(l)))
 	}

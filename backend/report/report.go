@@ -55,6 +55,9 @@ type FinalReport struct {
 	Issues []string `json:"issues"`
 	// Cost is what the run cost and used, and the limits it waited for.
 	Cost Cost `json:"cost"`
+	// Checks are the project's checks Baton ran itself (nil: the run did
+	// not check, it was made before Baton did).
+	Checks *Checks `json:"checks,omitempty"`
 }
 
 // Cost is a run's cost in the final report.

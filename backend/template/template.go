@@ -51,6 +51,7 @@ const (
 	VarTaskScope        = "TASK_SCOPE"
 	VarTaskJSON         = "TASK_JSON" // the task as a JSON object (a new_task in the delegation dialect)
 	VarWorkerOutputs    = "WORKER_OUTPUTS"
+	VarCheckResults     = "CHECK_RESULTS" // the project's checks as Baton ran them
 	VarCompletionReport = "COMPLETION_REPORT"
 	VarStartDelimiter   = "START_DELIMITER"
 	VarEndDelimiter     = "END_DELIMITER"

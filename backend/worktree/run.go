@@ -617,3 +617,51 @@ func inside(path, dir string) bool {
 	rel, err := filepath.Rel(d, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+// CheckDir is the folder of the run's check-out: where Baton runs the
+// project's checks on a commit of the run (CheckOut).
+func (r *Run) CheckDir() string { return filepath.Join(r.Dir, "checks") }
+
+// CheckOut checks commit rev out, detached, in the run's check folder
+// (CheckDir), replacing what was there, and returns the folder. Nothing
+// the checks write there reaches a branch; RemoveCheckOut removes it.
+func (r *Run) CheckOut(ctx context.Context, rev string) (string, error) {
+	dir := r.CheckDir()
+	if err := r.removeWorktree(ctx, dir); err != nil {
+		return "", err
+	}
+	if _, err := runGit(ctx, r.Repo, "worktree", "add", "--detach", dir, rev); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// RemoveCheckOut removes the run's check-out (CheckOut).
+func (r *Run) RemoveCheckOut(ctx context.Context) error {
+	return r.removeWorktree(ctx, r.CheckDir())
+}
+
+// Ignored reports whether git ignores path (relative to the repository) in
+// the user's repository.
+func (r *Run) Ignored(ctx context.Context, path string) bool {
+	_, err := runGit(ctx, r.Repo, "check-ignore", "-q", "--", path)
+	return err == nil
+}
+
+// Present reports which of paths (relative to the repository's top) are
+// files in commit rev: what a run's result holds.
+func (r *Run) Present(ctx context.Context, rev string, paths []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	args := append([]string{"ls-tree", "-r", "--name-only", "-z", rev, "--"}, paths...)
+	list, err := runGit(ctx, r.Repo, args...)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range nulFields(list) {
+		out[p] = true
+	}
+	return out, nil
+}
