@@ -27,7 +27,7 @@ func (f *recordedFlows) Confirmed([]store.Task)                         {}
 func (f *recordedFlows) Assign(context.Context, *store.Task) error      { return nil }
 func (f *recordedFlows) Sections(*store.Task) []string                  { return nil }
 func (f *recordedFlows) CheckReport(string, *protocol.Completion) error { return nil }
-func (f *recordedFlows) Reprompt(string) string                         { return "" }
+func (f *recordedFlows) Reprompt(string, string) string                 { return "" }
 func (f *recordedFlows) Completed() string                              { return "" }
 func (f *recordedFlows) Restored()                                      {}
 func (f *recordedFlows) Reports() <-chan workflows.Report               { return nil }

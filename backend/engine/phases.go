@@ -198,8 +198,12 @@ func (r *runner) checkMain(ctx context.Context) error {
 	}
 	r.main.took(d)
 	res := r.parser.ParseEntries(r.main.Entries(), protocol.Options{Phase: r.main.Asked})
+	var foreign error
 	if resp, ok := res.Last(r.main.Asked); ok {
-		return r.answer(ctx, resp)
+		// A review answer counts only for the task it was asked about.
+		if foreign = r.foreignAnswer(resp); foreign == nil {
+			return r.answer(ctx, resp)
+		}
 	}
 	if !r.main.Replied() {
 		return nil
@@ -213,6 +217,12 @@ func (r *runner) checkMain(ctx context.Context) error {
 	failure := protocol.Failure{Kind: protocol.FailureNoBlock, Phase: r.main.Asked, Message: "no answer block"}
 	if res.Failure != nil {
 		failure = *res.Failure
+	}
+	if foreign != nil {
+		failure = protocol.Failure{Kind: protocol.FailureWrongTask, Phase: r.main.Asked, Message: foreign.Error()}
+	}
+	if r.main.Asked == protocol.PhaseReview {
+		failure.TaskID = r.review.Reviewing
 	}
 	ans := store.PhaseAnswer{Phase: string(r.main.Asked), Attempt: r.main.Reprompts, Status: "invalid",
 		Errors: []string{failure.Message}}
@@ -236,6 +246,18 @@ func (r *runner) checkMain(ctx context.Context) error {
 	r.main.again(at)
 	return r.apply(ctx, answered.with(nil, newEvent(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s",
 		r.main.Asked, r.main.Reprompts, r.tmpl.Config.MaxRetries, failure.Message))))
+}
+
+// foreignAnswer refuses a review answer about another task than the one
+// the review was asked for (nil: the answer is about it, or is of another
+// phase).
+func (r *runner) foreignAnswer(resp protocol.Response) error {
+	d, ok := resp.Data.(*protocol.Review)
+	if !ok || r.review.Reviewing == "" || d.TaskID == "" || d.TaskID == r.review.Reviewing {
+		return nil
+	}
+	return fmt.Errorf("the review is about task %s, but Baton asked for the review of task %s; review task %s and answer with its id %q",
+		d.TaskID, r.review.Reviewing, r.review.Reviewing, r.review.Reviewing)
 }
 
 // answerRecord is a valid (or repaired) answer as stored.

@@ -25,9 +25,10 @@ import (
 type Workflows interface {
 	// Sections are what the workflows add to the worker prompt of task t.
 	Sections(t *store.Task) []string
-	// Reprompt is what a worker is told when its completion report could
-	// not be used because of problem ("" the parser's words).
-	Reprompt(problem string) string
+	// Reprompt is what the worker of task taskID is told when its
+	// completion report could not be used because of problem ("" the
+	// parser's words).
+	Reprompt(taskID, problem string) string
 }
 
 // Folders says where a run's workers work when they do not share the run's
@@ -263,7 +264,7 @@ func (pr *Prompter) delegation() bool {
 // asked for.
 func (pr *Prompter) Reprompt(f protocol.Failure, phase protocol.Phase) string {
 	if phase == protocol.PhaseCompletion {
-		if text := pr.flows.Reprompt(f.Message); text != "" {
+		if text := pr.flows.Reprompt(f.TaskID, f.Message); text != "" {
 			return text
 		}
 	}
