@@ -114,6 +114,13 @@ func (m *mainSession) lost(ctx context.Context, id string) bool {
 	return true
 }
 
+// leave gives the session up: the run moved to another host, which does not
+// have it. The next prompt starts a new one that reads the run so far.
+func (m *mainSession) leave() {
+	m.gone = true
+	m.Asked = ""
+}
+
 // restored takes the session up on a restore: when look, whether the host
 // still has the session id of a run past its first prompt (lost), and what
 // may answer the last prompt is read again from it.

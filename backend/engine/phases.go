@@ -90,6 +90,9 @@ func (r *runner) begin(ctx context.Context) error {
 	}
 	now := r.e.now()
 	r.run.StartedAt = &now
+	hctx, cancel := context.WithTimeout(ctx, r.e.hostWait)
+	r.identify(hctx)
+	cancel()
 	status, phase, tp, want := RunPlanning, PhaseTaskPlanning, template.PhaseTaskPlanning, protocol.PhaseTaskList
 	if r.tmpl.Phases.Analysis.Enabled {
 		status, phase, tp, want = RunAnalyzing, PhaseAnalysis, template.PhaseAnalysis, protocol.PhaseAnalysis

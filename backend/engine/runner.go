@@ -70,6 +70,8 @@ type runner struct {
 	// iso is the worktree isolation (nil: the workers share the folder).
 	iso  *isolation.Workspace
 	link link
+	// move, on a run taken up on another host, says what moved (host.go).
+	moved *Move
 	// checks are the project's checks (checks.go); a round that ended
 	// comes back on checked.
 	checks  *checkState
