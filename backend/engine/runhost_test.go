@@ -15,7 +15,9 @@ type identHost struct {
 	id session.Identity
 }
 
-func (h *identHost) Current() session.Identity { return session.Identity{Kind: h.id.Kind, Label: h.id.Label, Short: h.id.Short, Description: h.id.Label} }
+func (h *identHost) Current() session.Identity {
+	return session.Identity{Kind: h.id.Kind, Label: h.id.Label, Short: h.id.Short, Description: h.id.Label}
+}
 func (h *identHost) Identity(context.Context) (session.Identity, error) { return h.id, nil }
 
 var (
