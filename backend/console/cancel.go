@@ -27,7 +27,9 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	svc, err := service.Open(service.Options{Logger: quietLogger(stderr),
+	// The run's sessions are stopped through the host it ran on, unless
+	// the flags name another.
+	svc, err := service.Open(service.Options{Logger: quietLogger(stderr), RunHost: id,
 		Host: service.HostOverrides{Host: *host, CDP: *cdp, Claude: *claudePath}})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)

@@ -155,7 +155,9 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	display := newProgress(stdout)
-	svc, err := service.Open(service.Options{Logger: quietLogger(stderr),
+	// A resumed run continues on the host it ran on, whatever the
+	// settings say now; --host, --cdp or --claude move it on purpose.
+	svc, err := service.Open(service.Options{Logger: quietLogger(stderr), RunHost: *resume,
 		Host: service.HostOverrides{Host: *host, CDP: *cdp, Claude: *claudePath, Scenario: *scenario, Speed: *speed}})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n", err)
@@ -165,7 +167,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// A settings file Baton cannot use is named with what is wrong;
 		// the run does not silently fall back to another host.
 		fmt.Fprintf(stderr, "baton run: %v\n", problem)
-		if *host == "" && *cdp == "" {
+		if *host == "" && *cdp == "" && *claudePath == "" && *resume == "" {
 			fmt.Fprintln(stderr, "baton run: the host cannot be chosen from the settings; give --host sim or --host desktop, or fix the file.")
 			closeServices(svc, stderr)
 			return ExitSettings
@@ -193,7 +195,18 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var runID string
 	if *resume != "" {
 		runID = *resume
-		if err := svc.Runs.Restore(ctx, runID); err != nil {
+		if *host != "" || *cdp != "" || *claudePath != "" {
+			// The user named a host: the run moves there when it ran on
+			// another, and says what moves and what starts again.
+			mv, err := svc.Runs.Move(ctx, runID)
+			if err != nil {
+				fmt.Fprintf(stderr, "baton run: cannot resume %s on %s: %v\n", runID, svc.Hosts.Describe(), err)
+				return ExitError
+			}
+			if mv.Message != "" {
+				fmt.Fprintln(stdout, sanitize(mv.Message))
+			}
+		} else if err := svc.Runs.Restore(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
 		}

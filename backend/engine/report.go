@@ -34,6 +34,8 @@ type (
 	Decision         = report.Decision
 	ReportFile       = report.File
 	Limitation       = report.Limitation
+	ReportChecks     = report.Checks
+	CheckRef         = report.CheckRef
 )
 
 // Kinds of decisions and of limitations in the final report.

@@ -43,6 +43,10 @@ type Options struct {
 	Desktop bool
 	// OnNotificationClick is called with the run of a clicked notification.
 	OnNotificationClick func(runID string)
+	// RunHost names the run this process is opened for ("baton run
+	// --resume", "baton cancel"): unless Host chooses a host, the host is
+	// the one the run ran on (resumeHost).
+	RunHost string
 }
 
 // Stage names what Open was doing when it failed.
@@ -125,6 +129,11 @@ func Open(o Options) (*Services, error) {
 	var err error
 	if s.store, err = OpenStore(log); err != nil {
 		return fail(err)
+	}
+	if o.RunHost != "" {
+		if o.Host, err = resumeHost(s.store, o.RunHost, o.Host); err != nil {
+			return fail(&OpenError{StageHost, err})
+		}
 	}
 	dir, err := template.DefaultDir()
 	if err != nil {
