@@ -12,6 +12,7 @@ import (
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -44,6 +45,9 @@ type startResult struct {
 	attempt int
 	id      session.ID
 	err     error
+	// before is the snapshot of the task's scope taken before it started
+	// (a shared run).
+	before *scope.Snapshot
 }
 
 // runner owns one run: its loop, its status and its phase machine. It

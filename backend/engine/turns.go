@@ -180,6 +180,16 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		ch, err := r.review.conflicted(ws, c, &r.plan, r.e.now())
 		return errors.Join(err, r.apply(ctx, ch))
 	case "success", "partial", "awaiting_review":
+		if c.Status != "partial" {
+			// What it declares must be written; what it changed, in its
+			// scope (outputs.go).
+			if text := r.outputsKept(ctx, ws, c); text != "" {
+				return r.repromptWorker(ctx, ws, text, "its declared outputs are not written", r.e.now())
+			}
+			if len(ws.w.OutOfScope) > 0 && r.tmpl.Config.StrictScope {
+				return r.workerFailed(ctx, ws, outsideScope(ws.w.OutOfScope), false)
+			}
+		}
 		r.limits.Success(r.tmpl.Config.MaxWorkers)
 		if c.Status == "partial" {
 			if why := r.review.partial(ws, c); why != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/transcript"
@@ -117,10 +118,17 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}
 	r.inflight++
 	attempt := ws.book.Attempt
+	roots := snapshotRoots(t)
+	shared := r.iso == nil
 	r.e.wg.Add(1)
 	go func() {
 		defer r.e.wg.Done()
 		res := startResult{taskID: t.ID, attempt: attempt}
+		if shared {
+			// What the task changes is read against this (outputs.go).
+			s := scope.Take(cwd, roots)
+			res.before = &s
+		}
 		opts.Message = prompt()
 		if wait > 0 {
 			select {
@@ -189,6 +197,7 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 	if err := ws.started(r.e.now()); err != nil {
 		return err
 	}
+	ws.before = res.before
 	c := ws.event(EventWorkerStarted, "")
 	if r.status == RunSpawning {
 		if err := r.move(RunRunning); err != nil {

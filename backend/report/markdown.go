@@ -128,6 +128,12 @@ func Markdown(r store.Run, tasks []store.Task, workers []store.Worker, answers [
 				}
 				b.WriteString("\n")
 			}
+			if len(w.MissingOutputs) > 0 {
+				fmt.Fprintf(&b, "**Declared but not written:** `%s`\n\n", strings.Join(w.MissingOutputs, "`, `"))
+			}
+			if len(w.OutOfScope) > 0 {
+				fmt.Fprintf(&b, "**Changed outside its scope:** `%s`\n\n", strings.Join(w.OutOfScope, "`, `"))
+			}
 			if w.Output != "" {
 				fmt.Fprintf(&b, "%s\n\n", w.Output)
 			}
@@ -246,6 +252,10 @@ func limitLabel(kind string) string {
 		return "Unanswered question"
 	case LimitChecks:
 		return "Checks"
+	case LimitOutputs:
+		return "Outputs not written"
+	case LimitScope:
+		return "Outside its scope"
 	case LimitContradiction:
 		return "Contradiction"
 	}

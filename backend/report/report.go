@@ -170,6 +170,10 @@ const (
 	LimitConflict     = "conflict" // unresolved
 	LimitUnstructured = "unstructured"
 	LimitQuestion     = "question" // asked and never answered
+	// LimitOutputs: a task declared outputs it never wrote.
+	LimitOutputs = "outputs"
+	// LimitScope: a task changed files outside its scope (a warning).
+	LimitScope = "scope"
 )
 
 // Limitation is something the run did not achieve or could not check.
@@ -246,6 +250,15 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 				rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitNotRun, TaskID: t.ID,
 					Text: "the run ended before the task finished (" + ref.Status + ")"})
 			}
+		}
+		if ok && len(w.MissingOutputs) > 0 && w.Status == workerCompleted {
+			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitOutputs, TaskID: t.ID, Severity: "high",
+				Text: "it reported success, but Baton does not find these declared outputs written: " + strings.Join(w.MissingOutputs, ", "),
+				Files: w.MissingOutputs})
+		}
+		if ok && len(w.OutOfScope) > 0 {
+			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitScope, TaskID: t.ID, Severity: "warning",
+				Text: "it changed files outside its scope: " + strings.Join(w.OutOfScope, ", "), Files: w.OutOfScope})
 		}
 		if ok && len(w.Questions) > 0 {
 			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitQuestion, TaskID: t.ID,

@@ -665,3 +665,27 @@ func (r *Run) Present(ctx context.Context, rev string, paths []string) (map[stri
 	}
 	return out, nil
 }
+
+// ChangedSince lists the files a worker changed in its worktree folder dir
+// since commit base: what it committed and what it left uncommitted,
+// removed files included, and the new files git does not ignore. The
+// paths are relative to dir (which may be a folder inside the worktree).
+func ChangedSince(ctx context.Context, dir, base string) ([]string, error) {
+	diff, err := runGit(ctx, dir, "diff", "--name-only", "--relative", "-z", base, "--")
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := runGit(ctx, dir, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range append(nulFields(diff), nulFields(untracked)...) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
