@@ -22,6 +22,8 @@ import (
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // oneTemplate gives every run the same template.
@@ -58,15 +60,7 @@ func sampleProject(t *testing.T) string {
 		"cmd/app/main.go": "package main\n\nfunc main() { println(\"hi\") }\n",
 		"store/store.go":  "package store\n\n// Get returns a value.\nfunc Get() int { return 1 }\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testsupport.WriteTree(t, dir, files)
 	return dir
 }
 
@@ -326,9 +320,9 @@ func workerOf(ctx context.Context, t *testing.T, eng *engine.Engine, runID, task
 	return store.Worker{}
 }
 
-func hasItem(items []inbox.Item, kind inbox.Kind, taskID, detail string) bool {
+func hasItem(items []view.InboxItem, kind inbox.Kind, taskID, detail string) bool {
 	for _, it := range items {
-		if it.Kind == kind && it.TaskID == taskID && it.Detail == detail {
+		if it.Kind == string(kind) && it.TaskID == taskID && it.Detail == detail {
 			return true
 		}
 	}

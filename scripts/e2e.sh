@@ -42,6 +42,9 @@ if [ -z "$url" ]; then
   exit 1
 fi
 
+# The simulator pass's project: a copy of the sample, as the simulator's
+# workers write their pages into it.
+cp -r "$root/backend/console/testdata/sample" "$tmp/sim-project"
 # The Claude Code pass's project: the sample without go.mod, so that no
 # worker runs a test command.
 cp -r "$root/backend/console/testdata/sample" "$tmp/cli-project"
@@ -50,7 +53,7 @@ mkdir -p "$tmp/claude-config"
 
 ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=baton-e2e-model-sim CLAUDE_CONFIG_DIR="$tmp/claude-config" \
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
-  BATON_E2E_FOLDER="$root/backend/console/testdata/sample" BATON_E2E_SHOT="$root/e2e-failure.png" \
+  BATON_E2E_FOLDER="$tmp/sim-project" BATON_E2E_SHOT="$root/e2e-failure.png" \
   BATON_E2E_CLI_FOLDER="$tmp/cli-project" BATON_E2E_CLAUDE="$claude" \
   "$root/scripts/wails-dev.sh" sh -c 'node "$0/frontend/e2e/run-flow.mjs" && node "$0/frontend/e2e/run-flow-cli.mjs"' "$root"
 echo "2 passed, 0 failed"

@@ -5,5 +5,9 @@
 # docs/screenshots (or $BATON_SHOTS_DIR).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-BATON_SHOTS_DIR=${BATON_SHOTS_DIR:-$root/docs/screenshots} BATON_E2E_FOLDER="$root/backend/console/testdata/sample" \
+# A copy of the sample project: the simulator's workers write into it.
+project=$(mktemp -d)
+trap 'rm -rf "$project"' EXIT
+cp -r "$root/backend/console/testdata/sample" "$project/sample"
+BATON_SHOTS_DIR=${BATON_SHOTS_DIR:-$root/docs/screenshots} BATON_E2E_FOLDER="$project/sample" \
   "$root/scripts/wails-dev.sh" node "$root/frontend/e2e/screenshots.mjs"

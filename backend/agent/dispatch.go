@@ -16,8 +16,8 @@ const dialectReport = "report"
 // reviews of a task. The simulator page and the model face (Answer) are
 // the two faces.
 type Face interface {
-	// Worker plays the worker's turn over its scope (WorkerScope) and
-	// returns its report (WorkerReport).
+	// Worker plays the worker's turn: it reads (WorkerReads), does the
+	// Work and returns its Report.
 	Worker() (Report, error)
 	// Verify returns the verification answer of the attempt (see
 	// Verification) and the text before its block.
@@ -35,6 +35,7 @@ func (m *Mind) Respond(f Face, phase string, attempt int) (text string, failed, 
 	var data map[string]any
 	var objs []map[string]any // delegation and report dialects: one object per block
 	var before string
+	m.attempt = attempt
 	switch phase {
 	case "analysis":
 		data, before = m.analysis()

@@ -20,23 +20,45 @@
 // the dialect the phase was last asked in. The plan follows the template
 // and the request (documentation: a page per component and an index;
 // test-coverage: tests for the packages without any; bug-hunt and
-// code-review: one task per area), and each worker works on the files of
-// its own scope. The aggregation answer lists every "Conflict to
-// resolve:" line of its prompt as a conflict left to the user.
+// code-review: one task per area); it stays within what the request names
+// (a package, a folder, a file) and leaves out the files git does not
+// track, which a worktree run's workers would not find, saying so in the
+// analysis. The aggregation answer lists every "Conflict to resolve:"
+// line of its prompt as a conflict left to the user.
+//
+// # Workers do real work
+//
+// A worker reads what its task needs (WorkerReads) and does the Work of
+// its kind from the code it read (work.go): a documentation task writes
+// its page (docs/<component>.md: the package comments, every exported name
+// with its declaration, documentation and file:line, the files; Go through
+// go/parser and go/doc, Python and JavaScript by their definitions) or the
+// index docs/README.md linking the pages; a page that was there keeps its
+// text and gains the agent's part between marks. A test task writes a test
+// file per package (Go: exported functions called twice with inputs the
+// agent can build, which must answer the same, and every signature pinned,
+// so that it builds and passes; Python: unittest; JavaScript: for the
+// project's runner) and runs the package's tests. Bug hunts and reviews
+// report findings at real file:line places. Any other task writes its
+// notes. In plan mode, or in a template's read-only task, nothing is
+// written: the report proposes the changes. A change a file holds already
+// is not written again, so a turn played again after a resume changes
+// nothing twice.
 //
 // A Mind holds what the agent knows in one turn and decides; Mind.Respond
 // is the one phase dispatch, which both faces call with themselves as the
 // Face that plays the turns that run tools:
 //
-//   - the simulator page lists and reads the folder through its loopback
-//     endpoint and writes the transcript entries itself;
+//   - the simulator page lists, reads and writes the folder through its
+//     loopback endpoint (the session's folder: a worker's worktree in a
+//     worktree run) and writes the transcript entries itself;
 //   - the model face (Answer) answers a Messages API request with the next
 //     assistant message: tool calls that the CLI's real tools run on the
-//     real folder (a worker writes its notes into its scope, edits a file
-//     of it and runs the project's tests), then the text with the block.
-//     It keeps no state between requests: the turn is replayed from the
-//     conversation, so a CLI session resumed with --resume goes on where
-//     it was.
+//     real folder (Glob or find, git ls-files, Read, Write, Edit, the
+//     tests through Bash), then the text with the block. It keeps no state
+//     between requests: the turn is replayed from the conversation, so a
+//     CLI session resumed with --resume goes on where it was, and a file
+//     an earlier turn of the conversation wrote is not written again.
 //
 // # Scenarios
 //
@@ -61,4 +83,12 @@
 // suggested resolution). worker-fails makes a worker report status failed,
 // and deadlock plans a chain beside an independent task whose first task
 // fails.
+//
+// The scenarios that lie, so that Baton's checks can be tested:
+// wrong-task-id (a worker does its work and reports it under another
+// task's id), claims-without-writing (a worker writes nothing and reports
+// success naming the files it would have written) and verification-lies (a
+// worker also writes a file that breaks the build or a test and runs no
+// check; the verification says "pass" whatever the tests say). They lie
+// every time, or with times=N only in the first N answers of the phase.
 package agent

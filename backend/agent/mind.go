@@ -30,6 +30,7 @@ type Mind struct {
 	cwd       string // the session's working directory
 	sessionID string // the session's id ("" when unknown)
 	initial   string // the first user message of the session
+	system    string // Baton's part of the session's system prompt ("" when it has none apart)
 	prompt    string // the user message this turn answers
 	scenario  string
 	// delegation is set when the prompt asks for the seed 003 dialect:
@@ -38,9 +39,18 @@ type Mind struct {
 	// dialect is the dialect the phase is answered in (dialectDelegation,
 	// dialectReport, or "" for the orchestrator block).
 	dialect string
+	// planMode is set when the session runs in plan mode: the agent
+	// changes nothing and proposes its changes in its report.
+	planMode bool
+	// params are the scenario's parameters (times=N for the lies).
+	params map[string]string
+	// attempt is the number of times the phase was asked in the session,
+	// this one included (Respond sets it).
+	attempt int
 
-	files []File
-	reads map[string]string
+	files     []File
+	reads     map[string]string
+	untracked map[string]bool // files git does not track (SetUntracked)
 }
 
 // Turn is what a face tells the agent of the turn it is to answer.
@@ -48,18 +58,28 @@ type Turn struct {
 	Cwd       string // the session's working directory
 	SessionID string // the session's id, "" when unknown
 	Initial   string // the first user message of the session
-	Prompt    string // the user message this turn answers
-	Scenario  string // the session's scenario ("happy" or "" for none)
+	// System is Baton's part of the session's system prompt, when the
+	// template's system text is not in the first message (the CLI's
+	// --append-system-prompt).
+	System   string
+	Prompt   string // the user message this turn answers
+	Scenario string // the session's scenario ("happy" or "" for none)
 	// Dialect is the dialect the phase is asked in: as Detect reads the
 	// prompt, or, when it says none (a follow-up such as an answer), the
 	// dialect the phase was last asked in.
 	Dialect string
+	// PlanMode is set when the session is in plan mode (the page's
+	// permission mode, the CLI's plan-mode reminder).
+	PlanMode bool
+	// Params are the parameters of the scenario's marker (k=v).
+	Params map[string]string
 }
 
 // NewMind is the agent's mind for one turn; it knows no file yet.
 func NewMind(t Turn) *Mind {
-	return &Mind{cwd: t.Cwd, sessionID: t.SessionID, initial: t.Initial, prompt: t.Prompt, scenario: t.Scenario,
-		delegation: t.Dialect == dialectDelegation, dialect: t.Dialect, reads: map[string]string{}}
+	return &Mind{cwd: t.Cwd, sessionID: t.SessionID, initial: t.Initial, system: t.System, prompt: t.Prompt, scenario: t.Scenario,
+		delegation: t.Dialect == dialectDelegation, dialect: t.Dialect, planMode: t.PlanMode, params: t.Params,
+		reads: map[string]string{}, untracked: map[string]bool{}}
 }
 
 // File is one entry of a folder listing, as the agent sees the project.
@@ -169,38 +189,6 @@ func (m *Mind) KeyFiles(n int) []string {
 	return out
 }
 
-type component struct {
-	name  string
-	files []string
-}
-
-// components groups the files by top-level directory (loose top-level
-// files form one group named after the folder).
-func (m *Mind) components() []component {
-	groups := map[string][]string{}
-	var order []string
-	for _, f := range m.files {
-		top, _, nested := strings.Cut(f.Path, "/")
-		if !nested {
-			top = "."
-		}
-		if _, ok := groups[top]; !ok {
-			order = append(order, top)
-		}
-		groups[top] = append(groups[top], f.Path)
-	}
-	sort.Strings(order)
-	var out []component
-	for _, g := range order {
-		out = append(out, component{name: g, files: groups[g]})
-	}
-	if len(out) > 8 {
-		sort.SliceStable(out, func(i, j int) bool { return len(out[i].files) > len(out[j].files) })
-		out = out[:8]
-	}
-	return out
-}
-
 func (m *Mind) languages() string {
 	count := map[string]int{}
 	for _, f := range m.files {
@@ -251,6 +239,9 @@ func (m *Mind) analysis() (map[string]any, string) {
 		"recommended_splits":   splits,
 		"components":           cs,
 		"notes":                "Simulated analysis built from the folder listing; no AI was involved.",
+	}
+	if notes := m.scopeNotes(); len(notes) > 0 {
+		data["warnings"] = notes
 	}
 	return data, fmt.Sprintf("I explored %s and found %s.", path.Base(m.cwd), count(len(m.files), "file"))
 }
@@ -423,19 +414,18 @@ func (m *Mind) specialist() (string, string) {
 	}
 }
 
-func scopeList(c component) []string {
-	if c.name != "." {
-		return []string{c.name + "/"}
-	}
-	return c.files[:min(5, len(c.files))]
-}
-
 var taskIDPattern = regexp.MustCompile(`"(?:task_id|taskId)"\s*:\s*"([A-Za-z0-9_-]+)"|\b(task_[A-Za-z0-9-]+)\b`)
 
+var ownTask = regexp.MustCompile(`## Your task: ([A-Za-z0-9_-]+)`)
+
 // TaskID is the task a prompt is about. A worker session's task is named in
-// its first prompt: a later message (a re-prompt quoting an example, an
-// answer) may name other ids.
+// its first prompt (its "## Your task: ID", or the first id there when the
+// session's id names a worker): a later message (a re-prompt quoting an
+// example or another task's id, an answer) may name other ids.
 func (m *Mind) TaskID() string {
+	if t := ownTask.FindStringSubmatch(m.initial); t != nil {
+		return t[1]
+	}
 	prompts := []string{m.prompt}
 	if strings.Contains(m.sessionID, "_worker_") {
 		prompts = []string{m.initial, m.prompt}
@@ -472,9 +462,11 @@ type Report struct {
 	err              string // reportFailed
 	// reportConflict: the file another agent changed, and what to do.
 	conflict, resolution string
-	// files the worker wrote or changed (the page's agent writes none)
-	files    []string
-	warnings []string // reportFailed
+	// files the worker wrote or changed (or claims it did), and those of
+	// them that were there before
+	files, modified []string
+	warnings        []string // reportFailed
+	checked         string   // the check the worker ran, which passed
 }
 
 // completion is the report as {"phase": "completion"} data.
@@ -503,13 +495,23 @@ func (r Report) completion() map[string]any {
 }
 
 // completionReport is the report as a seed 001 completion_report message,
-// with the build result the simulated agent can honestly give: it runs no
-// build (not_applicable), or the failed build of worker-fails.
+// with the build result the simulated agent can honestly give: the check
+// it ran and passed, else no build (not_applicable), or the failed build.
 func (r Report) completionReport(platform string, now time.Time) map[string]any {
+	created, modified := []string{}, []string{}
+	for _, f := range r.files {
+		if slices.Contains(r.modified, f) {
+			modified = append(modified, f)
+		} else {
+			created = append(created, f)
+		}
+	}
+	build := map[string]any{"status": "not_applicable", "command": "", "errors": 0, "output": "simulated: the simulated agent ran no build"}
+	if r.checked != "" {
+		build = map[string]any{"status": "success", "command": r.checked, "errors": 0, "output": ""}
+	}
 	d := map[string]any{"type": "completion_report", "taskId": r.id, "platform": platform, "status": "awaiting_review",
-		"summary": r.summary, "filesCreated": []string{}, "filesModified": append([]string{}, r.files...),
-		"buildResult": map[string]any{"status": "not_applicable", "command": "", "errors": 0,
-			"output": "simulated: the simulated agent runs no build"},
+		"summary": r.summary, "filesCreated": created, "filesModified": modified, "buildResult": build,
 		"timestamp": now.UTC().Format("2006-01-02T15:04:05.000Z")}
 	switch r.kind {
 	case reportFailed:
@@ -565,87 +567,6 @@ func (r Report) attemptCompletion() map[string]any {
 		}
 	}
 	return d
-}
-
-// WorkerScope is the files a worker turn works on: those of the task's
-// scope (five at most), else those of the listing the prompt names (by
-// path, or by their folder with a slash), else the key files (three at
-// most).
-func (m *Mind) WorkerScope() []string {
-	if scope := m.inScope(m.taskScope()); len(scope) > 0 {
-		return scope[:min(5, len(scope))]
-	}
-	var scope []string
-	for _, f := range m.files {
-		dir := path.Dir(f.Path)
-		if strings.Contains(m.prompt, f.Path) || dir != "." && strings.Contains(m.prompt, dir+"/") {
-			scope = append(scope, f.Path)
-		}
-	}
-	if len(scope) == 0 {
-		scope = m.KeyFiles(3)
-	}
-	return scope[:min(3, len(scope))]
-}
-
-// WorkerReport is the report the scenario calls for once the worker has
-// read its scope (Read recorded what it read). first is set on the
-// session's first completion. For worker-fails, the face has run a build
-// that failed; buildErr is its output ("" for the simulated failure).
-func (m *Mind) WorkerReport(scope []string, first bool, buildErr string) Report {
-	id := m.TaskID()
-	switch {
-	case m.scenario == "clarification" && first:
-		return Report{id: id, kind: reportQuestion, before: "Before I write " + id + " I need an answer.",
-			summary:  "Read " + strings.Join(scope, ", ") + "; the output format needs a decision before " + id + " can be written.",
-			question: "Should the output of " + id + " be Markdown or plain text?"}
-	case m.scenario == "worker-fails" || buildErr != "" || m.scenario == "deadlock" && strings.HasSuffix(id, "001"):
-		e := "simulated failure: the build of the project failed"
-		if buildErr != "" {
-			e = "the build or tests of the project failed: " + firstLine(buildErr, 300)
-		}
-		rep := Report{id: id, kind: reportFailed, before: "I could not finish " + id + ".",
-			summary: "The build of the project failed, so " + id + " could not be done.",
-			err:     e}
-		if m.scenario == "worker-fails" {
-			rep.warnings = []string{"scenario worker-fails"}
-		}
-		return rep
-	case m.scenario == "conflict":
-		file := "README.md"
-		if len(scope) > 0 {
-			file = scope[0]
-		}
-		return Report{id: id, kind: reportConflict, before: "I stopped " + id + ": another agent changed the same file.",
-			summary:    "Stopped " + id + ": " + file + " was changed by another agent while this task was working on it.",
-			conflict:   file + ": another agent changed the same lines while " + id + " was working on them",
-			resolution: "keep the other agent's change and apply " + id + "'s part on top of it"}
-	}
-	var lines int
-	var outline []string
-	for _, f := range scope {
-		text := m.reads[f]
-		lines += strings.Count(text, "\n")
-		outline = append(outline, fmt.Sprintf("- %s: %s", f, firstLine(text, 80)))
-	}
-	output := "## " + id + "\n\n" + strings.Join(outline, "\n")
-	summary := fmt.Sprintf("Read %s (%s) for %s.", count(len(scope), "file"), count(lines, "line"), id)
-	if m.work() == workBugs {
-		found := m.findings(scope)
-		summary = fmt.Sprintf("Hunted bugs in %s (%s) for %s: %s.", count(len(scope), "file"), count(lines, "line"), id,
-			count(len(found), "finding"))
-		output += "\n\n### Findings\n"
-		if len(found) == 0 {
-			output += "None: no ignored error, panic or TODO/FIXME marker in these files.\n"
-		}
-		for _, f := range found {
-			output += "- " + f + "\n"
-		}
-	}
-	return Report{id: id, kind: reportSuccess, before: "Task " + id + " is done.",
-		summary: summary,
-		output:  output,
-		metrics: map[string]any{"files_read": len(scope), "lines_read": lines}}
 }
 
 // Progress is a worker's progress text while it works on file, the i-th
@@ -715,7 +636,8 @@ func (m *Mind) aggregation() (map[string]any, string) {
 
 // Verification is the verification answer of the attempt-th asking and
 // the text before its block: qa-fails fails the first with one issue per
-// task the prompt names, else it passes.
+// task the prompt names, else it passes (verification-lies adds that the
+// build and the tests pass, whatever they do).
 func (m *Mind) Verification(attempt int) (map[string]any, string) {
 	if m.scenario == "qa-fails" && attempt == 1 {
 		var issues []any
@@ -734,11 +656,12 @@ func (m *Mind) Verification(attempt int) (map[string]any, string) {
 		return map[string]any{"status": "fail", "summary": fmt.Sprintf("%d acceptance criteria are not met.", len(issues)),
 			"issues": issues}, "Verification found problems."
 	}
-	return map[string]any{
-		"status":  "pass",
-		"summary": fmt.Sprintf("Checked %s; no issues found.", count(len(m.files), "file")),
-		"issues":  []any{},
-	}, "Verification finished."
+	summary := fmt.Sprintf("Checked %s; no issues found.", count(len(m.files), "file"))
+	if m.lies("verification-lies") {
+		// Whatever the checks say.
+		summary += " The build and the tests pass."
+	}
+	return map[string]any{"status": "pass", "summary": summary, "issues": []any{}}, "Verification finished."
 }
 
 // review decides on a task's completion report: rejected-once rejects the

@@ -32,8 +32,9 @@ type ModelRequest struct {
 	// unknown.
 	SessionID string
 	// Scenario is the session's scenario (the caller chooses it, e.g. with
-	// Marker).
+	// Marker), and Params its parameters.
 	Scenario string
+	Params   map[string]string
 }
 
 // ModelMessage is one message of the conversation.
@@ -131,10 +132,9 @@ var (
 	numberedLine    = regexp.MustCompile(`^\s*\d+(\t|→)`)
 )
 
-// WorkingDirectory is the directory the CLI's environment text names
-// ("Primary working directory: /path"), in the system prompt or in a
-// message; "" when none does.
-func (r ModelRequest) WorkingDirectory() string {
+// texts are the request's system prompt (as sent) and the text blocks of
+// its messages, reminders included.
+func (r ModelRequest) texts() []string {
 	texts := []string{string(r.System)}
 	for _, m := range r.Messages {
 		for _, b := range blocks(m.Content) {
@@ -143,7 +143,14 @@ func (r ModelRequest) WorkingDirectory() string {
 			}
 		}
 	}
-	for _, t := range texts {
+	return texts
+}
+
+// WorkingDirectory is the directory the CLI's environment text names
+// ("Primary working directory: /path"), in the system prompt or in a
+// message; "" when none does.
+func (r ModelRequest) WorkingDirectory() string {
+	for _, t := range r.texts() {
 		if m := cwdPattern.FindStringSubmatch(t); m != nil {
 			return strings.TrimSpace(m[1])
 		}
@@ -203,6 +210,9 @@ type modelTurn struct {
 	*Mind
 	tools   map[string]bool
 	history []step
+	// done are the files the conversation's earlier turns wrote (doneWrites):
+	// a turn played again after a resume does not write them again.
+	done    map[string]bool
 	next    int
 	said    []ModelBlock // text said since the last replayed call
 	reply   *ModelReply
@@ -230,7 +240,9 @@ func Answer(req ModelRequest) ModelReply {
 		dialect = lastDialect(prior, phase)
 	}
 	t := &modelTurn{tools: map[string]bool{}, root: cwd, phase: phase, prior: prior, history: turnHistory(req.Messages),
-		Mind: NewMind(Turn{Cwd: cwd, SessionID: req.SessionID, Initial: prompts[0], Prompt: prompt, Scenario: req.Scenario, Dialect: dialect})}
+		done: doneWrites(req.Messages),
+		Mind: NewMind(Turn{Cwd: cwd, SessionID: req.SessionID, Initial: prompts[0], System: req.batonSystem(), Prompt: prompt, Scenario: req.Scenario,
+			Dialect: dialect, PlanMode: req.planMode(), Params: req.Params})}
 	for _, name := range req.Tools {
 		t.tools[name] = true
 	}
@@ -303,6 +315,70 @@ func turnHistory(msgs []ModelMessage) []step {
 	return out
 }
 
+// doneWrites are the files the Write and Edit calls of the turns before
+// the last prompt wrote (the calls that succeeded), by their path.
+func doneWrites(msgs []ModelMessage) map[string]bool {
+	start := 0
+	for i, m := range msgs {
+		if promptText(m) != "" {
+			start = i
+		}
+	}
+	calls := map[string]string{}
+	out := map[string]bool{}
+	for _, m := range msgs[:start] {
+		for _, b := range blocks(m.Content) {
+			switch {
+			case m.Role == "assistant" && b.Type == "tool_use" && (b.Name == "Write" || b.Name == "Edit"):
+				var in struct {
+					FilePath string `json:"file_path"`
+				}
+				_ = json.Unmarshal(b.Input, &in)
+				calls[b.ID] = in.FilePath
+			case m.Role == "user" && b.Type == "tool_result" && !b.IsError:
+				if p, ok := calls[b.ToolUseID]; ok && p != "" {
+					out[p] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// batonSystem is Baton's part of the system prompt (the CLI appends
+// --append-system-prompt to its own text, which never names Baton): from
+// the paragraph that first names Baton on; "" when none does.
+func (r ModelRequest) batonSystem() string {
+	var parts []string
+	var s string
+	if json.Unmarshal(r.System, &s) == nil {
+		parts = append(parts, s)
+	} else {
+		for _, b := range blocks(r.System) {
+			if b.Type == "text" {
+				parts = append(parts, b.Text)
+			}
+		}
+	}
+	text := strings.Join(parts, "\n\n")
+	i := strings.Index(text, "Baton")
+	if i < 0 {
+		return ""
+	}
+	return text[strings.LastIndex(text[:i], "\n\n")+1:]
+}
+
+// planMode reports whether the CLI says the session is in plan mode (its
+// reminder in a message or the system prompt).
+func (r ModelRequest) planMode() bool {
+	for _, t := range r.texts() {
+		if strings.Contains(t, "Plan mode is active") || strings.Contains(t, "Plan mode still active") {
+			return true
+		}
+	}
+	return false
+}
+
 var errHang = errors.New("hang")
 
 // ToolUseID is a new id for a tool call of the agent, in the shape the
@@ -327,6 +403,7 @@ func (t *modelTurn) call(name string, input map[string]any) (string, bool, error
 		t.said = nil
 		return h.result, h.isErr, nil
 	}
+
 	id := ToolUseID()
 	content := append(t.said, ModelBlock{Type: "tool_use", ID: id, Name: name, Input: input})
 	t.reply = &ModelReply{Content: content, StopReason: "tool_use", Phase: t.phase, Step: t.next}
@@ -398,6 +475,15 @@ func (t *modelTurn) explore() error {
 	}
 	if !isErr {
 		t.files = parseListing(out, t.root)
+	}
+	if PlansWork(t.phase) && t.tools["Bash"] {
+		out, isErr, err := t.call("Bash", map[string]any{"command": UntrackedCommand, "description": "List the files git does not track"})
+		if err != nil {
+			return err
+		}
+		if !isErr {
+			t.SetUntracked(out)
+		}
 	}
 	if key := t.KeyFiles(1); len(key) > 0 {
 		_, err := t.read(key[0])
@@ -510,8 +596,16 @@ func (t *modelTurn) testCommand() (string, error) {
 // a failed run.
 func (t *modelTurn) runTests() (ran bool, failure string, err error) {
 	cmd, err := t.testCommand()
-	if err != nil || cmd == "" {
+	if err != nil {
 		return false, "", err
+	}
+	return t.run(cmd)
+}
+
+// run runs a check command ("" runs nothing).
+func (t *modelTurn) run(cmd string) (ran bool, failure string, err error) {
+	if cmd == "" || t.planMode {
+		return false, "", nil
 	}
 	out, isErr, err := t.call("Bash", map[string]any{"command": cmd, "description": "Run the project's tests", "timeout": 300000})
 	if err != nil {
@@ -541,127 +635,85 @@ func tail(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// Worker reads its scope, writes its notes into the scope, edits a file of
-// it, runs the tests, and reports as the scenario calls for.
+// Worker reads what its task needs, writes its work with the CLI's Write
+// and Edit tools (a file that was there and only gains a part at its end
+// is edited), runs the check of what it wrote (the tests of the packages
+// it wrote tests for, else the project's tests), and reports as the
+// scenario calls for. A change the file already holds (a turn played again
+// after a resume) is not written again.
 func (t *modelTurn) Worker() (Report, error) {
-	scope := t.WorkerScope()
-	for i, f := range scope {
-		t.say(t.Progress(f, i, len(scope)))
+	reads := t.WorkerReads()
+	for i, f := range reads {
+		t.say(t.Progress(f, i, len(reads)))
 		if _, err := t.read(f); err != nil {
 			return Report{}, err
 		}
 	}
-	first := t.attempt == 1
-	if t.scenario == "clarification" && first || t.scenario == "conflict" {
-		return t.WorkerReport(scope, first, ""), nil
+	if rep, ok := t.Interrupts(reads, t.attempt == 1); ok {
+		return rep, nil
 	}
-	id := t.TaskID()
-	var written []string
-	var refused []string
-	write := func(tool string, input map[string]any, name string) error {
-		out, isErr, err := t.call(tool, input)
-		if err != nil {
-			return err
-		}
-		if isErr {
-			refused = append(refused, name+": "+firstLine(out, 160))
-		} else {
-			written = append(written, name)
-		}
-		return nil
-	}
-	rep := t.WorkerReport(scope, first, "")
-	notes := path.Join(scopeDir(scope), id+"-notes.md")
-	if err := write("Write", map[string]any{"file_path": t.abs(notes), "content": "# " + id + "\n\n" + rep.summary + "\n\n" + rep.output + "\n"}, notes); err != nil {
-		return Report{}, err
-	}
-	if f, old, repl, ok := t.editFor(scope, id); ok {
-		if err := write("Edit", map[string]any{"file_path": t.abs(f), "old_string": old, "new_string": repl}, f); err != nil {
-			return Report{}, err
+	w := t.Work(reads)
+	var o Outcome
+	if w.Write {
+		for _, c := range w.Changes {
+			if err := t.apply(c, &o); err != nil {
+				return Report{}, err
+			}
 		}
 	}
-	if t.scenario == "out-of-scope" {
-		f := t.outsideScope(scope)
-		if err := write("Write", map[string]any{"file_path": t.abs(f), "content": "Written by " + id + ", outside its scope.\n"}, f); err != nil {
-			return Report{}, err
-		}
-	}
-	buildErr := ""
-	if t.scenario == "worker-fails" {
+	switch {
+	case t.scenario == "worker-fails":
 		out, _, err := t.call("Bash", map[string]any{"command": "exit 1", "description": "Build the project"})
 		if err != nil {
 			return Report{}, err
 		}
-		buildErr = "simulated build failure (exit status 1) " + firstLine(out, 100)
-	} else {
-		_, failure, err := t.runTests()
+		o.Failure = "simulated build failure (exit status 1) " + firstLine(out, 100)
+	case w.Write && len(o.Refused) == 0 && !t.lies("verification-lies"):
+		cmd := w.Check
+		if cmd == "" {
+			var err error
+			if cmd, err = t.testCommand(); err != nil {
+				return Report{}, err
+			}
+		}
+		ran, failure, err := t.run(cmd)
 		if err != nil {
 			return Report{}, err
 		}
-		buildErr = failure
-	}
-	if len(refused) > 0 && buildErr == "" {
-		buildErr = "the changes were refused: " + strings.Join(refused, "; ")
-	}
-	rep = t.WorkerReport(scope, first, buildErr)
-	rep.files = written
-	return rep, nil
-}
-
-// scopeDir is the folder of the scope's first file ("." for the top).
-func scopeDir(scope []string) string {
-	if len(scope) == 0 {
-		return "."
-	}
-	return path.Dir(scope[0])
-}
-
-// commentFor is the line comment of a file's language, "" when the agent
-// does not know one.
-func commentFor(name string) string {
-	switch path.Ext(name) {
-	case ".go", ".js", ".ts", ".rs", ".c", ".h", ".java", ".kt", ".swift", ".cpp", ".cs":
-		return "// "
-	case ".py", ".sh", ".rb", ".yaml", ".yml", ".toml", ".pl":
-		return "# "
-	case ".md", ".txt", "":
-		return ""
-	}
-	return "-"
-}
-
-// editFor picks a change to a file of the scope: a line after its last
-// line, found by an old_string that occurs once.
-func (t *modelTurn) editFor(scope []string, id string) (file, old, repl string, ok bool) {
-	for _, f := range scope {
-		c := commentFor(f)
-		text := t.reads[f]
-		if c == "-" || strings.TrimSpace(text) == "" {
-			continue
-		}
-		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-		last := lines[len(lines)-1]
-		if strings.TrimSpace(last) == "" || strings.Count(text, last) != 1 {
-			continue
-		}
-		return f, last, last + "\n" + c + "Checked by " + id + " (baton model-sim).", true
-	}
-	return "", "", "", false
-}
-
-// outsideScope is a file the scope does not cover: one of another folder,
-// else a new one.
-func (t *modelTurn) outsideScope(scope []string) string {
-	dir := scopeDir(scope)
-	for _, f := range t.files {
-		if path.Dir(f.Path) != dir && !slices.Contains(scope, f.Path) {
-			return path.Join(path.Dir(f.Path), "OUT-OF-SCOPE.md")
+		o.Failure = failure
+		if ran && failure == "" {
+			o.Checked = cmd
 		}
 	}
-	if dir == "." {
-		return "outside-scope/OUT-OF-SCOPE.md"
+	return t.Report(w, o), nil
+}
+
+// apply writes one change: an Edit for a part added at the end of a file,
+// else a Write of the whole file (not of one the Read tool showed only in
+// part); nothing when the file holds it already or an earlier turn of the
+// conversation wrote it.
+func (t *modelTurn) apply(c Change, o *Outcome) error {
+	if c.Done() || t.done[t.abs(c.Path)] {
+		o.Written = append(o.Written, c.Path)
+		return nil
 	}
-	return "OUT-OF-SCOPE.md"
+	tool, input := "Write", map[string]any{"file_path": t.abs(c.Path), "content": c.Content}
+	if old, repl, ok := c.Appended(); ok {
+		tool, input = "Edit", map[string]any{"file_path": t.abs(c.Path), "old_string": old, "new_string": repl}
+	} else if c.Existed && !t.ReadWhole(c.Path) {
+		o.Refused = append(o.Refused, c.Path+": too long to rewrite from what the Read tool showed")
+		return nil
+	}
+	out, isErr, err := t.call(tool, input)
+	if err != nil {
+		return err
+	}
+	if isErr {
+		o.Refused = append(o.Refused, c.Path+": "+firstLine(out, 160))
+	} else {
+		o.Written = append(o.Written, c.Path)
+	}
+	return nil
 }
 
 // Verify runs the tests before the verification answer: a failing run
@@ -672,11 +724,11 @@ func (t *modelTurn) Verify(int) (map[string]any, string, error) {
 		return nil, "", err
 	}
 	data, before := t.Verification(t.attempt)
-	if failure != "" && data["status"] == "pass" {
+	if failure != "" && data["status"] == "pass" && !t.lies("verification-lies") {
 		data = map[string]any{"status": "fail", "summary": "The project's tests fail.",
 			"issues": []any{map[string]any{"description": "the tests fail: " + firstLine(failure, 300), "severity": "high", "suggested_fix": "fix the failing tests"}}}
 		before = "Verification found problems."
-	} else if ran && data["status"] == "pass" {
+	} else if ran && data["status"] == "pass" && !t.lies("verification-lies") {
 		data["summary"] = fmt.Sprint(data["summary"], " The tests pass.")
 	}
 	return data, before, nil

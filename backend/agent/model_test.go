@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -33,6 +34,13 @@ type fakeCLI struct {
 	// "user" refuses, as the CLI does in its default permission mode.
 	refuse []string
 	calls  []ModelBlock // every tool call, in order
+	// real runs every Bash command in the folder (the test command too)
+	// instead of answering the test command with testOut.
+	real bool
+	// planMode adds the CLI's plan-mode reminder to every prompt.
+	planMode bool
+	params   map[string]string
+	session  string // the CLI's session id ("s1" when empty)
 }
 
 func newFakeCLI(t *testing.T, dir string) *fakeCLI {
@@ -52,13 +60,17 @@ func textMsg(role string, texts ...string) ModelMessage {
 // final text.
 func (c *fakeCLI) send(prompt string) string {
 	c.t.Helper()
-	c.msgs = append(c.msgs, textMsg("user", "<system-reminder>\nAttribution for commits.\n</system-reminder>\n", prompt))
+	reminder := "<system-reminder>\nAttribution for commits.\n</system-reminder>\n"
+	if c.planMode {
+		reminder = "<system-reminder>\nPlan mode is active. The user indicated that they do not want you to execute yet.\n</system-reminder>\n"
+	}
+	c.msgs = append(c.msgs, textMsg("user", reminder, prompt))
 	if len(c.msgs) == 1 {
 		c.msgs = append(c.msgs, textMsg("system", "# Environment\n - Primary working directory: "+c.dir+"\n - Platform: linux\n"))
 	}
 	for range 60 {
 		r := Answer(ModelRequest{System: json.RawMessage(`[{"type":"text","text":"You are a Claude agent."}]`),
-			Messages: c.msgs, Tools: c.tools, SessionID: "s1", Scenario: c.scenario})
+			Messages: c.msgs, Tools: c.tools, SessionID: cmp.Or(c.session, "s1"), Scenario: c.scenario, Params: c.params})
 		if r.Hang {
 			return ""
 		}
@@ -122,6 +134,16 @@ func (c *fakeCLI) run(b ModelBlock) (string, bool) {
 	switch b.Name {
 	case "Bash":
 		cmd := str("command")
+		if c.real {
+			sh := exec.Command("sh", "-c", cmd)
+			sh.Dir = c.dir
+			sh.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+			out, err := sh.CombinedOutput()
+			if err != nil {
+				return string(out) + "\nError: " + err.Error(), true
+			}
+			return string(out), false
+		}
 		switch {
 		case strings.HasPrefix(cmd, "find "):
 			sh := exec.Command("sh", "-c", cmd)
@@ -204,10 +226,13 @@ func TestModelFaceFindsTheFolderAndPhase(t *testing.T) {
 	if !strings.Contains(a.Summary, "5 files") || len(a.Components) != 3 {
 		t.Errorf("analysis = %+v, want the 5 files of the folder in 3 parts", a)
 	}
-	if got := strings.Join(c.toolNames(), ","); got != "Bash,Read" {
-		t.Errorf("tools = %s, want the listing then a read", got)
+	if got := strings.Join(c.toolNames(), ","); got != "Bash,Bash,Read" {
+		t.Errorf("tools = %s, want the listing, the files git does not track, then a read", got)
 	}
-	if p := c.calls[1].Input["file_path"]; p != filepath.Join(dir, "README.md") {
+	if cmd := c.calls[1].Input["command"]; cmd != UntrackedCommand {
+		t.Errorf("second call %v, want the files git does not track", cmd)
+	}
+	if p := c.calls[2].Input["file_path"]; p != filepath.Join(dir, "README.md") {
 		t.Errorf("read %v, want the README", p)
 	}
 }
@@ -237,8 +262,9 @@ func TestModelFaceWithoutTools(t *testing.T) {
 	}
 }
 
-// TestModelFaceWorker: a worker reads its scope, writes its notes into it,
-// edits a file of it, runs the project's tests, and reports the files.
+// TestModelFaceWorker: a worker of no particular kind reads its scope,
+// writes its notes into it (and changes no file of the project), runs the
+// project's tests, and reports the files.
 func TestModelFaceWorker(t *testing.T) {
 	t.Parallel()
 	dir := agenttest.Project(t)
@@ -248,7 +274,7 @@ func TestModelFaceWorker(t *testing.T) {
 	if comp.TaskID != "task_002" || comp.Status != "success" {
 		t.Fatalf("completion = %+v", comp)
 	}
-	if got := strings.Join(c.toolNames(), ","); got != "Bash,Read,Read,Read,Write,Edit,Bash" {
+	if got := strings.Join(c.toolNames(), ","); got != "Bash,Read,Read,Read,Write,Bash" {
 		t.Errorf("tools = %s", got)
 	}
 	if last := c.calls[len(c.calls)-1]; last.Input["command"] != "go test ./..." {
@@ -258,17 +284,13 @@ func TestModelFaceWorker(t *testing.T) {
 	if !strings.Contains(notes, "api/server.go") {
 		t.Errorf("notes = %q", notes)
 	}
-	edited := 0
 	for _, f := range []string{"api/handlers.go", "api/server.go"} {
-		if strings.Contains(readFile(t, filepath.Join(dir, f)), "// Checked by task_002") {
-			edited++
+		if got := readFile(t, filepath.Join(dir, f)); got != "package api\n" {
+			t.Errorf("%s changed: %q", f, got)
 		}
 	}
-	if edited != 1 {
-		t.Errorf("%d files of the scope edited, want 1", edited)
-	}
-	if !strings.Contains(strings.Join(comp.OutputFiles, ","), "api/task_002-notes.md") || len(comp.OutputFiles) != 2 {
-		t.Errorf("output files = %v", comp.OutputFiles)
+	if strings.Join(comp.OutputFiles, ",") != "api/task_002-notes.md" || !strings.Contains(comp.Summary, "`go test ./...` passes") {
+		t.Errorf("output files = %v, summary %q", comp.OutputFiles, comp.Summary)
 	}
 	if readFile(t, filepath.Join(dir, "store", "db.go")) != "package store\n" {
 		t.Error("a file outside the scope changed")
@@ -311,8 +333,12 @@ func TestModelFaceDelegationDialect(t *testing.T) {
 	if comp.TaskID != "CODE-002" || comp.Status != "success" {
 		t.Errorf("completion = %+v", comp)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "api", "CODE-002-notes.md")); err != nil {
-		t.Errorf("the worker wrote no notes into its scope: %v", err)
+	// The request asks for documentation: the page of the task's scope.
+	if page := readFile(t, filepath.Join(dir, "docs", "api.md")); !strings.Contains(page, "## api (Go)") {
+		t.Errorf("the worker's page:\n%s", page)
+	}
+	if strings.Join(comp.OutputFiles, ",") != "docs/api.md" {
+		t.Errorf("artifacts = %v", comp.OutputFiles)
 	}
 }
 
@@ -355,7 +381,7 @@ func TestModelFaceScenarios(t *testing.T) {
 		c := newFakeCLI(t, agenttest.Project(t))
 		c.scenario, c.refuse = "needs-permission", []string{"Bash:touch"}
 		text := c.send(`Analyse. {"phase": "analysis"}`)
-		if c.calls[2].Name != "Bash" || c.calls[2].Input["command"] != "touch .baton-model-sim" {
+		if c.calls[3].Name != "Bash" || c.calls[3].Input["command"] != "touch .baton-model-sim" {
 			t.Errorf("calls = %+v, want the command that needs permission", c.calls)
 		}
 		if !strings.Contains(text, "not allowed") || !strings.Contains(text, startDelim) {
@@ -367,7 +393,7 @@ func TestModelFaceScenarios(t *testing.T) {
 		c := newFakeCLI(t, agenttest.Project(t))
 		c.scenario = "asks-question"
 		c.send(`Analyse. {"phase": "analysis"}`)
-		q := c.calls[2]
+		q := c.calls[3]
 		qs, _ := q.Input["questions"].([]any)
 		if q.Name != "AskUserQuestion" || len(qs) != 1 {
 			t.Errorf("call = %+v, want an AskUserQuestion", q)

@@ -26,6 +26,8 @@ const (
 )
 
 var (
+	writesTests      = regexp.MustCompile(`you write (?:unit|integration|both|\w+) tests`)
+	taskTitle        = regexp.MustCompile(`## Your task: \S+ - ([^\n]+)`)
 	outputDirPattern = regexp.MustCompile(`writing its own files under (\S+?),`)
 	scopeLine        = regexp.MustCompile(`(?m)^Scope: (.+)$`)
 	inputPath        = regexp.MustCompile(`"inputs"\s*:\s*\[([^\]]*)\]`)
@@ -35,16 +37,31 @@ var (
 // work is the kind of work the session's prompts ask for: the template's
 // words first, then the request's.
 func (m *Mind) work() string {
-	text := strings.ToLower(m.initial + "\n" + m.prompt)
+	text := strings.ToLower(m.system + "\n" + m.initial + "\n" + m.prompt)
 	switch {
-	case strings.Contains(text, "writing its own files under") || strings.Contains(text, "as the index linking every page"):
+	case strings.Contains(text, "writing its own files under") || strings.Contains(text, "as the index linking every page") ||
+		strings.Contains(text, "you write documentation for"):
 		return workDocs
-	case strings.Contains(text, "package or module that needs tests") || strings.Contains(text, "coverage it should reach"):
+	case strings.Contains(text, "package or module that needs tests") || strings.Contains(text, "coverage it should reach") ||
+		writesTests.MatchString(text):
 		return workTests
-	case strings.Contains(text, "hunts in one area") || strings.Contains(text, "bug classes"):
+	case strings.Contains(text, "hunts in one area") || strings.Contains(text, "bug classes") || strings.Contains(text, "you hunt bugs in your scope"):
 		return workBugs
-	case strings.Contains(text, "reviews one area of the code"):
+	case strings.Contains(text, "reviews one area of the code") || strings.Contains(text, "you are a code reviewer"):
 		return workReview
+	}
+	// Else the task's title, in the words of the agent's own plans.
+	if t := taskTitle.FindStringSubmatch(m.initial); t != nil {
+		switch title := t[1]; {
+		case strings.HasPrefix(title, "Write the ") && strings.HasSuffix(title, " page") || strings.HasPrefix(title, "Write the index "):
+			return workDocs
+		case strings.HasPrefix(title, "Add tests for "):
+			return workTests
+		case strings.HasPrefix(title, "Hunt bugs in "):
+			return workBugs
+		case strings.HasPrefix(title, "Review "):
+			return workReview
+		}
 	}
 	// Else the request, when the prompts quote it.
 	req := ""
@@ -93,8 +110,9 @@ func isTest(name string) bool {
 // first, then by name.
 func (m *Mind) packages() []pkg {
 	byDir := map[string]*pkg{}
-	for _, f := range m.files {
-		if !slices.Contains(sourceExt, path.Ext(f.Path)) {
+	_, files := m.planScope()
+	for _, f := range files {
+		if !slices.Contains(sourceExt, path.Ext(f.Path)) || ignoredDir(path.Dir(f.Path)) {
 			continue
 		}
 		dir := path.Dir(f.Path)
@@ -121,6 +139,31 @@ func (m *Mind) packages() []pkg {
 		}
 		return out[i].dir < out[j].dir
 	})
+	return out
+}
+
+// ignoredDir reports whether the build tools leave a folder out: test
+// data, and folders whose name starts with _ or a dot.
+func ignoredDir(dir string) bool {
+	for _, d := range strings.Split(dir, "/") {
+		if d == "testdata" || strings.HasPrefix(d, "_") || strings.HasPrefix(d, ".") && d != "." {
+			return true
+		}
+	}
+	return false
+}
+
+// testOutputs are the test files a test task of dir will write (see
+// testTarget; the planner knows only the listing).
+func (m *Mind) testOutputs(dir string) []string {
+	var out []string
+	for _, src := range m.testSubjects(dir) {
+		plain, baton := testNames(src, strings.HasSuffix(src, ".go"))
+		if m.has(plain) {
+			plain = baton
+		}
+		out = append(out, plain)
+	}
 	return out
 }
 
@@ -154,6 +197,8 @@ func (m *Mind) plan() []plannedTask {
 	case workDocs:
 		dir := m.outputDir()
 		var pages []string
+		// The documentation's own folder is no component to document.
+		comps = slices.DeleteFunc(comps, func(c component) bool { return c.name == dir || strings.HasPrefix(c.name, dir+"/") })
 		for _, c := range comps {
 			name := componentName(c.name, m.cwd)
 			page := dir + "/" + pageName(c.name, m.cwd) + ".md"
@@ -185,10 +230,15 @@ func (m *Mind) plan() []plannedTask {
 			if p.tests > 0 {
 				what = fmt.Sprintf("has %s", count(p.tests, "test file"))
 			}
+			scope := []string{p.dir + "/"}
+			if p.dir == "." {
+				scope = m.sourcesIn(".")
+			}
+			outputs := m.testOutputs(p.dir)
 			out = append(out, plannedTask{title: "Add tests for " + p.dir,
-				description: fmt.Sprintf("%s holds %s and %s: write tests for its exported behaviour, table-driven where it fits.", p.dir, count(p.files, "source file"), what),
-				scope:       []string{p.dir + "/"},
-				criteria:    []string{"the tests of " + p.dir + " pass", "the coverage of " + p.dir + " reaches 70%"}})
+				description: fmt.Sprintf("%s holds %s and %s: write tests for its exported behaviour, table-driven where it fits, in %s.", p.dir, count(p.files, "source file"), what, strings.Join(outputs, ", ")),
+				scope:       scope, outputs: outputs,
+				criteria: []string{"the tests of " + p.dir + " pass", "the coverage of " + p.dir + " reaches 70%"}})
 		}
 		if len(out) > 0 {
 			return out
@@ -225,10 +275,14 @@ func (m *Mind) plan() []plannedTask {
 
 // pageName is a component's page name.
 func pageName(name, cwd string) string {
-	if name == "." {
+	if name == "." || name == "" {
 		return "overview"
 	}
-	return strings.ReplaceAll(strings.Trim(name, "/"), "/", "-")
+	name = strings.Trim(name, "/")
+	if ext := path.Ext(name); ext != "" && !strings.Contains(ext, "/") {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return strings.ReplaceAll(name, "/", "-")
 }
 
 // taskScope is the scope the worker's prompt gives its task: the "Scope:"
@@ -263,25 +317,6 @@ func (m *Mind) inScope(scope []string) []string {
 			if f.Path == s || strings.HasPrefix(f.Path, dir+"/") {
 				out = append(out, f.Path)
 				break
-			}
-		}
-	}
-	return out
-}
-
-var findingPattern = regexp.MustCompile(`(?i)\b(TODO|FIXME|XXX|HACK)\b|panic\(|_\s*=\s*[A-Za-z_.]+\(|except:\s*$|catch\s*\(\w*\)\s*\{\s*\}`)
-
-// findings are the suspicious lines of the files a bug hunter read, as
-// "file:line: text".
-func (m *Mind) findings(files []string) []string {
-	var out []string
-	for _, f := range files {
-		for i, line := range strings.Split(m.reads[f], "\n") {
-			if findingPattern.MatchString(line) {
-				out = append(out, fmt.Sprintf("%s:%d: %s", f, i+1, firstLine(strings.TrimSpace(line), 100)))
-				if len(out) >= 10 {
-					return out
-				}
 			}
 		}
 	}

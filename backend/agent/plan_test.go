@@ -50,7 +50,7 @@ var demoFiles = map[string]string{
 }
 
 func demoMind(initial string) *Mind {
-	m := &Mind{cwd: "/p/demo", initial: initial, prompt: initial, reads: map[string]string{}}
+	m := &Mind{cwd: "/p/demo", initial: initial, prompt: initial, reads: map[string]string{}, untracked: map[string]bool{}}
 	for p, text := range demoFiles {
 		m.files = append(m.files, File{Path: p, Size: int64(len(text))})
 	}
@@ -119,15 +119,19 @@ func TestWorkerReadsItsScopeAndReportsFindings(t *testing.T) {
 		template.VarTaskJSON: `{"id": "task_002"}`})
 	m := demoMind(worker)
 	m.sessionID = "local___orch_r1_worker_task_002"
-	scope := m.WorkerScope()
+	scope := m.WorkerReads()
 	if strings.Join(scope, ",") != "examples/advanced.go,examples/basic.go" && strings.Join(scope, ",") != "examples/basic.go,examples/advanced.go" {
 		t.Fatalf("the worker of examples/ reads %v", scope)
 	}
 	for _, f := range scope {
 		m.reads[f] = demoFiles[f]
 	}
-	rep := m.WorkerReport(scope, true, "")
-	if !strings.Contains(rep.output, "### Findings") || !strings.Contains(rep.output, "examples/basic.go:3: // TODO: handle the error") ||
+	w := m.Work(scope)
+	if w.Write || len(w.Changes) != 0 {
+		t.Errorf("a bug hunt writes %+v", w.Changes)
+	}
+	rep := m.Report(w, Outcome{})
+	if !strings.Contains(rep.output, "`examples/basic.go:3`: a marker of unfinished work (`// TODO: handle the error`)") ||
 		!strings.Contains(rep.summary, "1 finding") {
 		t.Errorf("bug hunt report = %q / %q", rep.summary, rep.output)
 	}

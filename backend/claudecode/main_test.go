@@ -21,6 +21,7 @@ import (
 	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/modelsim"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -165,15 +166,7 @@ func project(t *testing.T) string {
 		"stock/stock.go":   "package stock\n\n// Count is the number of items in stock.\nfunc Count(items map[string]int) int { return len(items) }\n",
 		"cmd/shop/main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"shop\") }\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testsupport.WriteTree(t, dir, files)
 	return dir
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/baton-app/baton/backend/mailbox"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/templates"
 )
 
@@ -51,22 +51,12 @@ func allowAll(t *testing.T, h *Host) func(*engine.Engine, engine.Snapshot) {
 // without tests to run.
 func docsProject(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range map[string]string{
+	return testsupport.Project(t, map[string]string{
 		"README.md":       "# shop\n\nA tiny shop: a cart and a stock.\n",
 		"cart/cart.py":    "def total(prices):\n    return sum(prices)\n",
 		"stock/stock.js":  "export function count(items) {\n  return items.length;\n}\n",
 		"stock/README.md": "# stock\n\nCounts what is in stock.\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 // requiredValues gives each required template variable without a default
@@ -95,11 +85,14 @@ func requiredValues(tmpl template.Template) map[string]any {
 
 // TestEverySystemTemplateOnTheCLI runs each system template end to end
 // through the engine, this host, the real pinned CLI and model-sim on the
-// fixture project: every task completes, each worker wrote its notes (a
-// Markdown file headed with its task, naming the files it read) and its
-// check into a file of its scope, the files the workers name exist, and
-// team-review's mailbox holds an assignment for each task and each task's
-// approval. Templates run side by side, three at a time.
+// fixture project: every task completes; the templates that write (the
+// request asks for documentation) leave each worker's files in the folder,
+// written by the agent (pages, or test-coverage's tests), while the
+// read-only ones (code-review and exploration in plan mode, bug-hunt's
+// findings) change no file and report in their output; the files the
+// workers name exist; and team-review's mailbox holds an assignment for
+// each task and each task's approval. Templates run side by side, three at
+// a time.
 func TestEverySystemTemplateOnTheCLI(t *testing.T) {
 	ids := templates.SystemIDs()
 	if len(ids) < 9 {
@@ -115,7 +108,7 @@ func TestEverySystemTemplateOnTheCLI(t *testing.T) {
 			tmpl := systemTemplate(t, id)
 			tmpl.Config.MaxWorkers = 3
 			dir := docsProject(t)
-			before := readTree(t, dir)
+			before := testsupport.ReadTree(t, dir, mailbox.DirName)
 			mail := tmpl.Config.Transport == engine.TransportMailbox
 			assigned := map[string]bool{}
 			allow := allowAll(t, r.host)
@@ -135,15 +128,19 @@ func TestEverySystemTemplateOnTheCLI(t *testing.T) {
 			if ev.count(engine.EventWorkerCompleted) != snap.Run.TasksTotal {
 				t.Errorf("%d worker:completed events for %d tasks", ev.count(engine.EventWorkerCompleted), snap.Run.TasksTotal)
 			}
-			files := readTree(t, dir)
-			checked := 0
+			files := testsupport.ReadTree(t, dir, mailbox.DirName)
+			var changed []string
 			for name, text := range files {
-				if strings.Contains(text, "Checked by ") && before[name] != "" && strings.HasPrefix(text, before[name]) {
-					checked++
+				if before[name] != text {
+					changed = append(changed, name)
 				}
 			}
-			if checked == 0 {
-				t.Error("no worker changed a file of the project")
+			readOnly := id == "code-review" || id == "exploration" || id == "bug-hunt"
+			switch {
+			case readOnly && len(changed) > 0:
+				t.Errorf("a read-only template changed %v", changed)
+			case !readOnly && len(changed) == 0:
+				t.Error("no worker wrote a file")
 			}
 			for _, w := range snap.Workers {
 				if w.Summary == "" || w.Unstructured || w.CostUSD <= 0 || w.Tools.Total == 0 {
@@ -154,15 +151,17 @@ func TestEverySystemTemplateOnTheCLI(t *testing.T) {
 						t.Errorf("worker %s names %s, which is not in the folder", w.TaskID, f)
 					}
 				}
-				// Its notes: headed with its task, naming what it read.
-				notes := ""
-				for name, text := range files {
-					if path.Base(name) == w.TaskID+"-notes.md" {
-						notes = text
-					}
+				// Its work: files the agent wrote, or (read-only) its report.
+				if readOnly && w.Output == "" {
+					t.Errorf("worker %s of a read-only template reports no output", w.TaskID)
 				}
-				if !strings.HasPrefix(notes, "# "+w.TaskID+"\n") || !strings.Contains(notes, "Read ") || !strings.Contains(notes, "- ") {
-					t.Errorf("worker %s's notes: %q", w.TaskID, notes)
+				if !readOnly && len(w.OutputFiles) == 0 {
+					t.Errorf("worker %s names no file it wrote", w.TaskID)
+				}
+				for _, f := range w.OutputFiles {
+					if text := files[filepath.ToSlash(f)]; !strings.Contains(text, "Baton's scripted agent (no AI)") {
+						t.Errorf("worker %s's %s is not the agent's work: %q", w.TaskID, f, text)
+					}
 				}
 				if mail && !assigned[w.TaskID] {
 					t.Errorf("no task_assignment of %s was seen in to-developer.json while it ran", w.TaskID)
@@ -223,35 +222,6 @@ func checkMailbox(t *testing.T, dir string, snap engine.Snapshot) {
 	if left := assignments(dir); len(left) != 0 {
 		t.Errorf("to-developer.json keeps %d messages after every task was approved", len(left))
 	}
-}
-
-// readTree reads every file under dir (slash path → content), leaving out
-// the mailbox.
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == mailbox.DirName {
-			return filepath.SkipDir
-		}
-		if d.IsDir() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestQuestionAnsweredThroughTheEngine: a worker's AskUserQuestion call

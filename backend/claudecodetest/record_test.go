@@ -77,7 +77,7 @@ var fastFail = []string{"CLAUDE_CODE_MAX_RETRIES=0", "API_TIMEOUT_MS=3000"}
 var recCases = []recCase{
 	{name: "orchestrator-analysis", about: "the analysis prompt of the _default template (seed 000 dialect): Glob and Read, then the analysis block", tmpl: "_default", phase: template.PhaseAnalysis},
 	{name: "orchestrator-planning", about: "the task planning prompt of _default: a task_list block", tmpl: "_default", phase: template.PhaseTaskPlanning},
-	{name: "orchestrator-worker", about: "the worker prompt of _default: reads, writes and edits its scope, runs the tests, ends with a completion block", tmpl: "_default", phase: template.PhaseWorkerExecution},
+	{name: "orchestrator-worker", about: "the worker prompt of _default: reads its scope, adds its part to the page the task names (an Edit of docs/usage.md), runs the tests, ends with a completion block", tmpl: "_default", phase: template.PhaseWorkerExecution},
 	{name: "orchestrator-aggregation", about: "the aggregation prompt of _default with two worker reports", tmpl: "_default", phase: template.PhaseAggregation},
 	{name: "orchestrator-verification", about: "the verification prompt of _default", tmpl: "_default", phase: template.PhaseVerification},
 	{name: "delegation-planning", about: "the task planning prompt of sparc (seed 003 dialect): new_task objects", tmpl: "sparc", phase: template.PhaseTaskPlanning},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/modelsim"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // modelSim starts a model-sim for the test and returns its URL; rules are
@@ -46,22 +47,12 @@ func modelSim(t *testing.T, rules ...string) string {
 // any).
 func pyProject(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range map[string]string{
+	return testsupport.Project(t, map[string]string{
 		"README.md":     "# shop\n\nA tiny shop.\n",
 		"src/cart.py":   "def total(prices):\n    return sum(prices)\n",
 		"src/stock.py":  "def count(items):\n    return len(items)\n",
 		"tools/load.py": "def load(path):\n    return open(path).read()\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 var filesLine = regexp.MustCompile(`(?m)^Files: (.+)$`)
@@ -96,7 +87,7 @@ func cliProcesses(bin string, inDir func(cwd string) bool) []int {
 }
 
 // TestRunOnClaudeCode is "baton run --host claude-code" with the real CLI
-// and model-sim: exit 0, the workers' files in the folder, and no CLI
+// and model-sim: exit 0, the workers' pages in the folder, and no CLI
 // process left.
 func TestRunOnClaudeCode(t *testing.T) {
 	bin := claudecodetest.Binary(t)
@@ -124,12 +115,12 @@ func TestRunOnClaudeCode(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s is listed but not in the folder: %v", f, err)
 		}
-		if strings.HasSuffix(f, "-notes.md") {
+		if strings.HasPrefix(f, "docs/") && strings.HasSuffix(f, ".md") {
 			written++
 		}
 	}
 	if written == 0 {
-		t.Errorf("no worker wrote its notes: %s", m[1])
+		t.Errorf("no worker wrote its page: %s", m[1])
 	}
 	if left := cliChildren(bin, dir); len(left) > 0 {
 		t.Errorf("CLI processes left after baton run: %v", left)

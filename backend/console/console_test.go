@@ -11,19 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
-)
 
-func needChromium(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("runs the simulator in Chromium; skipped under -short")
-	}
-	if _, err := exec.LookPath("chromium"); err != nil {
-		t.Fatal("these tests run the simulator in Chromium, which is not installed; \"make test-deps\" installs it")
-	}
-}
+	"github.com/baton-app/baton/backend/testsupport"
+)
 
 // run calls "baton run" in a fresh config directory shared by the test.
 func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -33,12 +26,26 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 	return code, out.String(), errOut.String()
 }
 
+// samples holds each test's copy of testdata/sample.
+var samples sync.Map
+
+// sample is the test's copy of testdata/sample as a git repository with
+// one commit (the same one for every call of a test): the stand-ins'
+// workers write into the folder they work on, and worktree templates need
+// a repository.
 func sample(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs("testdata/sample")
-	if err != nil {
+	if dir, ok := samples.Load(t); ok {
+		return dir.(string)
+	}
+	dir := filepath.Join(t.TempDir(), "sample")
+	if err := os.CopyFS(dir, os.DirFS("testdata/sample")); err != nil {
 		t.Fatal(err)
 	}
+	testsupport.Git(t, dir, "init", "-q", "-b", "main")
+	testsupport.Git(t, dir, "add", "-A")
+	testsupport.Git(t, dir, "commit", "-q", "-m", "sample")
+	samples.Store(t, dir)
 	return dir
 }
 
@@ -86,7 +93,7 @@ func TestRunBadInput(t *testing.T) {
 // TestRunDocumentationOnTheSimulator runs a whole documentation orchestration
 // through real Chromium and the simulator, then finds it in the history.
 func TestRunDocumentationOnTheSimulator(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
 		"--message", "Document the api and store packages", "--yes", "--host", "sim", "--sim-speed", "50")
@@ -114,7 +121,7 @@ func TestRunDocumentationOnTheSimulator(t *testing.T) {
 }
 
 func TestRunAsksBeforeStartingTasks(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	code, stdout, stderr := run(t, "n\n", "--template", "documentation", "--cwd", sample(t),
 		"--message", "Document the store", "--host", "sim", "--sim-speed", "50")
@@ -143,7 +150,7 @@ func TestRunRefusedCDPStoresNothing(t *testing.T) {
 }
 
 func TestRunWithAFailingWorkerNamesIt(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	code, stdout, stderr := run(t, "", "--template", "documentation", "--cwd", sample(t),
 		"--message", "Document everything", "--yes", "--host", "sim", "--sim-speed", "50", "--scenario", "worker-fails")
@@ -164,7 +171,7 @@ func TestRunWithAFailingWorkerNamesIt(t *testing.T) {
 // worker's question (sparc, clarification), a permission prompt, and a
 // review the template leaves to the user (rejected once with a reason).
 func TestRunAsksWhatTheRunWaitsFor(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	answers := func(line string) string { return strings.Repeat(line+"\n", 20) }
 	tests := []struct {
 		name  string
@@ -221,7 +228,7 @@ func TestRunAsksWhatTheRunWaitsFor(t *testing.T) {
 // Without input, a question is asked once, the user is told how to go on,
 // and the run waits for the answer; Ctrl-C pauses it.
 func TestRunWithoutInputLeavesTheQuestionOpen(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	bin := buildBaton(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -19,6 +19,7 @@ import (
 	"github.com/baton-app/baton/backend/chrome"
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // buildBaton compiles the baton command (its headless subcommands need no
@@ -81,7 +82,7 @@ var startedLine = regexp.MustCompile(`task_\d+ started`)
 // worker phase and resumes it with --resume; every task must end completed
 // exactly once, with no second worker session for any task.
 func TestCrashAndResume(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	bin := buildBaton(t)
 	endpoint := startSim(t, bin)
 	project := sample(t)
@@ -154,7 +155,7 @@ func assertOneWorkerPerTask(t *testing.T, endpoint, runID string) {
 // TestInterruptPausesAndResumes sends Ctrl-C (SIGINT) to "baton run" in the
 // worker phase: it pauses the run and exits 130; --resume finishes it.
 func TestInterruptPausesAndResumes(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	bin := buildBaton(t)
 	endpoint := startSim(t, bin)
 	env := append(os.Environ(), "BATON_CONFIG_DIR="+t.TempDir())

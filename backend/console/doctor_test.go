@@ -13,12 +13,13 @@ import (
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/simulator"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // TestDoctorFindsTheSimulator runs "baton doctor" against the endpoint of
 // the in-process simulator host.
 func TestDoctorFindsTheSimulator(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	const chromiumPath = "/usr/bin/chromium"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -67,7 +68,7 @@ func TestDoctorClosedPort(t *testing.T) {
 // it, as Settings' Test connection does while the simulator is the host;
 // an unknown host is named with the ones there are.
 func TestDoctorEmbeddedSimulator(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	var out, errOut bytes.Buffer
 	if code := DoctorCLI([]string{"--host", "sim", "--chrome", "/usr/bin/chromium"}, &out, &errOut); code != 0 {

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // startSimGroup runs "baton sim" in its own process group, so that the test
@@ -64,7 +66,7 @@ var interruptedLine = regexp.MustCompile(`(?m)^Interrupted: .*unreachable`)
 // kept); "baton run --resume" on a fresh simulator, which has none of the old
 // sessions, finishes every task and the aggregation.
 func TestHostKilledMidRunInterruptsAndResumes(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	bin := buildBaton(t)
 	endpoint, killSim := startSimGroup(t, bin)
 	project := sample(t)

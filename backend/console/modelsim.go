@@ -51,9 +51,14 @@ Point the CLI at it:
 
 It serves POST /v1/messages (streaming and not), POST /v1/messages/count_tokens
 and GET /v1/models. The agent reads the phase Baton's prompt asks for and the
-working directory from the request, explores the folder, writes and edits the
-files of its task, runs the tests (go test, npm test, cargo test) and ends with
-the phase's block, through the CLI's own tools.
+working directory from the request, explores the folder and ends with the
+phase's block, through the CLI's own tools. Its workers do real work: a
+documentation task writes docs/<component>.md from the code and the index
+docs/README.md, a test task writes a test file per package that builds and
+passes and runs it (go test, npm test, python3 -m unittest, cargo test),
+reviews and bug hunts report findings at file:line. In plan mode they write
+nothing and propose their changes. A resumed conversation goes on from the
+tool results in it: what it wrote, it does not write again.
 
 A session's scenario: a marker [[sim:scenario=NAME k=v]] in a prompt, else the
 last --scenario-for rule whose MATCH is in the CLI's session id, the working

@@ -11,13 +11,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // A worker's question left without an answer (no input, then Ctrl-C) is
 // listed by "baton show" and asked again by "baton run --resume", whose
 // answer lets the run finish.
 func TestUnansweredQuestionIsAskedAgainOnResume(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	bin := buildBaton(t)
 	endpoint := startSim(t, bin, "--scenario-for", "_worker_=clarification")
 	env := append(os.Environ(), "BATON_CONFIG_DIR="+t.TempDir())

@@ -13,6 +13,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // storeRuns writes two runs into the store of $BATON_CONFIG_DIR: one that
@@ -178,7 +179,7 @@ func tinyTemplate(t *testing.T, config string) {
 // with a plan file named at the prompt; without input the command ends with
 // the run waiting and says how to go on, and "baton cancel" ends it.
 func TestRunInvalidPlanIsFixedOrCancelled(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	config := t.TempDir()
 	t.Setenv("BATON_CONFIG_DIR", config)
 	tinyTemplate(t, config)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // TestSimulatorRunSurvivesAKill: on the default host, the simulator runs
@@ -17,7 +19,7 @@ import (
 // --resume re-attaches to them and the run completes every task, instead of
 // ending in error with "no session local_…".
 func TestSimulatorRunSurvivesAKill(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	bin := buildBaton(t)
 	config := t.TempDir()
 	env := append(os.Environ(), "BATON_CONFIG_DIR="+config)

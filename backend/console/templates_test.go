@@ -3,34 +3,15 @@ package console
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // templateStore holds the custom templates of the template package's tests.
 const templateStore = "../template/testdata/store"
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func TestTemplatesCLI(t *testing.T) {
 	t.Parallel()
@@ -69,7 +50,7 @@ func TestTemplatesCLI(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "templates")
-			copyDir(t, templateStore, dir)
+			testsupport.CopyDir(t, templateStore, dir)
 			var stdout, stderr bytes.Buffer
 			code := templatesCLI(dir, tc.args, &stdout, &stderr)
 			if code != tc.code {
@@ -98,7 +79,7 @@ func TestTemplatesCLI(t *testing.T) {
 func TestTemplatesCLIUsesBatonConfigDir(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("BATON_CONFIG_DIR", dir)
-	copyDir(t, templateStore, filepath.Join(dir, "templates"))
+	testsupport.CopyDir(t, templateStore, filepath.Join(dir, "templates"))
 	var stdout, stderr bytes.Buffer
 	if code := TemplatesCLI([]string{"show", "my-docs"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr.String())

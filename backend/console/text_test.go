@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/view"
 )
 
@@ -114,7 +115,7 @@ func (s *syncBuffer) String() string {
 // SIGTERM while a question waits for a line ends the command at once with
 // exit 143, and the run is paused, not lost.
 func TestSignalCancelsAWaitingQuestion(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	project := t.TempDir()
 	if err := os.CopyFS(project, os.DirFS(sample(t))); err != nil {

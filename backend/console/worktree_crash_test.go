@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claudecodetest"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // taskChangesLine is a task's line in the summary of a worktree run:
@@ -48,9 +49,9 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "TODO-mine.txt"), []byte("my own notes, not committed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	head := strings.TrimSpace(gitIn(t, dir, "rev-parse", "HEAD"))
-	status := gitIn(t, dir, "status", "--porcelain", "--untracked-files=all")
-	files := treeFiles(t, dir)
+	head := strings.TrimSpace(testsupport.Git(t, dir, "rev-parse", "HEAD"))
+	status := testsupport.Git(t, dir, "status", "--porcelain", "--untracked-files=all")
+	files := testsupport.ReadTree(t, dir)
 	wtRoot := filepath.Join(config, "worktrees")
 	ours := func(cwd string) bool {
 		return cwd == dir || strings.HasPrefix(cwd, dir+string(filepath.Separator)) || strings.HasPrefix(cwd, wtRoot+string(filepath.Separator))
@@ -103,16 +104,16 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 
 	t.Logf("resumed run:\n%s", res)
 	// The user's branch and working tree are as they were.
-	if got := strings.TrimSpace(gitIn(t, dir, "symbolic-ref", "--short", "HEAD")); got != "main" {
+	if got := strings.TrimSpace(testsupport.Git(t, dir, "symbolic-ref", "--short", "HEAD")); got != "main" {
 		t.Errorf("the user's checkout moved to %q", got)
 	}
-	if got := strings.TrimSpace(gitIn(t, dir, "rev-parse", "HEAD")); got != head {
+	if got := strings.TrimSpace(testsupport.Git(t, dir, "rev-parse", "HEAD")); got != head {
 		t.Errorf("the user's HEAD moved from %s to %s", head, got)
 	}
-	if got := gitIn(t, dir, "status", "--porcelain", "--untracked-files=all"); got != status {
+	if got := testsupport.Git(t, dir, "status", "--porcelain", "--untracked-files=all"); got != status {
 		t.Errorf("git status of the user's tree changed:\nbefore:\n%s\nafter:\n%s", status, got)
 	}
-	after := treeFiles(t, dir)
+	after := testsupport.ReadTree(t, dir)
 	for p, body := range files {
 		if after[p] != body {
 			t.Errorf("%s in the user's tree changed: %q, was %q", p, after[p], body)
@@ -129,8 +130,9 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 	if len(tasks) == 0 {
 		t.Fatalf("the resumed run lists no task's changes:\n%s", res)
 	}
-	onBranch := strings.Fields(gitIn(t, dir, "diff", "--name-only", head, runBranch))
-	log := gitIn(t, dir, "log", "--format=%s", head+".."+runBranch)
+	onBranch := strings.Fields(testsupport.Git(t, dir, "diff", "--name-only", head, runBranch))
+	log := testsupport.Git(t, dir, "log", "--format=%s", head+".."+runBranch)
+	var testsSeen []string
 	for _, m := range tasks {
 		if strings.Contains(m[2], "not merged") {
 			t.Errorf("%s was not merged: %s", m[1], m[2])
@@ -140,7 +142,7 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 			t.Errorf("%s has no merge commit on %s:\n%s", m[1], runBranch, log)
 		}
 		// Each worker did its own task, the one it was cut in too: the
-		// scripted agent writes its notes as <task>-notes.md.
+		// scripted agent writes the test files of its own packages.
 		var changed []string
 		f := strings.Fields(m[2])
 		for i := 0; i+2 < len(f); i += 3 {
@@ -149,16 +151,19 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 				t.Errorf("%s changed %s, which is not on %s (%v)", m[1], f[i], runBranch, onBranch)
 			}
 		}
-		if !slices.ContainsFunc(changed, func(p string) bool { return filepath.Base(p) == m[1]+"-notes.md" }) {
-			t.Errorf("%s's changes hold no %s-notes.md of its own: %v\n%s", m[1], m[1], changed, res)
+		if len(changed) == 0 || slices.ContainsFunc(changed, func(p string) bool {
+			return !strings.HasPrefix(filepath.Base(p), "test_") || slices.Contains(testsSeen, p)
+		}) {
+			t.Errorf("%s's changes are not test files of its own: %v (those of the other tasks: %v)\n%s", m[1], changed, testsSeen, res)
 		}
+		testsSeen = append(testsSeen, changed...)
 	}
 
 	// Nothing of Baton's is left but the run branch.
 	if got := worktreePaths(t, dir); len(got) != 1 || got[0] != dir {
 		t.Errorf("worktrees after the run: %v, want only %s", got, dir)
 	}
-	if got := strings.Fields(gitIn(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/")); !slices.Equal(got, []string{runBranch, "main"}) {
+	if got := strings.Fields(testsupport.Git(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/")); !slices.Equal(got, []string{runBranch, "main"}) {
 		t.Errorf("branches after the run: %v, want %s and main", got, runBranch)
 	}
 	if _, err := os.Stat(filepath.Join(wtRoot, runID)); !errors.Is(err, fs.ErrNotExist) {
@@ -174,39 +179,10 @@ func TestCrashAndResumeWorktreeOnClaudeCode(t *testing.T) {
 func worktreePaths(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
-	for _, l := range strings.Split(gitIn(t, dir, "worktree", "list", "--porcelain"), "\n") {
+	for _, l := range strings.Split(testsupport.Git(t, dir, "worktree", "list", "--porcelain"), "\n") {
 		if p, ok := strings.CutPrefix(l, "worktree "); ok {
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// treeFiles reads every file of the working tree at dir (outside .git),
-// by path relative to dir.
-func treeFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }

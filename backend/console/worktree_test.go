@@ -2,34 +2,22 @@ package console
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/baton-app/baton/backend/claudecodetest"
+	"github.com/baton-app/baton/backend/testsupport"
 )
-
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@x")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
 
 // pyRepo is pyProject as a git repository on branch main with one commit.
 func pyRepo(t *testing.T) string {
 	t.Helper()
 	dir := pyProject(t)
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "add", "-A")
-	gitIn(t, dir, "commit", "-q", "-m", "first")
+	testsupport.Git(t, dir, "init", "-q", "-b", "main")
+	testsupport.Git(t, dir, "add", "-A")
+	testsupport.Git(t, dir, "commit", "-q", "-m", "first")
 	return dir
 }
 
@@ -69,24 +57,24 @@ func TestRunWorktreeOnClaudeCode(t *testing.T) {
 	if !strings.Contains(stdout, "uncommitted changes (src/stock.py)") {
 		t.Errorf("the run does not say it leaves the uncommitted change out:\n%s", stdout)
 	}
-	if !regexp.MustCompile(`(?m)^  task_\d+: .*task_\d+-notes\.md \+\d+ -0`).MatchString(stdout) {
+	if !regexp.MustCompile(`(?m)^  task_\d+: .*docs/\S+\.md \+\d+ -0`).MatchString(stdout) {
 		t.Errorf("no task's changes listed:\n%s", stdout)
 	}
 	if strings.Contains(stdout, "worktrees/") {
 		t.Errorf("file paths inside Baton's worktrees are shown:\n%s", stdout)
 	}
-	notes, _ := filepath.Glob(filepath.Join(dir, "*-notes.md"))
-	if len(notes) > 0 {
-		t.Fatalf("workers wrote into the user's tree before Apply: %v", notes)
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(pages) > 0 {
+		t.Fatalf("workers wrote into the user's tree before Apply: %v", pages)
 	}
-	if got := gitIn(t, dir, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+	if got := testsupport.Git(t, dir, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
 		t.Fatalf("worktrees left:\n%s", got)
 	}
-	onBranch := gitIn(t, dir, "ls-tree", "--name-only", m[1])
-	if !strings.Contains(onBranch, "-notes.md") {
-		t.Fatalf("the run branch holds no notes: %s", onBranch)
+	onBranch := testsupport.Git(t, dir, "ls-tree", "--name-only", m[1], "docs/")
+	if !strings.Contains(onBranch, "docs/README.md") {
+		t.Fatalf("the run branch holds no pages: %s", onBranch)
 	}
-	gitIn(t, dir, "branch", "-D", m[1])
+	testsupport.Git(t, dir, "branch", "-D", m[1])
 
 	// With --apply: the changes in the user's branch, nothing of Baton's left.
 	code, stdout, stderr = run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation",
@@ -97,17 +85,17 @@ func TestRunWorktreeOnClaudeCode(t *testing.T) {
 	if !strings.Contains(stdout, "Applied: main fast-forwarded") {
 		t.Fatalf("not applied:\n%s", stdout)
 	}
-	notes, _ = filepath.Glob(filepath.Join(dir, "*-notes.md"))
-	if len(notes) == 0 {
-		t.Fatalf("no notes in the user's tree after Apply:\n%s", stdout)
+	pages, _ = filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(pages) == 0 {
+		t.Fatalf("no pages in the user's tree after Apply:\n%s", stdout)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "src/stock.py")); string(b) != mine {
 		t.Fatalf("the user's uncommitted change was touched: %q", b)
 	}
-	if got := strings.Fields(gitIn(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/")); len(got) != 1 || got[0] != "main" {
+	if got := strings.Fields(testsupport.Git(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/")); len(got) != 1 || got[0] != "main" {
 		t.Fatalf("branches left: %v", got)
 	}
-	if got := gitIn(t, dir, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+	if got := testsupport.Git(t, dir, "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
 		t.Fatalf("worktrees left:\n%s", got)
 	}
 }

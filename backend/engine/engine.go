@@ -69,10 +69,6 @@ type Options struct {
 	// keep their git worktrees (worktree.DefaultRoot()); empty turns
 	// isolation off, so every run shares its folder.
 	WorktreeRoot string
-	// SharedOnly, when it returns true at a run's creation, makes the run
-	// share its folder whatever its template says: the host writes no
-	// files (the simulator), so there is nothing to isolate.
-	SharedOnly func() bool
 	// Workflows opens the seed workflows of a run (default: the mailbox,
 	// skills and journal of backend/workflows).
 	Workflows func(workflows.Run) Workflows
@@ -95,9 +91,8 @@ type Engine struct {
 	reconnectFor time.Duration
 	// autoResumeFn is Options.AutoResumeAfterLimit.
 	autoResumeFn func() bool
-	// worktreeRoot is Options.WorktreeRoot; sharedOnly Options.SharedOnly.
+	// worktreeRoot is Options.WorktreeRoot.
 	worktreeRoot string
-	sharedOnly   func() bool
 	workflows    func(workflows.Run) Workflows
 	// jitter is the factor of a limit's backoff (limits.Jitter).
 	jitter func() float64
@@ -122,7 +117,7 @@ func New(opts Options) (*Engine, error) {
 	e := &Engine{store: opts.Store, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
 		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit,
-		worktreeRoot: opts.WorktreeRoot, sharedOnly: opts.SharedOnly, workflows: opts.Workflows, jitter: limits.Jitter,
+		worktreeRoot: opts.WorktreeRoot, workflows: opts.Workflows, jitter: limits.Jitter,
 		runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
 	if e.workflows == nil {
 		e.workflows = openWorkflows
@@ -245,9 +240,6 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	}
 	if _, err := protocol.NewParser(delimiters(tmpl), nil); err != nil {
 		return store.Run{}, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
-	}
-	if tmpl.Config.Worktree() && e.sharedOnly != nil && e.sharedOnly() {
-		tmpl.Config.Isolation = template.IsolationShared
 	}
 	dirty, err := e.checkIsolation(ctx, req.Cwd, tmpl)
 	if err != nil {

@@ -534,9 +534,8 @@ type harness struct {
 	engineOpts func(*Options)
 	// autoResume is the engine's AutoResumeAfterLimit (nil: on).
 	autoResume func() bool
-	// worktreeRoot and sharedOnly are the engine's (isolation_test.go).
+	// worktreeRoot is the engine's (isolation_test.go).
 	worktreeRoot string
-	sharedOnly   func() bool
 }
 
 func newHarness(t *testing.T, tmpl template.Template, agent agentFunc, push bool) *harness {
@@ -564,7 +563,7 @@ func (h *harness) open() {
 	}
 	opts := Options{Store: st, Host: host, Templates: templateMap{"test": h.tmpl}, Emitter: h.rec,
 		Now: h.clock.Now, NewID: func() string { n++; return fmt.Sprintf("orch_t%d", n) },
-		ProgressInterval: 5 * time.Millisecond, Logger: quiet, Home: h.dir + "/home", AutoResumeAfterLimit: h.autoResume, WorktreeRoot: h.worktreeRoot, SharedOnly: h.sharedOnly}
+		ProgressInterval: 5 * time.Millisecond, Logger: quiet, Home: h.dir + "/home", AutoResumeAfterLimit: h.autoResume, WorktreeRoot: h.worktreeRoot}
 	if h.engineOpts != nil {
 		h.engineOpts(&opts)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/mailbox"
-	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/worktree"
 )
 
@@ -36,37 +35,15 @@ func newIsoHarness(t *testing.T, mut func(*template.Template), agent agentFunc) 
 	h.open()
 	t.Cleanup(func() { h.close() })
 	repo := filepath.Join(t.TempDir(), "project")
-	gitRun(t, "", "init", "-q", "-b", "main", repo)
-	writeFile(t, filepath.Join(repo, "a.txt"), lines10)
-	writeFile(t, filepath.Join(repo, "README.md"), "# Project\n")
-	gitRun(t, repo, "add", "-A")
-	gitRun(t, repo, "commit", "-q", "-m", "first")
+	testsupport.Git(t, "", "init", "-q", "-b", "main", repo)
+	testsupport.WriteFile(t, filepath.Join(repo, "a.txt"), lines10)
+	testsupport.WriteFile(t, filepath.Join(repo, "README.md"), "# Project\n")
+	testsupport.Git(t, repo, "add", "-A")
+	testsupport.Git(t, repo, "commit", "-q", "-m", "first")
 	return h, repo
 }
 
 const lines10 = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
-
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@x")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()
@@ -105,7 +82,7 @@ func (h *harness) createIn(cwd string, o *Overrides) string {
 func batonWorktrees(t *testing.T, repo string) []string {
 	t.Helper()
 	var out []string
-	for _, l := range strings.Split(gitRun(t, repo, "worktree", "list", "--porcelain"), "\n") {
+	for _, l := range strings.Split(testsupport.Git(t, repo, "worktree", "list", "--porcelain"), "\n") {
 		if p, ok := strings.CutPrefix(l, "worktree "); ok {
 			if ev, _ := filepath.EvalSymlinks(repo); p != repo && p != ev {
 				out = append(out, p)
@@ -116,7 +93,7 @@ func batonWorktrees(t *testing.T, repo string) []string {
 }
 
 func branchList(t *testing.T, repo string) []string {
-	return strings.Fields(gitRun(t, repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/"))
+	return strings.Fields(testsupport.Git(t, repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/"))
 }
 
 func TestWorktreeTwoWorkersOneFileMergedApplied(t *testing.T) {
@@ -149,15 +126,15 @@ func TestWorktreeTwoWorkersOneFileMergedApplied(t *testing.T) {
 	}
 	branch := worktree.RunBranch(id)
 	want := replaceLine(replaceLine(lines10, 1, "line by t1"), 9, "line by t2")
-	if got := gitRun(t, repo, "show", branch+":a.txt"); got != want {
+	if got := testsupport.Git(t, repo, "show", branch+":a.txt"); got != want {
 		t.Fatalf("run branch a.txt = %q, want %q (a line was lost)", got, want)
 	}
 	// Merges are --no-ff merge commits, one per task.
-	if merges := strings.Fields(gitRun(t, repo, "rev-list", "--merges", "main.."+branch)); len(merges) != 2 {
+	if merges := strings.Fields(testsupport.Git(t, repo, "rev-list", "--merges", "main.."+branch)); len(merges) != 2 {
 		t.Fatalf("merge commits on the run branch = %v", merges)
 	}
 	// The user's branch and files are untouched until Apply.
-	if readFile(t, filepath.Join(repo, "a.txt")) != lines10 || strings.TrimSpace(gitRun(t, repo, "rev-list", "--count", "main")) != "1" {
+	if readFile(t, filepath.Join(repo, "a.txt")) != lines10 || strings.TrimSpace(testsupport.Git(t, repo, "rev-list", "--count", "main")) != "1" {
 		t.Fatal("the user's branch changed before Apply")
 	}
 	if wts := batonWorktrees(t, repo); len(wts) != 0 {
@@ -236,7 +213,7 @@ func TestWorktreeConflictResolvedByMergeTask(t *testing.T) {
 		t.Fatalf("run = %s: %s %s", run.Status, run.Error, run.Message)
 	}
 	branch := worktree.RunBranch(id)
-	if got := gitRun(t, repo, "show", branch+":a.txt"); got != replaceLine(lines10, 1, "line by t1 and t2") {
+	if got := testsupport.Git(t, repo, "show", branch+":a.txt"); got != replaceLine(lines10, 1, "line by t1 and t2") {
 		t.Fatalf("resolved a.txt = %q", got)
 	}
 	if h.rec.count(EventMergeConflict) != 1 {
@@ -288,7 +265,7 @@ func TestWorktreeConflictLeftToUser(t *testing.T) {
 	if err := h.eng.ResolveConflict(context.Background(), id, true); err == nil {
 		t.Fatal("Resolved with markers left was accepted")
 	}
-	writeFile(t, filepath.Join(snap.Worktree.RunDir, "a.txt"), replaceLine(lines10, 1, "mine"))
+	testsupport.WriteFile(t, filepath.Join(snap.Worktree.RunDir, "a.txt"), replaceLine(lines10, 1, "mine"))
 	if err := h.eng.ResolveConflict(context.Background(), id, true); err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +273,7 @@ func TestWorktreeConflictLeftToUser(t *testing.T) {
 	if run.Status != "completed" {
 		t.Fatalf("run = %s: %s", run.Status, run.Error)
 	}
-	if got := gitRun(t, repo, "show", worktree.RunBranch(id)+":a.txt"); got != replaceLine(lines10, 1, "mine") {
+	if got := testsupport.Git(t, repo, "show", worktree.RunBranch(id)+":a.txt"); got != replaceLine(lines10, 1, "mine") {
 		t.Fatalf("a.txt = %q", got)
 	}
 }
@@ -323,7 +300,7 @@ func TestWorktreeDependantSeesDependency(t *testing.T) {
 	if seen != "package lib\n" {
 		t.Fatalf("the dependant saw %q of its dependency's file", seen)
 	}
-	if got := gitRun(t, repo, "show", worktree.RunBranch(id)+":lib.go"); got != "package lib\nfunc F() {}\n" {
+	if got := testsupport.Git(t, repo, "show", worktree.RunBranch(id)+":lib.go"); got != "package lib\nfunc F() {}\n" {
 		t.Fatalf("lib.go = %q", got)
 	}
 }
@@ -340,7 +317,7 @@ func TestWorktreeDirtyTreeAndApplyRefused(t *testing.T) {
 		return true
 	}))
 	mine := replaceLine(lines10, 2, "the user's own edit")
-	writeFile(t, filepath.Join(repo, "a.txt"), mine)
+	testsupport.WriteFile(t, filepath.Join(repo, "a.txt"), mine)
 	id := h.createIn(repo, nil)
 	h.rec.mu.Lock()
 	created := h.rec.byRun[id][0]
@@ -459,7 +436,7 @@ func TestWorktreeResumeAfterCrash(t *testing.T) {
 	}
 	branch := worktree.RunBranch(id)
 	for _, f := range []string{"t1.txt", "t2.txt"} {
-		if got := gitRun(t, repo, "show", branch+":"+f); strings.TrimSpace(got) != strings.TrimSuffix(f, ".txt") {
+		if got := testsupport.Git(t, repo, "show", branch+":"+f); strings.TrimSpace(got) != strings.TrimSuffix(f, ".txt") {
 			t.Fatalf("%s on the run branch = %q", f, got)
 		}
 	}
@@ -485,36 +462,6 @@ func TestWorktreeNotARepository(t *testing.T) {
 	if snap, _ := h.eng.Snapshot(context.Background(), id); snap.Worktree != nil {
 		t.Fatalf("a shared run has a worktree: %+v", snap.Worktree)
 	}
-}
-
-// On a host that writes no files (SharedOnly) a worktree template's run
-// shares its folder: no branch, no worktree, no refusal of a plain folder.
-func TestWorktreeSharedOnlyHost(t *testing.T) {
-	t.Parallel()
-	h, repo := newIsoHarness(t, nil, scripted(plan(planned{"t1", 5, nil}), nil))
-	h.close()
-	h.sharedOnly = func() bool { return true }
-	h.open()
-	var cwd string
-	h.host.onStart = func(o session.StartOptions) {
-		if strings.Contains(string(o.ID), "_worker_") {
-			cwd = o.Cwd
-		}
-	}
-	id := h.createIn(repo, nil)
-	if run := h.wait(id); run.Status != "completed" {
-		t.Fatalf("run = %s: %s", run.Status, run.Error)
-	}
-	if cwd != repo {
-		t.Fatalf("the worker ran in %s, not the shared folder %s", cwd, repo)
-	}
-	if got := branchList(t, repo); !slices.Equal(got, []string{"main"}) {
-		t.Fatalf("branches = %v", got)
-	}
-	if snap, _ := h.eng.Snapshot(context.Background(), id); snap.Worktree != nil {
-		t.Fatalf("worktree view = %+v", snap.Worktree)
-	}
-	h.createIn(t.TempDir(), nil) // a plain folder is fine too
 }
 
 // A repository that disappears under a running run fails the run with the
@@ -573,7 +520,7 @@ func TestWorktreeMailbox(t *testing.T) {
 	if !strings.Contains(assignment, "task_001") {
 		t.Fatalf("the worker did not find its assignment in its worktree: %q", assignment)
 	}
-	tree := gitRun(t, repo, "ls-tree", "-r", "--name-only", worktree.RunBranch(id))
+	tree := testsupport.Git(t, repo, "ls-tree", "-r", "--name-only", worktree.RunBranch(id))
 	if !strings.Contains(tree, "code.go") || strings.Contains(tree, mailbox.DirName) {
 		t.Fatalf("run branch holds %q", tree)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/baton-app/baton/backend/modelsim"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 type testClock struct {
@@ -57,16 +57,7 @@ func TestUsageLimitThroughTheRealCLI(t *testing.T) {
 	}
 	defer sim.Shutdown(context.Background())
 
-	dir := t.TempDir()
-	for name, body := range map[string]string{"README.md": "# shop\n\nA tiny shop.\n", "src/cart.py": "def total(prices):\n    return sum(prices)\n"} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testsupport.Project(t, map[string]string{"README.md": "# shop\n\nA tiny shop.\n", "src/cart.py": "def total(prices):\n    return sum(prices)\n"})
 	host, err := claudecode.New(claudecode.Options{Path: bin, StateDir: t.TempDir(), Logger: quiet,
 		Env: claudecodetest.Env(t.TempDir(), sim.URL(), "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-baton-test", "ANTHROPIC_API_KEY=",
 			"CLAUDE_CODE_MAX_RETRIES=0", "API_TIMEOUT_MS=30000")})

@@ -352,10 +352,6 @@ func (m *Manager) Notices() <-chan session.Notice { return m.notices }
 // costs are simulated (the engine labels a run's cost so).
 func (m *Manager) Simulated() bool { return m.info().Simulated }
 
-// SharedOnly reports whether the kind in use writes no files, so that a
-// run shares its folder.
-func (m *Manager) SharedOnly() bool { return m.info().SharedOnly }
-
 // Start implements session.Host.
 func (m *Manager) Start(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	h, err := m.Host(ctx)

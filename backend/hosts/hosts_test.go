@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/settings"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 type recorder struct {
@@ -44,18 +44,8 @@ func testKinds(t *testing.T, speed float64) *Registry {
 	return NewRegistry(Simulator(SimulatorOptions{Speed: speed}), Desktop(), ClaudeCode(ClaudeCodeOptions{StateDir: t.TempDir()}))
 }
 
-func needChromium(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts Chromium; skipped under -short")
-	}
-	if _, err := exec.LookPath("chromium"); err != nil {
-		t.Fatal("these tests start the simulator in Chromium, which is not installed; \"make test-deps\" installs it")
-	}
-}
-
 func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -42,16 +42,15 @@ type Info struct {
 	Name settings.Host
 	// Short is how the terminal writes it (--host sim), when not Name.
 	Short string
-	// Label is how the UI names it.
-	Label string
+	// Label is how the UI names it; Description says in a sentence what
+	// it is, for the choice in Settings.
+	Label       string
+	Description string
 	// Fields are the settings (settings.json keys) its connection reads:
 	// a change of one of them needs a new connection.
 	Fields []string
 	// Simulated: no AI answers, so costs are simulated.
 	Simulated bool
-	// SharedOnly: the agent writes no files, so a run shares its folder
-	// (worktree isolation has nothing to isolate).
-	SharedOnly bool
 	// SystemPrompt: its sessions take a system prompt apart from the first
 	// message (session.SystemPrompter).
 	SystemPrompt bool

@@ -69,7 +69,7 @@ func TestUnknownKind(t *testing.T) {
 	if _, err := m.Diagnose(context.Background(), cfg); !errors.As(err, &unknown) {
 		t.Fatalf("Diagnose(cloud) = %v", err)
 	}
-	if m.Simulated() || m.SharedOnly() || m.TakesSystemPrompt() {
+	if m.Simulated() || m.TakesSystemPrompt() {
 		t.Fatal("an unknown kind claims a trait")
 	}
 }
@@ -125,8 +125,8 @@ func TestARegisteredKindNeedsNoChangeElsewhere(t *testing.T) {
 	var got []Status
 	m := New(cfg, Options{Kinds: kinds, Emit: func(name string, p any) { got = append(got, p.(Status)) }})
 	defer m.Shutdown(context.Background())
-	if !m.Simulated() || m.SharedOnly() || !m.TakesSystemPrompt() || m.Status().Label != "Fake host" {
-		t.Fatalf("traits of the fake kind: simulated %v, shared only %v, system prompt %v, status %+v", m.Simulated(), m.SharedOnly(), m.TakesSystemPrompt(), m.Status())
+	if !m.Simulated() || !m.TakesSystemPrompt() || m.Status().Label != "Fake host" {
+		t.Fatalf("traits of the fake kind: simulated %v, system prompt %v, status %+v", m.Simulated(), m.TakesSystemPrompt(), m.Status())
 	}
 	c, err := m.Host(context.Background())
 	if err != nil {

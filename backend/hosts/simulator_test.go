@@ -13,6 +13,7 @@ import (
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // TestStartSimulator runs the in-process simulator host (its own server and
@@ -21,7 +22,7 @@ import (
 // simulator and its browser. The console's TestDoctorFindsTheSimulator
 // runs "baton doctor" against it.
 func TestStartSimulator(t *testing.T) {
-	needChromium(t)
+	testsupport.NeedChromium(t)
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

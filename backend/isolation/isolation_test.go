@@ -7,12 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/worktree"
 )
 
@@ -22,33 +22,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // in its subfolder sub ("" the top).
 func project(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "repo")
-	for name, body := range files {
-		put(t, filepath.Join(dir, name), body)
-	}
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "add", "-A")
-	gitIn(t, dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first")
-	return dir
-}
-
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v: %s", args, err, out)
-	}
-	return string(out)
-}
-
-func put(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return testsupport.GitRepo(t, filepath.Join(t.TempDir(), "repo"), files)
 }
 
 func done(ids ...string) func(string) bool {
@@ -69,7 +43,7 @@ func TestWorkspaceMergesInDependencyOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	repo := project(t, map[string]string{"a.txt": "a\n", "docs/b.txt": "b\n"})
-	put(t, filepath.Join(repo, "a.txt"), "uncommitted\n")
+	testsupport.WriteFile(t, filepath.Join(repo, "a.txt"), "uncommitted\n")
 	w := New(nil, filepath.Join(repo, "docs"), filepath.Join(t.TempDir(), "data"), "orch_t1", quiet)
 	if msg := w.Created([]string{"a.txt"}); !strings.Contains(msg, "Your uncommitted changes (a.txt) are not part of this run") {
 		t.Errorf("created: %q", msg)
@@ -98,7 +72,7 @@ func TestWorkspaceMergesInDependencyOrder(t *testing.T) {
 	if target, err := os.Readlink(filepath.Join(cwd, worktree.BatonDir)); err != nil || target != filepath.Join(repo, "docs", worktree.BatonDir) {
 		t.Errorf("mailbox link = %q, %v", target, err)
 	}
-	put(t, filepath.Join(cwd, "one.txt"), "one\n")
+	testsupport.WriteFile(t, filepath.Join(cwd, "one.txt"), "one\n")
 
 	if !w.Ready(tasks[1].Dependencies, done()) || w.Ready(tasks[1].Dependencies, done("t1")) {
 		t.Error("t2 may start before t1's changes are merged")
@@ -136,7 +110,7 @@ func TestWorkspaceMergesInDependencyOrder(t *testing.T) {
 	if err := st.End(ctx, "discarded", func(wr *worktree.Run) error { return wr.Discard(ctx) }); err != nil || st.Outcome != "discarded" {
 		t.Fatalf("end: %v, outcome %q", err, st.Outcome)
 	}
-	if out := gitIn(t, repo, "branch", "--list", "baton/*"); strings.TrimSpace(out) != "" {
+	if out := testsupport.Git(t, repo, "branch", "--list", "baton/*"); strings.TrimSpace(out) != "" {
 		t.Errorf("branches left: %s", out)
 	}
 }
@@ -159,7 +133,7 @@ func TestWorkspaceConflict(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		put(t, filepath.Join(cwd, "x.txt"), id+"\n")
+		testsupport.WriteFile(t, filepath.Join(cwd, "x.txt"), id+"\n")
 	}
 	if m := w.Merge(ctx, "a", "A", "wrote a"); m.Kind != Merged {
 		t.Fatalf("merge a = %+v", m)
@@ -190,7 +164,7 @@ func TestWorkspaceConflict(t *testing.T) {
 	if err := w.FinishConflict(ctx); !errors.As(err, &ue) {
 		t.Fatalf("finish with markers = %v", err)
 	}
-	put(t, filepath.Join(w.RunCwd(), "x.txt"), "a and b\n")
+	testsupport.WriteFile(t, filepath.Join(w.RunCwd(), "x.txt"), "a and b\n")
 	if err := w.FinishConflict(ctx); err != nil {
 		t.Fatal(err)
 	}

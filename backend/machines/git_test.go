@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/machines/sshtest"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/worktree"
 )
 
@@ -19,15 +20,7 @@ import (
 func localRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testsupport.WriteTree(t, dir, files)
 	git(t, dir, "init", "-q", "-b", "main")
 	git(t, dir, "add", "-A")
 	git(t, dir, "-c", "user.name=Ana", "-c", "user.email=ana@example.com", "commit", "-q", "-m", "first")

@@ -78,6 +78,9 @@ var Scenarios = []Scenario{
 	{"clarification", "as worker, first answers needs_input with a question, then completes once answered"},
 	{"qa-fails", "as verifier, fails the first verification, then passes"},
 	{"conflict", "as worker, reports a conflict with another agent over a file of its scope"},
+	{"wrong-task-id", "as worker, does its work and reports it under another task's id (task_001's, or task_002's for task_001); times=N lies in the first N reports only"},
+	{"claims-without-writing", "as worker, writes nothing and reports success naming the files it would have written; times=N lies in the first N reports only"},
+	{"verification-lies", "as worker, also writes a file that breaks the project's build (or a failing test) and runs no check; as verifier, says \"pass\" whatever the tests say; times=N lies in the first N answers only"},
 }
 
 // ValidScenario reports whether name is a scenario of model-sim.
@@ -357,7 +360,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		mr.Tools = append(mr.Tools, t.Name)
 	}
 	name, params := s.scenario(mr)
-	mr.Scenario = name
+	mr.Scenario, mr.Params = name, params
 	ex := exchange{Path: r.URL.Path, Session: mr.SessionID, Scenario: name, Request: body, Status: http.StatusOK}
 	defer func() { s.record(ex) }()
 

@@ -6,11 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/baton-app/baton/backend/agent"
+	"github.com/baton-app/baton/backend/testsupport"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -106,21 +107,11 @@ func newServer(t *testing.T, opts Options) *Server {
 // project is a small Go project folder.
 func project(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	return testsupport.Project(t, map[string]string{
 		"README.md":     "# Demo\n",
 		"go.mod":        "module demo\n",
 		"api/server.go": "package api\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 // cliBody is a request as the Claude Code CLI sends it: the prompt beside
@@ -289,9 +280,25 @@ func TestStreamToolUseThenText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g := assemble(t, evs)
+	if in, _ := g.blocks[0]["input"].(map[string]any); len(g.blocks) != 1 || g.blocks[0]["name"] != "Bash" || in["command"] != agent.UntrackedCommand {
+		t.Fatalf("second reply = %+v, want the files git does not track", g.blocks)
+	}
+	// not a git repository: nothing is left out
+	history := []map[string]any{
+		{"role": "assistant", "content": []any{a.blocks[0]}},
+		{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "7\tREADME.md\n12\tgo.mod\n12\tapi/server.go\n"}}},
+		{"role": "assistant", "content": []any{g.blocks[0]}},
+		{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": g.blocks[0]["id"], "is_error": true, "content": "fatal: not a git repository"}}},
+	}
+	resp = post(t, s, "/v1/messages?beta=true", cliBody(dir, `Analyse. Answer {"phase": "analysis"}`, true, history...))
+	evs, err = readSSE(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	b := assemble(t, evs)
 	if len(b.blocks) != 1 || b.blocks[0]["name"] != "Read" {
-		t.Fatalf("second reply = %+v", b.blocks)
+		t.Fatalf("third reply = %+v", b.blocks)
 	}
 	if in, _ := b.blocks[0]["input"].(map[string]any); in["file_path"] != filepath.Join(dir, "README.md") {
 		t.Errorf("read %v", in)
@@ -303,12 +310,10 @@ func TestStreamToolUseThenText(t *testing.T) {
 		t.Errorf("usage of a later request %v after %v", b.usage, a.usage)
 	}
 	id2, _ := b.blocks[0]["id"].(string)
-	resp = post(t, s, "/v1/messages?beta=true", cliBody(dir, `Analyse. Answer {"phase": "analysis"}`, true,
-		map[string]any{"role": "assistant", "content": []any{a.blocks[0]}},
-		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "7\tREADME.md\n12\tgo.mod\n12\tapi/server.go\n"}}},
+	resp = post(t, s, "/v1/messages?beta=true", cliBody(dir, `Analyse. Answer {"phase": "analysis"}`, true, append(history,
 		map[string]any{"role": "assistant", "content": []any{b.blocks[0]}},
 		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id2, "content": "1\t# Demo\n"}}},
-	))
+	)...))
 	evs, err = readSSE(resp.Body)
 	if err != nil {
 		t.Fatal(err)

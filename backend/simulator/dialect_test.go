@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,8 +58,13 @@ func TestDelegationReports(t *testing.T) {
 	}{
 		{"happy", func(t *testing.T, id, text string, entries []map[string]any) {
 			c := agenttest.ValidCompletion(t, text, protocol.DialectAttemptCompletion)
-			if c.TaskID != "CODE-002" || c.Status != "success" || !strings.Contains(c.Summary, "api/") {
+			if c.TaskID != "CODE-002" || c.Status != "success" || !strings.Contains(c.Summary, "docs/api.md") || len(c.Artifacts) != 1 {
 				t.Errorf("completion = %+v", c)
+			}
+			// The request asks for documentation: the page of the task's
+			// scope, in the session's folder.
+			if b, err := os.ReadFile(filepath.Join(dir, "docs", "api.md")); err != nil || !strings.Contains(string(b), "## api (Go)") {
+				t.Errorf("the page the worker wrote: %v\n%s", err, b)
 			}
 		}},
 		{"clarification", func(t *testing.T, id, text string, entries []map[string]any) {

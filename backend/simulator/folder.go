@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +11,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/baton-app/baton/backend/agent"
 )
@@ -88,6 +91,40 @@ func readFolderFile(dir, name string) (string, error) {
 	return string(b), err
 }
 
+// writeFolderFile writes one file under dir (making its folders), as a
+// session's Write tool does; paths that leave dir are refused.
+func writeFolderFile(dir, name, text string) error {
+	if !fs.ValidPath(name) || name == "." {
+		return fmt.Errorf("invalid path %q", name)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if d := path.Dir(name); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	return root.WriteFile(name, []byte(text), 0o644)
+}
+
+// untracked is the output of the agent's UntrackedCommand in dir: the
+// files git does not track, one a line.
+func untracked(ctx context.Context, dir string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	args := strings.Fields(agent.UntrackedCommand)
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w: %s", agent.UntrackedCommand, err, strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}
+
 func (s *Simulator) sessionDir(id string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -98,11 +135,20 @@ func (s *Simulator) sessionDir(id string) (string, bool) {
 	return ss.cwd, true
 }
 
-// fsList serves the listing of a session's cwd, and nothing else.
-func (s *Simulator) fsList(w http.ResponseWriter, r *http.Request) {
+// requestDir is the cwd of the session a folder request names; false (with
+// the answer written) when there is no such session.
+func (s *Simulator) requestDir(w http.ResponseWriter, r *http.Request) (string, bool) {
 	dir, ok := s.sessionDir(r.PathValue("session"))
 	if !ok {
 		http.Error(w, "no such session", http.StatusNotFound)
+	}
+	return dir, ok
+}
+
+// fsList serves the listing of a session's cwd, and nothing else.
+func (s *Simulator) fsList(w http.ResponseWriter, r *http.Request) {
+	dir, ok := s.requestDir(w, r)
+	if !ok {
 		return
 	}
 	files, err := listFolder(dir)
@@ -116,9 +162,8 @@ func (s *Simulator) fsList(w http.ResponseWriter, r *http.Request) {
 // fsRead serves one file of a session's cwd; paths that leave it are
 // refused.
 func (s *Simulator) fsRead(w http.ResponseWriter, r *http.Request) {
-	dir, ok := s.sessionDir(r.PathValue("session"))
+	dir, ok := s.requestDir(w, r)
 	if !ok {
-		http.Error(w, "no such session", http.StatusNotFound)
 		return
 	}
 	text, err := readFolderFile(dir, r.URL.Query().Get("path"))
@@ -128,6 +173,44 @@ func (s *Simulator) fsRead(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.WriteString(w, text)
+}
+
+// fsWrite writes one file of a session's cwd (a JSON body {path,
+// content}); paths that leave it are refused.
+func (s *Simulator) fsWrite(w http.ResponseWriter, r *http.Request) {
+	dir, ok := s.requestDir(w, r)
+	if !ok {
+		return
+	}
+	var req struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		http.Error(w, "write: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := writeFolderFile(dir, req.Path, req.Content); err != nil {
+		http.Error(w, "write: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, nil)
+}
+
+// fsUntracked serves the files of a session's cwd that git does not
+// track.
+func (s *Simulator) fsUntracked(w http.ResponseWriter, r *http.Request) {
+	dir, ok := s.requestDir(w, r)
+	if !ok {
+		return
+	}
+	out, err := untracked(r.Context(), dir)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.WriteString(w, out)
 }
 
 // folderClient reads a session's folder through the simulator's loopback
@@ -140,13 +223,28 @@ type folderClient struct {
 }
 
 func (f folderClient) get(ctx context.Context, p string, q url.Values) ([]byte, error) {
+	return f.do(ctx, http.MethodGet, p, q, nil)
+}
+
+func (f folderClient) do(ctx context.Context, method, p string, q url.Values, body any) ([]byte, error) {
 	u := f.base + "/fs/" + url.PathEscape(f.session) + "/" + p
 	if q != nil {
 		u += "?" + q.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set(TokenHeader, f.token)
 	resp, err := f.client.Do(req)
@@ -175,5 +273,15 @@ func (f folderClient) list(ctx context.Context) ([]agent.File, error) {
 
 func (f folderClient) read(ctx context.Context, name string) (string, error) {
 	b, err := f.get(ctx, "read", url.Values{"path": {path.Clean(name)}})
+	return string(b), err
+}
+
+func (f folderClient) write(ctx context.Context, name, content string) error {
+	_, err := f.do(ctx, http.MethodPost, "write", nil, map[string]string{"path": path.Clean(name), "content": content})
+	return err
+}
+
+func (f folderClient) untracked(ctx context.Context) (string, error) {
+	b, err := f.get(ctx, "untracked", nil)
 	return string(b), err
 }

@@ -30,13 +30,17 @@
 //
 // The agent runs on the Go side, one turn per user message, so a reload of
 // the page loses nothing. A turn (turn.go) is the page's face of the
-// agent: it lists and reads the session's cwd through the server's
-// loopback endpoint /fs/{session}/list and /fs/{session}/read (served
-// through an os.Root of that folder only: no "..", no absolute paths, no
-// symlinks out), and writes Claude Code transcript entries: tool_use and
-// tool_result pairs, assistant text with the <<<ORCHESTRATOR_RESPONSE>>>
-// block the agent decided, usage on assistant entries, and a result entry
-// with cost at the end of each turn. Options.Speed divides every delay.
+// agent: it lists, reads and writes the session's cwd through the server's
+// loopback endpoint /fs/{session}/list, /read and /write (served through an
+// os.Root of that folder only: no "..", no absolute paths, no symlinks
+// out), asks git which files it does not track (/fs/{session}/untracked)
+// when it plans, and writes Claude Code transcript entries: tool_use and
+// tool_result pairs (Glob, Bash, Read, Write, Edit), assistant text with
+// the <<<ORCHESTRATOR_RESPONSE>>> block the agent decided, usage on
+// assistant entries, and a result entry with cost at the end of each turn.
+// Its workers write their work into the session's folder (a worker's
+// worktree in a worktree run) without asking, except in plan mode, where
+// they write nothing. Options.Speed divides every delay.
 //
 // # The page
 //
@@ -92,6 +96,10 @@ var Scenarios = []string{
 	"qa-fails",         // as verifier, fails the first verification with one issue per task id it names, then passes
 	"conflict",         // as worker, reports a conflict with another agent over a file of its scope, with a suggested resolution
 	"deadlock",         // at the slow pace, plans a chain (task 2 after task 1) beside an independent task 3; task 1 fails, so a retry of the skipped task 2 meets the dependency deadlock check
+	// The scenarios that lie (times=N: only the first N answers of the phase):
+	"wrong-task-id",          // as worker, does its work and reports it under another task's id (task_001's, or task_002's for task_001)
+	"claims-without-writing", // as worker, writes nothing and reports success naming the files it would have written
+	"verification-lies",      // as worker, also writes a file that breaks the build (or a failing test); as verifier, says "pass" anyway
 }
 
 // ValidScenario reports whether name is a known scenario.
@@ -307,6 +315,8 @@ func (s *Simulator) handler() http.Handler {
 	mux.HandleFunc("GET /api/events", s.apiEvents)
 	mux.HandleFunc("GET /fs/{session}/list", s.fsList)
 	mux.HandleFunc("GET /fs/{session}/read", s.fsRead)
+	mux.HandleFunc("POST /fs/{session}/write", s.fsWrite)
+	mux.HandleFunc("GET /fs/{session}/untracked", s.fsUntracked)
 	return s.guard(s.replayHandler(mux))
 }
 

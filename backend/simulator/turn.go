@@ -48,9 +48,10 @@ func (t *turn) run() {
 	} else {
 		t.ss.dialects[phase] = dialect
 	}
+	planMode, params := t.ss.permissionMode == "plan", t.ss.params
 	t.s.mu.Unlock()
 	t.mind = agent.NewMind(agent.Turn{Cwd: t.ss.cwd, SessionID: t.ss.id, Initial: t.ss.initialMessage,
-		Prompt: t.prompt, Scenario: t.scenario, Dialect: dialect})
+		Prompt: t.prompt, Scenario: t.scenario, Dialect: dialect, PlanMode: planMode, Params: params})
 
 	final, failed, err := t.play(phase, attempt)
 	if err != nil {
@@ -68,7 +69,7 @@ func (t *turn) run() {
 
 // play runs the phase's script and returns the final text.
 func (t *turn) play(phase string, attempt int) (string, bool, error) {
-	if err := t.explore(); err != nil {
+	if err := t.explore(phase); err != nil {
 		return "", false, err
 	}
 	if t.scenario == "page-reload" {
@@ -134,9 +135,10 @@ func (t *turn) Reviews(id string) int {
 	return t.ss.phaseCount["review:"+id]
 }
 
-// explore lists the folder and reads a key file, as an agent starts.
-func (t *turn) explore() error {
-	fc := folderClient{base: t.s.base, session: t.ss.id, token: t.s.token, client: t.s.fs}
+// explore lists the folder, asks git which files it does not track when
+// the phase plans, and reads a key file, as an agent starts.
+func (t *turn) explore(phase string) error {
+	fc := t.folder()
 	id := t.toolUse("Glob", map[string]any{"pattern": "**/*"})
 	files, err := fc.list(t.ctx)
 	if err != nil {
@@ -152,6 +154,16 @@ func (t *turn) explore() error {
 	if err := t.sleep(1); err != nil {
 		return err
 	}
+	if agent.PlansWork(phase) {
+		id := t.toolUse("Bash", map[string]any{"command": agent.UntrackedCommand, "description": "List the files git does not track"})
+		out, err := fc.untracked(t.ctx)
+		if err != nil {
+			t.toolResult(id, "Error: "+err.Error(), true)
+		} else {
+			t.mind.SetUntracked(out)
+			t.toolResult(id, out, false)
+		}
+	}
 	if key := t.mind.KeyFiles(1); len(key) > 0 {
 		return t.read(fc, key[0])
 	}
@@ -159,6 +171,9 @@ func (t *turn) explore() error {
 }
 
 func (t *turn) read(fc folderClient, name string) error {
+	if t.ctx.Err() != nil {
+		return t.ctx.Err()
+	}
 	id := t.toolUse("Read", map[string]any{"file_path": path.Join(t.ss.cwd, name)})
 	text, err := fc.read(t.ctx, name)
 	if err != nil {
@@ -170,14 +185,20 @@ func (t *turn) read(fc folderClient, name string) error {
 	return t.sleep(1)
 }
 
+// folder is the client of the session's folder endpoint.
+func (t *turn) folder() folderClient {
+	return folderClient{base: t.s.base, session: t.ss.id, token: t.s.token, client: t.s.fs}
+}
+
 // Worker plays a worker turn: progress blocks (in the orchestrator
-// dialect, which has them) while reading the files of its scope, then the
-// report the scenario calls for.
+// dialect, which has them) while reading what the task needs, then its
+// work written into the session's folder (as Write and Edit calls) and
+// the report the scenario calls for.
 func (t *turn) Worker() (agent.Report, error) {
-	fc := folderClient{base: t.s.base, session: t.ss.id, token: t.s.token, client: t.s.fs}
-	scope := t.mind.WorkerScope()
-	for i, f := range scope {
-		t.text(t.mind.Progress(f, i, len(scope)))
+	fc := t.folder()
+	reads := t.mind.WorkerReads()
+	for i, f := range reads {
+		t.text(t.mind.Progress(f, i, len(reads)))
 		if err := t.read(fc, f); err != nil {
 			return agent.Report{}, err
 		}
@@ -185,6 +206,9 @@ func (t *turn) Worker() (agent.Report, error) {
 	t.s.mu.Lock()
 	first := t.ss.phaseCount["completion"] == 1
 	t.s.mu.Unlock()
+	if rep, ok := t.mind.Interrupts(reads, first); ok {
+		return rep, nil
+	}
 	if t.scenario == "deadlock" && !strings.HasSuffix(t.mind.TaskID(), "001") {
 		// The tasks beside the failing one take their time, so that the
 		// user can retry the skipped task while they run.
@@ -192,11 +216,58 @@ func (t *turn) Worker() (agent.Report, error) {
 			return agent.Report{}, err
 		}
 	}
+	w := t.mind.Work(reads)
+	var o agent.Outcome
+	if w.Write {
+		for _, c := range w.Changes {
+			if err := t.apply(fc, c, &o); err != nil {
+				return agent.Report{}, err
+			}
+		}
+	}
 	if t.scenario == "worker-fails" {
 		tid := t.toolUse("Bash", map[string]any{"command": "go build ./...", "description": "Build the project"})
 		t.toolResult(tid, "exit status 1: simulated build failure", true)
 	}
-	return t.mind.WorkerReport(scope, first, ""), nil
+	return t.mind.Report(w, o), nil
+}
+
+// apply writes one change into the session's folder, shown as the CLI's
+// Edit (a part added at the end of a file) or Write; a change the file
+// already holds is not written again, and a file read only in part is not
+// rewritten.
+func (t *turn) apply(fc folderClient, c agent.Change, o *agent.Outcome) error {
+	if c.Done() {
+		o.Written = append(o.Written, c.Path)
+		return nil
+	}
+	abs := path.Join(t.ss.cwd, c.Path)
+	var id string
+	if old, repl, ok := c.Appended(); ok {
+		id = t.toolUse("Edit", map[string]any{"file_path": abs, "old_string": old, "new_string": repl})
+	} else {
+		id = t.toolUse("Write", map[string]any{"file_path": abs, "content": c.Content})
+	}
+	if c.Existed && !t.mind.ReadWhole(c.Path) {
+		t.toolResult(id, "Error: the file was read only in part", true)
+		o.Refused = append(o.Refused, c.Path+": read only in part")
+		return t.sleep(1)
+	}
+	if err := fc.write(t.ctx, c.Path, c.Content); err != nil {
+		if t.ctx.Err() != nil {
+			return t.ctx.Err()
+		}
+		t.toolResult(id, "Error: "+err.Error(), true)
+		o.Refused = append(o.Refused, c.Path+": "+err.Error())
+		return t.sleep(1)
+	}
+	if c.Existed {
+		t.toolResult(id, "The file "+abs+" has been updated successfully.", false)
+	} else {
+		t.toolResult(id, "File created successfully at: "+abs, false)
+	}
+	o.Written = append(o.Written, c.Path)
+	return t.sleep(1)
 }
 
 func (t *turn) askWrite() error {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files and expected errors in testdata")
@@ -49,7 +51,7 @@ func newManager(t *testing.T, store bool) (*Manager, *recorder) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "templates")
 	if store {
-		copyDir(t, "testdata/store", dir)
+		testsupport.CopyDir(t, "testdata/store", dir)
 	}
 	rec := &recorder{}
 	m, err := New(dir, Options{Notify: rec.notify, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -57,26 +59,6 @@ func newManager(t *testing.T, store bool) (*Manager, *recorder) {
 		t.Fatalf("New: %v", err)
 	}
 	return m, rec
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // snapshot returns every file under dir with its mode and content, so a test

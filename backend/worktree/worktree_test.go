@@ -8,22 +8,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // repo makes a git repository with one commit holding files.
 func repo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "repo")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	git(t, dir, "init", "-q", "-b", "main")
-	for name, body := range files {
-		write(t, filepath.Join(dir, name), body)
-	}
-	git(t, dir, "add", "-A")
-	git(t, dir, "-c", "user.name=Test", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first")
-	return dir
+	return testsupport.GitRepo(t, filepath.Join(t.TempDir(), "repo"), files)
 }
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -33,16 +25,6 @@ func git(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v", args, err)
 	}
 	return out
-}
-
-func write(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func read(t *testing.T, path string) string {
@@ -122,8 +104,8 @@ func TestNotARepository(t *testing.T) {
 
 func TestStartLeavesDirtyTreeAlone(t *testing.T) {
 	dir := repo(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n"})
-	write(t, filepath.Join(dir, "a.txt"), "one\nmine\n")
-	write(t, filepath.Join(dir, "new.txt"), "untracked\n")
+	testsupport.WriteFile(t, filepath.Join(dir, "a.txt"), "one\nmine\n")
+	testsupport.WriteFile(t, filepath.Join(dir, "new.txt"), "untracked\n")
 	r := start(t, dir)
 	if !reflect.DeepEqual(r.Dirty, []string{"a.txt", "new.txt"}) {
 		t.Fatalf("dirty = %v", r.Dirty)
@@ -161,14 +143,14 @@ func TestTaskCommitMergeAndChanges(t *testing.T) {
 		t.Fatalf("task = %+v", t1)
 	}
 	// Two workers edit the same file at once, in different places.
-	write(t, filepath.Join(t1.Dir, "a.txt"), "1 first\n2\n3\n4\n5\n6\n7\n8\n9\n")
-	write(t, filepath.Join(t1.Dir, "new1.txt"), "x\ny\n")
-	write(t, filepath.Join(t2.Dir, "a.txt"), "1\n2\n3\n4\n5\n6\n7\n8\n9 second\n")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "a.txt"), "1 first\n2\n3\n4\n5\n6\n7\n8\n9\n")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "new1.txt"), "x\ny\n")
+	testsupport.WriteFile(t, filepath.Join(t2.Dir, "a.txt"), "1\n2\n3\n4\n5\n6\n7\n8\n9 second\n")
 	// Baton's own folder (a link to the run's mailbox) is never committed.
 	if err := os.Symlink(t.TempDir(), filepath.Join(t1.Dir, BatonDir)); err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(t1.Dir, "sub", BatonDir, "x.json"), "{}")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "sub", BatonDir, "x.json"), "{}")
 	// The second worker commits itself.
 	git(t, t2.Dir, "-c", "user.name=W", "-c", "user.email=w@x", "commit", "-qam", "worker's own commit")
 	if ok, err := r.Commit(ctx, "task_001", "task_001: edits"); err != nil || !ok {
@@ -240,8 +222,8 @@ func TestConflictResolvedInRunWorktree(t *testing.T) {
 	r := start(t, dir)
 	t1, _ := r.StartTask(ctx, "t1")
 	t2, _ := r.StartTask(ctx, "t2")
-	write(t, filepath.Join(t1.Dir, "a.txt"), "hello from one\n")
-	write(t, filepath.Join(t2.Dir, "a.txt"), "hello from two\n")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "a.txt"), "hello from one\n")
+	testsupport.WriteFile(t, filepath.Join(t2.Dir, "a.txt"), "hello from two\n")
 	for _, id := range []string{"t1", "t2"} {
 		if _, err := r.Commit(ctx, id, ""); err != nil {
 			t.Fatal(err)
@@ -265,7 +247,7 @@ func TestConflictResolvedInRunWorktree(t *testing.T) {
 	if err := r.FinishMerge(ctx, ce.Files); !errors.As(err, &ue) {
 		t.Fatalf("finish with markers = %v", err)
 	}
-	write(t, filepath.Join(r.RunDir(), "a.txt"), "hello from one\nhello from two\n")
+	testsupport.WriteFile(t, filepath.Join(r.RunDir(), "a.txt"), "hello from one\nhello from two\n")
 	if err := r.FinishMerge(ctx, ce.Files); err != nil {
 		t.Fatal(err)
 	}
@@ -287,8 +269,8 @@ func TestAbortMerge(t *testing.T) {
 	r := start(t, dir)
 	t1, _ := r.StartTask(ctx, "t1")
 	t2, _ := r.StartTask(ctx, "t2")
-	write(t, filepath.Join(t1.Dir, "a.txt"), "one\n")
-	write(t, filepath.Join(t2.Dir, "a.txt"), "two\n")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "a.txt"), "one\n")
+	testsupport.WriteFile(t, filepath.Join(t2.Dir, "a.txt"), "two\n")
 	r.Commit(ctx, "t1", "")
 	r.Commit(ctx, "t2", "")
 	r.Merge(ctx, "t1", "")
@@ -308,7 +290,7 @@ func TestApplyFastForwardAndCleanup(t *testing.T) {
 	dir := repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	r := start(t, dir)
 	t1, _ := r.StartTask(ctx, "t1")
-	write(t, filepath.Join(t1.Dir, "a.txt"), "a changed\n")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "a.txt"), "a changed\n")
 	r.Commit(ctx, "t1", "")
 	if _, err := r.Merge(ctx, "t1", ""); err != nil {
 		t.Fatal(err)
@@ -326,7 +308,7 @@ func TestApplyFastForwardAndCleanup(t *testing.T) {
 		t.Fatalf("branches after cleanup = %v", got)
 	}
 	// A dirty file the run did not change does not stop Apply.
-	write(t, filepath.Join(dir, "b.txt"), "b mine\n")
+	testsupport.WriteFile(t, filepath.Join(dir, "b.txt"), "b mine\n")
 	a, err := r.Apply(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -353,10 +335,10 @@ func TestApplyRefusedOnConflictingDirtyTree(t *testing.T) {
 	dir := repo(t, map[string]string{"a.txt": "a\n"})
 	r := start(t, dir)
 	t1, _ := r.StartTask(ctx, "t1")
-	write(t, filepath.Join(t1.Dir, "a.txt"), "a by the run\n")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "a.txt"), "a by the run\n")
 	r.Commit(ctx, "t1", "")
 	r.Merge(ctx, "t1", "")
-	write(t, filepath.Join(dir, "a.txt"), "a by the user\n")
+	testsupport.WriteFile(t, filepath.Join(dir, "a.txt"), "a by the user\n")
 	head := git(t, dir, "rev-parse", "HEAD")
 	_, err := r.Apply(ctx)
 	var de *DirtyOverlapError
@@ -376,11 +358,11 @@ func TestApplyMergeCommitAndConflictUndone(t *testing.T) {
 	dir := repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	r := start(t, dir)
 	t1, _ := r.StartTask(ctx, "t1")
-	write(t, filepath.Join(t1.Dir, "a.txt"), "a by the run\n")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "a.txt"), "a by the run\n")
 	r.Commit(ctx, "t1", "")
 	r.Merge(ctx, "t1", "")
 	// The user commits elsewhere meanwhile: Apply makes a merge commit.
-	write(t, filepath.Join(dir, "b.txt"), "b by the user\n")
+	testsupport.WriteFile(t, filepath.Join(dir, "b.txt"), "b by the user\n")
 	git(t, dir, "-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qam", "user")
 	a, err := r.Apply(ctx)
 	if err != nil || a.FastForward {
@@ -400,10 +382,10 @@ func TestApplyMergeCommitAndConflictUndone(t *testing.T) {
 		t.Fatal(err)
 	}
 	t2, _ := r2.StartTask(ctx, "t1")
-	write(t, filepath.Join(t2.Dir, "a.txt"), "a by the run\n")
+	testsupport.WriteFile(t, filepath.Join(t2.Dir, "a.txt"), "a by the run\n")
 	r2.Commit(ctx, "t1", "")
 	r2.Merge(ctx, "t1", "")
-	write(t, filepath.Join(dir2, "a.txt"), "a by the user\n")
+	testsupport.WriteFile(t, filepath.Join(dir2, "a.txt"), "a by the user\n")
 	git(t, dir2, "-c", "user.name=U", "-c", "user.email=u@x", "commit", "-qam", "user")
 	head := git(t, dir2, "rev-parse", "HEAD")
 	_, err = r2.Apply(ctx)
@@ -428,7 +410,7 @@ func TestResumeAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	t1, _ := r.StartTask(ctx, "t1")
-	write(t, filepath.Join(t1.Dir, "a.txt"), "half done\n")
+	testsupport.WriteFile(t, filepath.Join(t1.Dir, "a.txt"), "half done\n")
 	// The process dies; the stored run comes back. The task's worktree is
 	// kept with its work; a deleted run worktree is made again.
 	if err := os.RemoveAll(r.RunDir()); err != nil {

@@ -3,7 +3,8 @@
 // Settings with the CLI at BATON_E2E_CLAUDE, runs the documentation template
 // on BATON_E2E_CLI_FOLDER (answering any permission prompt with Allow once,
 // as a user would in the run view), waits for it to complete and checks the
-// notes each worker wrote in the folder. The CLI's model is the model-sim
+// pages the workers wrote in the folder (docs/, one a task, the index
+// docs/README.md among them). The CLI's model is the model-sim
 // that scripts/e2e.sh starts (ANTHROPIC_BASE_URL in the app's environment,
 // which every CLI inherits). Run by scripts/e2e.sh after run-flow.mjs.
 import { chromium } from 'playwright-core';
@@ -19,15 +20,15 @@ if (!folder || !claude) {
 }
 const request = `Document the inventory service on Claude Code (e2e ${Date.now()})`;
 
-// notes lists the workers' notes files under dir (task_NNN-notes.md).
-function notes(dir) {
-  const out = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory() && !e.name.startsWith('.')) out.push(...notes(p));
-    else if (e.isFile() && /-notes\.md$/.test(e.name)) out.push(p);
+// pages lists the Markdown pages under dir/docs.
+function pages(dir) {
+  try {
+    return readdirSync(join(dir, 'docs'), { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.md'))
+      .map((e) => join(dir, 'docs', e.name));
+  } catch {
+    return [];
   }
-  return out;
 }
 
 const browser = await chromium.launch({
@@ -45,7 +46,7 @@ try {
   await page.getByRole('radio', { name: /Claude Code \(CLI\)/ }).check();
   await page.getByRole('textbox', { name: 'CLI path' }).fill(claude);
   await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await page.getByText(/^Claude Code \d+\.\d+\.\d+$/).waitFor();
+  await page.getByText(/^Claude Code \(CLI\) \d+\.\d+\.\d+$/).waitFor();
   console.log('Settings: the host is Claude Code (CLI)');
 
   await nav.getByRole('button', { name: 'New run' }).click();
@@ -79,15 +80,15 @@ try {
   const tasks = Number(/(\d+) of/.exec(done ?? '')?.[1] ?? 0);
   console.log(`run completed: ${done} (${allowed} permission prompts allowed in the window)`);
 
-  const files = notes(folder);
-  if (tasks === 0 || files.length < tasks) {
-    throw new Error(`${tasks} tasks done but ${files.length} notes in ${folder}: ${files.join(', ')}`);
+  const files = pages(folder);
+  if (tasks === 0 || files.length < tasks || !files.some((f) => f.endsWith('/README.md'))) {
+    throw new Error(`${tasks} tasks done but ${files.length} pages in ${folder}/docs: ${files.join(', ')}`);
   }
   for (const f of files) {
     const text = readFileSync(f, 'utf8');
-    if (!/^# \S+\n/.test(text) || !text.includes('Read ')) throw new Error(`${f} is not a worker's notes: ${JSON.stringify(text.slice(0, 200))}`);
+    if (!/^# \S/.test(text) || !text.includes("Baton's scripted agent")) throw new Error(`${f} is not a worker's page: ${JSON.stringify(text.slice(0, 200))}`);
   }
-  console.log(`the workers' notes are in the folder: ${files.length} files`);
+  console.log(`the workers' pages are in the folder: ${files.length} files`);
 } catch (err) {
   failed = true;
   console.error(`e2e (Claude Code) failed: ${err instanceof Error ? err.message : err}`);
