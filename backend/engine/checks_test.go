@@ -11,6 +11,7 @@ import (
 
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // The project's checks as Baton runs them: real commands through the shell
@@ -22,7 +23,7 @@ const checkScript = "sh check.sh"
 
 func writeCheck(t *testing.T, dir string) {
 	t.Helper()
-	writeFile(t, filepath.Join(dir, "check.sh"), "if [ -f broken ]; then echo 'FAIL: broken is here'; exit 1; fi\necho ok\n")
+	testsupport.WriteFile(t, filepath.Join(dir, "check.sh"), "if [ -f broken ]; then echo 'FAIL: broken is here'; exit 1; fi\necho ok\n")
 }
 
 // breaking is a worker that writes the file that breaks the check when its
@@ -195,7 +196,7 @@ func TestPreExistingFailureIsNotBlamed(t *testing.T) {
 		tp.Config.Checks = []string{checkScript, "true"}
 	}), scripted(tasks, nil), true)
 	writeCheck(t, h.dir)
-	writeFile(t, filepath.Join(h.dir, "broken"), "from before")
+	testsupport.WriteFile(t, filepath.Join(h.dir, "broken"), "from before")
 	id := h.create()
 	if err := h.eng.Start(context.Background(), id); err != nil {
 		t.Fatal(err)
@@ -287,8 +288,8 @@ func TestWorktreeRunChecksItsBranch(t *testing.T) {
 		tp.Config.Checks = []string{checkScript}
 	}, scripted(tasks, breaking("t1", "none")))
 	writeCheck(t, repo)
-	gitRun(t, repo, "add", "check.sh")
-	gitRun(t, repo, "commit", "-q", "-m", "check")
+	testsupport.Git(t, repo, "add", "check.sh")
+	testsupport.Git(t, repo, "commit", "-q", "-m", "check")
 	id := h.createIn(repo, nil)
 	run := h.wait(id)
 	if run.Status != "completed_with_issues" {

@@ -253,7 +253,7 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 		}
 		if ok && len(w.MissingOutputs) > 0 && w.Status == workerCompleted {
 			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitOutputs, TaskID: t.ID, Severity: "high",
-				Text: "it reported success, but Baton does not find these declared outputs written: " + strings.Join(w.MissingOutputs, ", "),
+				Text:  "it reported success, but Baton does not find these declared outputs written: " + strings.Join(w.MissingOutputs, ", "),
 				Files: w.MissingOutputs})
 		}
 		if ok && len(w.OutOfScope) > 0 {

@@ -486,13 +486,13 @@ func TestChangedSinceCheckOutAndPresent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(wt.Dir, "app/a.txt"), "a2\n")
+	testsupport.WriteFile(t, filepath.Join(wt.Dir, "app/a.txt"), "a2\n")
 	git(t, wt.Dir, "-c", "user.name=T", "-c", "user.email=t@x", "commit", "-qam", "edit")
-	write(t, filepath.Join(wt.Dir, "app/new.txt"), "n\n")
+	testsupport.WriteFile(t, filepath.Join(wt.Dir, "app/new.txt"), "n\n")
 	if err := os.Remove(filepath.Join(wt.Dir, "app/gone.txt")); err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(wt.Dir, "README.md"), "# changed\n")
+	testsupport.WriteFile(t, filepath.Join(wt.Dir, "README.md"), "# changed\n")
 	got, err := ChangedSince(ctx, filepath.Join(wt.Dir, "app"), wt.Base)
 	if err != nil {
 		t.Fatal(err)
