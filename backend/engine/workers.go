@@ -197,7 +197,11 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 	if err := ws.started(r.e.now()); err != nil {
 		return err
 	}
-	ws.before = res.before
+	if ws.before == nil {
+		// The first attempt's: what an earlier attempt of the task wrote
+		// counts as the task's.
+		ws.before = res.before
+	}
 	c := ws.event(EventWorkerStarted, "")
 	if r.status == RunSpawning {
 		if err := r.move(RunRunning); err != nil {
