@@ -62,8 +62,8 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
 		return ExitError
 	}
-	fmt.Fprintf(stdout, "Cancelled run %s (it was %s); %d of %d tasks had completed. \"baton show %s\" prints its report; \"baton delete %s\" removes it.\n",
-		id, statusLabel(run.Status), done.TasksCompleted, done.TasksTotal, id, id)
+	fmt.Fprintf(stdout, "Cancelled run %s (it was %s); %d of %s had completed. \"baton show %s\" prints its report; \"baton delete %s\" removes it.\n",
+		id, statusLabel(run.Status), done.TasksCompleted, count(done.TasksTotal, "task", "tasks"), id, id)
 	if done.Status != view.RunCancelled {
 		return exitCode(done.Status)
 	}

@@ -514,7 +514,7 @@ func summary(ctx context.Context, svc *service.Services, run view.Run, stdout io
 		snap = view.Snapshot{Run: run}
 	}
 	r := snap.Run
-	fmt.Fprintf(stdout, "\nRun %s %s: %d of %d tasks completed", r.ID, statusLabel(r.Status), r.TasksCompleted, r.TasksTotal)
+	fmt.Fprintf(stdout, "\nRun %s %s: %d of %s completed", r.ID, statusLabel(r.Status), r.TasksCompleted, count(r.TasksTotal, "task", "tasks"))
 	if r.TasksFailed > 0 {
 		fmt.Fprintf(stdout, ", %d failed", r.TasksFailed)
 	}

@@ -193,7 +193,7 @@ func TestRunInvalidPlanIsFixedOrCancelled(t *testing.T) {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
 	for _, want := range []string{"The proposed task list cannot be used:\n  - there are ", "more than the template's limit of 1",
-		"Give a JSON plan file to use instead", "Using the plan in " + plan, "task_001 completed", "completed: 1 of 1 tasks completed"} {
+		"Give a JSON plan file to use instead", "Using the plan in " + plan, "task_001 completed", "completed: 1 of 1 task completed"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}

@@ -156,7 +156,7 @@ func TestReviewerQAAndPartial(t *testing.T) {
 		t.Fatalf("first round = %+v %q %q", tasks, summary, round)
 	}
 	tasks, summary, _ = rv.verified(fail, "r", p)
-	if tasks != nil || summary != "Verification still fails after 1 remediation round(s): no tests. broken" {
+	if tasks != nil || summary != "Verification still fails after 1 remediation round: no tests. broken" {
 		t.Fatalf("past the rounds = %+v %q", tasks, summary)
 	}
 	if tasks, summary, _ := rv.verified(&protocol.Verification{Status: "pass", Summary: "fine"}, "r", p); tasks != nil || summary != "fine" {

@@ -65,7 +65,8 @@ func (m *mainSession) needsStart(ctx context.Context, id string) bool {
 func (m *mainSession) start(ctx context.Context, opts session.StartOptions, soFar string) (session.ID, error) {
 	if m.gone {
 		opts.Message = soFar + opts.Message
-		m.Cursor = transcript.Cursor{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUSD: m.CostUSD}
+		m.Cursor = transcript.Cursor{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUSD: m.CostUSD,
+			PricedUSD: m.PricedUSD, ShownUSD: m.ShownUSD}
 	}
 	id, err := m.host.Start(ctx, opts)
 	if err != nil {

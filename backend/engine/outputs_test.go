@@ -166,3 +166,44 @@ func TestWorktreeTaskIsJudgedByItsDiff(t *testing.T) {
 		t.Errorf("t1: missing %v, outside %v, files %v", w.MissingOutputs, w.OutOfScope, w.OutputFiles)
 	}
 }
+
+// TestReportListsOnlyFilesInTheResult: a failed task's files are not
+// merged into the run branch, so the report does not list them as the
+// run's files: they are reported as not in the result.
+func TestReportListsOnlyFilesInTheResult(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"t1", 5, nil}, planned{"t2", 5, nil})
+	for _, tk := range tasks {
+		tk["scope"] = []string{}
+	}
+	h, repo := newIsoHarness(t, func(tp *template.Template) { tp.Config.MaxRetries = 0 },
+		scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+			_ = os.WriteFile(filepath.Join(s.opts.Cwd, task+".txt"), []byte(task+"\n"), 0o644)
+			status := "success"
+			if task == "t2" {
+				status = "failed"
+			}
+			s.say(block("completion", map[string]any{"task_id": task, "status": status, "summary": "Did " + task,
+				"error": "it broke", "output_files": []string{task + ".txt"}}))
+			s.endTurn(h)
+			return true
+		}))
+	id := h.createIn(repo, nil)
+	if run := h.wait(id); run.Status != "completed_with_issues" {
+		t.Fatalf("run = %s: %v", run.Status, run.Issues)
+	}
+	rep, err := h.eng.FinalReport(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files, absent []string
+	for _, f := range rep.Files {
+		files = append(files, f.Path)
+	}
+	for _, f := range rep.Absent {
+		absent = append(absent, f.Path)
+	}
+	if strings.Join(files, ",") != "t1.txt" || strings.Join(absent, ",") != "t2.txt" {
+		t.Errorf("files %v, absent %v", files, absent)
+	}
+}

@@ -395,7 +395,7 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 	if err := r.sync(); err != nil {
 		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
-	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers)
+	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
 	answers, err := r.e.store.Answers(context.WithoutCancel(ctx), r.run.ID)
 	if err != nil {
 		r.log.Warn("outcome: read the answers", "err", err)
@@ -415,8 +415,8 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 	}
 	msg := summary
 	if r.run.TasksFailed+r.run.TasksSkipped > 0 {
-		msg = fmt.Sprintf("%d of %d tasks completed, %d failed, %d skipped. %s", r.run.TasksCompleted,
-			r.run.TasksTotal, r.run.TasksFailed, r.run.TasksSkipped, summary)
+		msg = fmt.Sprintf("%d of %s completed, %d failed, %d skipped. %s", r.run.TasksCompleted,
+			countOf(r.run.TasksTotal, "task", "tasks"), r.run.TasksFailed, r.run.TasksSkipped, summary)
 	}
 	if note := r.flows.Completed(); note != "" {
 		msg += " " + note

@@ -353,7 +353,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			if err := r.sync(); err != nil {
 				return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 			}
-			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers)
+			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
 			c.report = &built
 		}
 		if r.status.Finished() && r.iso != nil {

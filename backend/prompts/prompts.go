@@ -193,10 +193,16 @@ func (pr *Prompter) Phase(phase template.Phase, tasks []store.Task, workers map[
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(&b, "### %s - %s (%s)\n", t.ID, t.Title, w.Status)
 		if w.Skipped {
-			fmt.Fprintf(&b, "Not run: %s\n\n", w.Error)
+			fmt.Fprintf(&b, "### %s - %s (skipped)\nNot run, nothing to merge: %s\n\n", t.ID, t.Title, w.Error)
 			continue
+		}
+		fmt.Fprintf(&b, "### %s - %s (%s)\n", t.ID, t.Title, w.Status)
+		if w.Status != "completed" {
+			b.WriteString("It did not complete: do not count its work as merged.\n")
+		}
+		if len(w.MissingOutputs) > 0 {
+			fmt.Fprintf(&b, "Declared but not written (Baton checked): %s\n", strings.Join(w.MissingOutputs, ", "))
 		}
 		if w.Unstructured {
 			b.WriteString("Note: the worker sent no structured report; this is its last message.\n")

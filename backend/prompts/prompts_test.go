@@ -97,7 +97,7 @@ func TestPhaseValues(t *testing.T) {
 	p := prompter(t, false, dirs{})
 	v := p.Phase(template.PhaseAggregation, tasks, workers)
 	out, _ := v[template.VarWorkerOutputs].(string)
-	for _, want := range []string{"### a - A (completed)\nSummary: did a\nFiles: a.md\nConflict to resolve: a.md: both", "### b - B (cancelled)\nNot run: skipped because a failed"} {
+	for _, want := range []string{"### a - A (completed)\nSummary: did a\nFiles: a.md\nConflict to resolve: a.md: both", "### b - B (skipped)\nNot run, nothing to merge: skipped because a failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("outputs lack %q:\n%s", want, out)
 		}

@@ -228,6 +228,12 @@ func writeFinalReport(b *strings.Builder, f *FinalReport) {
 			fmt.Fprintf(b, "- `%s` (%s)\n", file.Path, strings.Join(file.Tasks, ", "))
 		}
 	}
+	if len(f.Absent) > 0 {
+		b.WriteString("\n### Reported but not in the result\n\n")
+		for _, file := range f.Absent {
+			fmt.Fprintf(b, "- `%s` (%s)\n", file.Path, strings.Join(file.Tasks, ", "))
+		}
+	}
 }
 
 func limitLabel(kind string) string {

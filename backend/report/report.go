@@ -47,8 +47,12 @@ type FinalReport struct {
 	NotRun     []TaskRef  `json:"notRun"`
 	Iterations Iterations `json:"iterations"`
 	Decisions  []Decision `json:"decisions"`
-	// Files is the union of the files the workers reported, sorted.
-	Files       []File       `json:"files"`
+	// Files is the union of the files the workers reported, sorted: only
+	// those the run's result holds when Baton could look (KeepPresent).
+	Files []File `json:"files"`
+	// Absent are files a worker reported that the result does not hold
+	// (not merged, a branch that is gone, never written).
+	Absent      []File       `json:"absent,omitempty"`
 	Limitations []Limitation `json:"limitations"`
 	// Issues are why the run is completed_with_issues or failed (the run's
 	// own Issues); empty for every other status.
@@ -288,6 +292,24 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 	return rep
 }
 
+// KeepPresent keeps in Files the files the run's result holds (present
+// says which) and moves the others to Absent: a report lists as written
+// only what is there.
+func (rep *FinalReport) KeepPresent(present func(path string) bool) {
+	if present == nil {
+		return
+	}
+	kept := []File{}
+	for _, f := range rep.Files {
+		if present(f.Path) {
+			kept = append(kept, f)
+		} else {
+			rep.Absent = append(rep.Absent, f)
+		}
+	}
+	rep.Files = kept
+}
+
 // FactKind is what a Fact of a run's history is about.
 type FactKind int
 
@@ -411,8 +433,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// CostLabel is how a run's cost is written: simulated on the simulator,
-// estimated where it came from the price table.
+// CostLabel is how a run's cost is written, saying what it is: simulated
+// on the simulator, estimated where any of it came from the price table,
+// else reported by the host.
 func CostLabel(usd float64, l store.RunLimits) string {
 	s := fmt.Sprintf("$%.4f", usd)
 	switch {
@@ -420,6 +443,8 @@ func CostLabel(usd float64, l store.RunLimits) string {
 		s += " (simulated)"
 	case l.CostEstimated:
 		s += " (estimated from Baton's price table of " + pricing.PricesDate + ")"
+	case usd > 0:
+		s += " (reported by the host)"
 	}
 	return s
 }

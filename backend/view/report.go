@@ -23,8 +23,11 @@ type FinalReport struct {
 	NotRun     []TaskRef  `json:"notRun"`
 	Iterations Iterations `json:"iterations"`
 	Decisions  []Decision `json:"decisions"`
-	// Files is the union of the files the workers reported, sorted.
-	Files       []ReportFile `json:"files"`
+	// Files is the union of the files the workers reported, sorted: those
+	// the run's result holds.
+	Files []ReportFile `json:"files"`
+	// Absent are files a worker reported that the result does not hold.
+	Absent      []ReportFile `json:"absent,omitempty"`
 	Limitations []Limitation `json:"limitations"`
 	// Issues are why the run is completed_with_issues or failed; empty for
 	// every other status.
@@ -185,6 +188,7 @@ func FinalReportOf(r engine.FinalReport) FinalReport {
 		},
 		Decisions:   mapAll(r.Decisions, func(d engine.Decision) Decision { return Decision(d) }),
 		Files:       mapAll(r.Files, func(f engine.ReportFile) ReportFile { return ReportFile(f) }),
+		Absent:      mapAll(r.Absent, func(f engine.ReportFile) ReportFile { return ReportFile(f) }),
 		Limitations: mapAll(r.Limitations, func(l engine.Limitation) Limitation { return Limitation(l) }),
 		Issues:      r.Issues,
 		Cost:        ReportCost(r.Cost),

@@ -648,15 +648,15 @@ func (r *Run) Ignored(ctx context.Context, path string) bool {
 	return err == nil
 }
 
-// Present reports which of paths (relative to the repository's top) are
-// files in commit rev: what a run's result holds.
-func (r *Run) Present(ctx context.Context, rev string, paths []string) (map[string]bool, error) {
+// Result lists the files the run's result holds that the run wrote: those
+// the run branch added or changed since its base, relative to the
+// repository's top. A run branch that is gone holds nothing.
+func (r *Run) Result(ctx context.Context) (map[string]bool, error) {
 	out := map[string]bool{}
-	if len(paths) == 0 {
+	if _, err := revParse(ctx, r.Repo, "refs/heads/"+r.Branch); err != nil {
 		return out, nil
 	}
-	args := append([]string{"ls-tree", "-r", "--name-only", "-z", rev, "--"}, paths...)
-	list, err := runGit(ctx, r.Repo, args...)
+	list, err := runGit(ctx, r.Repo, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=d", r.Base, r.Branch, "--")
 	if err != nil {
 		return nil, err
 	}

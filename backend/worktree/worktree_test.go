@@ -513,8 +513,21 @@ func TestChangedSinceCheckOutAndPresent(t *testing.T) {
 	if _, err := os.Stat(co); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the check-out is still there: %v", err)
 	}
-	present, err := r.Present(ctx, r.Base, []string{"app/a.txt", "app/new.txt", "README.md"})
-	if err != nil || !present["app/a.txt"] || present["app/new.txt"] || !present["README.md"] {
-		t.Errorf("present = %v, %v", present, err)
+	// The result: what the run branch changed since its base.
+	if _, err := r.Commit(ctx, "t1", "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Merge(ctx, "t1", "merge t1"); err != nil {
+		t.Fatal(err)
+	}
+	result, err := r.Result(ctx)
+	if err != nil || !result["app/a.txt"] || !result["app/new.txt"] || !result["README.md"] || result["app/gone.txt"] || len(result) != 3 {
+		t.Errorf("result = %v, %v", result, err)
+	}
+	if err := r.Discard(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if result, err := r.Result(ctx); err != nil || len(result) != 0 {
+		t.Errorf("the result of a discarded branch = %v, %v", result, err)
 	}
 }
