@@ -537,6 +537,23 @@ func summary(ctx context.Context, svc *service.Services, run view.Run, stdout io
 		fmt.Fprintf(stdout, "  - %s\n", b)
 	}
 	printIssues(stdout, r)
+	if rep := snap.FinalReport; rep != nil && rep.Checks != nil {
+		// What Baton checked itself, never what an agent said.
+		if !rep.Checks.Ran {
+			fmt.Fprintf(stdout, "Checks: %s\n", line(rep.Checks.Note))
+		}
+		var after []string
+		for _, c := range rep.Checks.After {
+			s := c.Command + " " + c.Status
+			if c.Verdict != "" && c.Verdict != "passes" {
+				s += " (" + c.Verdict + ")"
+			}
+			after = append(after, s)
+		}
+		if len(after) > 0 {
+			fmt.Fprintf(stdout, "Checks after the workers: %s\n", line(strings.Join(after, ", ")))
+		}
+	}
 	if rep := snap.FinalReport; rep != nil && len(rep.Files) > 0 {
 		var files []string
 		for _, f := range rep.Files {

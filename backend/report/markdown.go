@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -31,6 +32,9 @@ func Markdown(r store.Run, tasks []store.Task, workers []store.Worker, answers [
 	}
 	fmt.Fprintf(&b, "- Tasks: %d completed, %d failed, %d skipped of %d\n", r.TasksCompleted, r.TasksFailed, r.TasksSkipped, r.TasksTotal)
 	fmt.Fprintf(&b, "- Tokens: %d in, %d out; cost %s\n", r.InputTokens, r.OutputTokens, CostLabel(r.CostUSD, r.Limits))
+	if h := r.Host; h.Kind != "" {
+		fmt.Fprintf(&b, "- Host: %s\n", mdText(cmp.Or(h.Description, h.Label, h.Kind)))
+	}
 	if r.Limits.BudgetUSD > 0 || r.Limits.BudgetTokens > 0 {
 		fmt.Fprintf(&b, "- Budget: %s\n", limits.Describe(template.Budget{MaxCostUSD: r.Limits.BudgetUSD, MaxTokens: r.Limits.BudgetTokens},
 			r.CostUSD, r.InputTokens+r.OutputTokens))
