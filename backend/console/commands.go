@@ -66,7 +66,7 @@ func commands(b Build) []command {
 			flags: fsOnly(runFlagSet), details: strings.Replace(runDetails, "MODES", strings.Join(session.PermissionModes, ", "), 1)},
 		{name: "history", usage: "baton history [--status S[,S]] [--template ID] [--search TEXT] [--limit N]", summary: "list past runs", run: plain(HistoryCLI), flags: fsOnly(historyFlagSet)},
 		{name: "active", usage: activeUsage, summary: "list the runs that have not finished (running, paused, interrupted or waiting for you), as the window's Runs view does", run: plain(ActiveCLI)},
-		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, tasks, result, conflicts, verification, files, open questions and final report", run: plain(ShowCLI)},
+		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, host, tasks, result, conflicts, verification, the checks Baton ran, files, open questions and final report", run: plain(ShowCLI)},
 		{name: "export", usage: exportUsage, summary: "write a run's report as Markdown, or the whole run as JSON", run: plain(ExportCLI),
 			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},
 		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI),

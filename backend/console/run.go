@@ -34,6 +34,18 @@ modes: MODES.
 With --host claude-code every session is a Claude Code CLI process (claude on
 PATH, or --claude PATH) that inherits this environment: your login or
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
+A run remembers its host (the CLI's path and version, or the endpoint):
+--resume continues it there whatever Settings say; --host, --cdp or --claude
+with --resume move it on purpose and print what moves (completed tasks stay)
+and what starts again.
+Baton runs the project's checks itself (the template's config.checks, else
+those it finds: a Makefile test target, go.mod, a package.json test script,
+Cargo.toml, pytest) before the workers and after them, each in its own
+process group within its time limit; the summary says what they found, a
+check the run broke keeps it from "completed", and "no checks ran" is never
+a pass. A report under another task's id is refused and asked again; a
+worker that reports success without writing its declared outputs is asked
+once more, naming them, then its task completes with issues.
 --budget and --budget-tokens cap the run's cost (US dollars) and tokens: at 80 %
 a warning, at the cap the run pauses once its running workers end their turn;
 with --resume they raise the budget and the run goes on. A rate, overload or
