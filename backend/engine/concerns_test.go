@@ -152,7 +152,7 @@ func TestReviewerQAAndPartial(t *testing.T) {
 	p := running(t, "a")
 	fail := &protocol.Verification{Status: "fail", Summary: "broken", Issues: []protocol.VerificationIssue{{Description: "no tests", TaskID: "a"}}}
 	tasks, summary, round := rv.verified(fail, "r", p)
-	if len(tasks) != 1 || tasks[0].ID != "qa1-fix-01" || tasks[0].Position != 1 || summary != "" || round != "Verification failed; remediation round 1 of 1: 1 task(s)." {
+	if len(tasks) != 1 || tasks[0].ID != "qa1-fix-01" || tasks[0].Position != 1 || summary != "" || round != "Verification failed; remediation round 1 of 1: 1 task." {
 		t.Fatalf("first round = %+v %q %q", tasks, summary, round)
 	}
 	tasks, summary, _ = rv.verified(fail, "r", p)
