@@ -54,16 +54,7 @@ With worktree isolation (the template's, or --isolation worktree) every worker
 works in its own git worktree and the results land on the branch baton/RUN_ID;
 the end prints each task's changed files and the command that merges the
 branch, and --apply merges it into your current branch (refused, changing
-nothing, when your uncommitted changes touch the same files).
-
-Exit codes: 0 completed (every task, the aggregation and the verification),
-1 error, 2 usage error (or the settings file cannot be used and no --host was
-given), 3 completed with issues, 4 failed (no task completed), 5 cancelled,
-6 interrupted (the host stayed away longer than reconnectForSeconds in the
-settings, default 120, or the database stayed unwritable; everything done is
-kept: continue it with --resume), 7 the run waits for you (a plan to fix, a
-question with no input to read it from, a budget used up: --resume --budget), 130 Ctrl-C and 143 SIGTERM
-(the run is paused; continue it with --resume).`
+nothing, when your uncommitted changes touch the same files).`
 
 const runHint = "Run \"baton help run\" for its flags.\n"
 
