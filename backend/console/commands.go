@@ -76,7 +76,7 @@ func commands(b Build) []command {
 			details: "Newest first, each with its outcome; --status takes completed_with_issues or \"completed with issues\" alike."},
 		{name: "active", usage: activeUsage, summary: "list the runs that have not finished (running, paused, interrupted or waiting for you), as the window's Runs view does", run: plain(ActiveCLI),
 			details: "Newest first: a run the window drives, a paused, interrupted or waiting one, with how to resume or cancel it."},
-		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, tasks, result, conflicts, verification, files, open questions and final report", run: plain(ShowCLI)},
+		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, host, tasks, result, conflicts, verification, the checks Baton ran, files, open questions and final report", run: plain(ShowCLI)},
 		{name: "export", usage: exportUsage, summary: "write a run's report as Markdown, or the whole run as JSON", run: plain(ExportCLI),
 			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},
 		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI), details: "A run the window or another \"baton run\" drives is not cancelled here. What was done is kept with its final report.",

@@ -85,10 +85,14 @@ func TestCrashAndResume(t *testing.T) {
 	testsupport.NeedChromium(t)
 	bin := buildBaton(t)
 	endpoint := startSim(t, bin)
-	project := sample(t)
 
 	const rounds = 10
 	for round := 1; round <= rounds; round++ {
+		// A folder of its own each round: the pages an earlier round wrote
+		// would already be there, and a worker that finds its page as it
+		// wants it writes nothing, which Baton reports as an output not
+		// written.
+		project := freshSample(t)
 		config := t.TempDir()
 		env := append(os.Environ(), "BATON_CONFIG_DIR="+config)
 

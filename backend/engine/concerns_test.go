@@ -27,7 +27,7 @@ func (f *recordedFlows) Confirmed([]store.Task)                         {}
 func (f *recordedFlows) Assign(context.Context, *store.Task) error      { return nil }
 func (f *recordedFlows) Sections(*store.Task) []string                  { return nil }
 func (f *recordedFlows) CheckReport(string, *protocol.Completion) error { return nil }
-func (f *recordedFlows) Reprompt(string) string                         { return "" }
+func (f *recordedFlows) Reprompt(string, string) string                 { return "" }
 func (f *recordedFlows) Completed() string                              { return "" }
 func (f *recordedFlows) Restored()                                      {}
 func (f *recordedFlows) Reports() <-chan workflows.Report               { return nil }
@@ -152,11 +152,11 @@ func TestReviewerQAAndPartial(t *testing.T) {
 	p := running(t, "a")
 	fail := &protocol.Verification{Status: "fail", Summary: "broken", Issues: []protocol.VerificationIssue{{Description: "no tests", TaskID: "a"}}}
 	tasks, summary, round := rv.verified(fail, "r", p)
-	if len(tasks) != 1 || tasks[0].ID != "qa1-fix-01" || tasks[0].Position != 1 || summary != "" || round != "Verification failed; remediation round 1 of 1: 1 task(s)." {
+	if len(tasks) != 1 || tasks[0].ID != "qa1-fix-01" || tasks[0].Position != 1 || summary != "" || round != "Verification failed; remediation round 1 of 1: 1 task." {
 		t.Fatalf("first round = %+v %q %q", tasks, summary, round)
 	}
 	tasks, summary, _ = rv.verified(fail, "r", p)
-	if tasks != nil || summary != "Verification still fails after 1 remediation round(s): no tests. broken" {
+	if tasks != nil || summary != "Verification still fails after 1 remediation round: no tests. broken" {
 		t.Fatalf("past the rounds = %+v %q", tasks, summary)
 	}
 	if tasks, summary, _ := rv.verified(&protocol.Verification{Status: "pass", Summary: "fine"}, "r", p); tasks != nil || summary != "fine" {

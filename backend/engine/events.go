@@ -82,7 +82,7 @@ func EventNames() []string {
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
-		EventWorkerMerged, EventMergeConflict, EventWorktree}
+		EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved}
 }
 
 // Emitter receives every event after the change it describes is committed.

@@ -40,6 +40,7 @@ func TestSessionReportFollowsTheMailboxRules(t *testing.T) {
 	var mu sync.Mutex
 	turns := 0
 	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		writeOutput(s.opts.Cwd, "src/a.ts", "export {}\n")
 		mu.Lock()
 		turns++
 		n := turns

@@ -165,7 +165,7 @@ func (rv *reviewer) decide(ws *workerState, d *protocol.Review, who string, plan
 	out := ws.event(EventWorkerRejected, ws.w.Error)
 	out.then = func() (change, error) {
 		if ws.book.Rejections > rv.tmpl.Config.MaxRetries {
-			return plan.fail(ws, fmt.Sprintf("rejected %d times; last reason: %s", ws.book.Rejections, reason), now)
+			return plan.fail(ws, fmt.Sprintf("rejected %s; last reason: %s", times(ws.book.Rejections), reason), now)
 		}
 		return plan.requeue(ws, ws.w.Error, false, true)
 	}
@@ -181,7 +181,7 @@ func (rv *reviewer) verified(v *protocol.Verification, runID string, plan *taskP
 	}
 	max := rv.tmpl.Phases.Verification.MaxRemediationRounds
 	if rv.Remediation >= max {
-		msg := fmt.Sprintf("Verification still fails after %d remediation round(s): %s. %s", rv.Remediation,
+		msg := fmt.Sprintf("Verification still fails after %s: %s. %s", countOf(rv.Remediation, "remediation round", "remediation rounds"),
 			issueList(v.Issues), v.Summary)
 		if max == 0 {
 			msg = fmt.Sprintf("Verification failed: %s. %s", issueList(v.Issues), v.Summary)
@@ -194,7 +194,7 @@ func (rv *reviewer) verified(v *protocol.Verification, runID string, plan *taskP
 		t.Position = len(plan.tasks) + i
 		tasks = append(tasks, t)
 	}
-	return tasks, "", fmt.Sprintf("Verification failed; remediation round %d of %d: %d task(s).", rv.Remediation, max, len(tasks))
+	return tasks, "", fmt.Sprintf("Verification failed; remediation round %d of %d: %s.", rv.Remediation, max, countOf(len(tasks), "task", "tasks"))
 }
 
 // conflicted fails ws's task, whose worker reported a conflict (c), at now.
@@ -279,6 +279,17 @@ func conflicts(c *protocol.Completion) []string {
 		out = append(out, reason)
 	}
 	return out
+}
+
+// times is "once", "twice" or "3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 func issueList(issues []protocol.VerificationIssue) string {

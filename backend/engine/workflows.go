@@ -32,7 +32,7 @@ type Workflows interface {
 	CheckReport(taskID string, c *protocol.Completion) error
 	// Reprompt is what a worker is told when its completion report could
 	// not be used because of problem ("" the engine's own words).
-	Reprompt(problem string) string
+	Reprompt(taskID, problem string) string
 	// AwaitingReview: a completion waits for its review.
 	AwaitingReview(taskID string, c *protocol.Completion)
 	// Decided: a review decision was taken.

@@ -153,17 +153,7 @@ func (w *Workspace) Open(ctx context.Context) (note string, err error) {
 
 // sub is the folder inside worktree dir that stands for the run's folder
 // (the run may work in a subfolder of its repository).
-func (w *Workspace) sub(dir string) string {
-	cwd := w.cwd
-	if ev, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = ev
-	}
-	rel, err := filepath.Rel(w.Run.Repo, cwd)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return dir
-	}
-	return filepath.Join(dir, rel)
-}
+func (w *Workspace) sub(dir string) string { return subfolder(w.Run.Repo, w.cwd, dir) }
 
 // RunCwd is the folder that stands for the run's folder in the run's own
 // worktree, where the merged changes are ("" before the first worker).

@@ -52,6 +52,14 @@ func Outcome(rep FinalReport, answers []store.PhaseAnswer) (string, []string) {
 	if l := byKind[LimitNotRun]; len(l) > 0 {
 		issues = append(issues, fmt.Sprintf("%d %s never finished: %s.", len(l), plural(len(l), "task", "tasks"), limitTasks(l)))
 	}
+	if l := byKind[LimitOutputs]; len(l) > 0 {
+		var items []string
+		for _, x := range l {
+			items = append(items, x.TaskID+" ("+strings.Join(x.Files, ", ")+")")
+		}
+		issues = append(issues, fmt.Sprintf("%d %s not write what %s: %s.", len(l), plural(len(l), "task did", "tasks did"),
+			plural(len(l), "it declared", "they declared"), issueItems(items)))
+	}
 	if l := byKind[LimitPartial]; len(l) > 0 {
 		issues = append(issues, fmt.Sprintf("%d %s only partly done: %s.", len(l), plural(len(l), "task is", "tasks are"), limitTasks(l)))
 	}
@@ -83,6 +91,7 @@ func Outcome(rep FinalReport, answers []store.PhaseAnswer) (string, []string) {
 		}
 		issues = append(issues, sentence(s, v.Summary))
 	}
+	issues = append(issues, checkIssues(rep.Checks)...)
 	if l := byKind[LimitQuestion]; len(l) > 0 {
 		issues = append(issues, fmt.Sprintf("%d %s never answered: %s.", len(l), plural(len(l), "question was", "questions were"), limitTasks(l)))
 	}

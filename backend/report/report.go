@@ -47,14 +47,21 @@ type FinalReport struct {
 	NotRun     []TaskRef  `json:"notRun"`
 	Iterations Iterations `json:"iterations"`
 	Decisions  []Decision `json:"decisions"`
-	// Files is the union of the files the workers reported, sorted.
-	Files       []File       `json:"files"`
+	// Files is the union of the files the workers reported, sorted: only
+	// those the run's result holds when Baton could look (KeepPresent).
+	Files []File `json:"files"`
+	// Absent are files a worker reported that the result does not hold
+	// (not merged, a branch that is gone, never written).
+	Absent      []File       `json:"absent,omitempty"`
 	Limitations []Limitation `json:"limitations"`
 	// Issues are why the run is completed_with_issues or failed (the run's
 	// own Issues); empty for every other status.
 	Issues []string `json:"issues"`
 	// Cost is what the run cost and used, and the limits it waited for.
 	Cost Cost `json:"cost"`
+	// Checks are the project's checks Baton ran itself (nil: the run did
+	// not check, it was made before Baton did).
+	Checks *Checks `json:"checks,omitempty"`
 }
 
 // Cost is a run's cost in the final report.
@@ -167,6 +174,10 @@ const (
 	LimitConflict     = "conflict" // unresolved
 	LimitUnstructured = "unstructured"
 	LimitQuestion     = "question" // asked and never answered
+	// LimitOutputs: a task declared outputs it never wrote.
+	LimitOutputs = "outputs"
+	// LimitScope: a task changed files outside its scope (a warning).
+	LimitScope = "scope"
 )
 
 // Limitation is something the run did not achieve or could not check.
@@ -244,6 +255,15 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 					Text: "the run ended before the task finished (" + ref.Status + ")"})
 			}
 		}
+		if ok && len(w.MissingOutputs) > 0 && w.Status == workerCompleted {
+			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitOutputs, TaskID: t.ID, Severity: "high",
+				Text:  "it reported success, but Baton does not find these declared outputs written: " + strings.Join(w.MissingOutputs, ", "),
+				Files: w.MissingOutputs})
+		}
+		if ok && len(w.OutOfScope) > 0 {
+			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitScope, TaskID: t.ID, Severity: "warning",
+				Text: "it changed files outside its scope: " + strings.Join(w.OutOfScope, ", "), Files: w.OutOfScope})
+		}
 		if ok && len(w.Questions) > 0 {
 			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitQuestion, TaskID: t.ID,
 				Text: strings.Join(w.Questions, " ")})
@@ -270,6 +290,24 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 	}
 	rep.Iterations.Total = len(rep.Iterations.Remediation) + len(rep.Iterations.Retries)
 	return rep
+}
+
+// KeepPresent keeps in Files the files the run's result holds (present
+// says which) and moves the others to Absent: a report lists as written
+// only what is there.
+func (rep *FinalReport) KeepPresent(present func(path string) bool) {
+	if present == nil {
+		return
+	}
+	kept := []File{}
+	for _, f := range rep.Files {
+		if present(f.Path) {
+			kept = append(kept, f)
+		} else {
+			rep.Absent = append(rep.Absent, f)
+		}
+	}
+	rep.Files = kept
 }
 
 // FactKind is what a Fact of a run's history is about.
@@ -395,8 +433,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// CostLabel is how a run's cost is written: simulated on the simulator,
-// estimated where it came from the price table.
+// CostLabel is how a run's cost is written, saying what it is: simulated
+// on the simulator, estimated where any of it came from the price table,
+// else reported by the host.
 func CostLabel(usd float64, l store.RunLimits) string {
 	s := fmt.Sprintf("$%.4f", usd)
 	switch {
@@ -404,6 +443,8 @@ func CostLabel(usd float64, l store.RunLimits) string {
 		s += " (simulated)"
 	case l.CostEstimated:
 		s += " (estimated from Baton's price table of " + pricing.PricesDate + ")"
+	case usd > 0:
+		s += " (reported by the host)"
 	}
 	return s
 }

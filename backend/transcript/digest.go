@@ -175,11 +175,16 @@ type Digest struct {
 	CacheWrite   int64
 	CostUSD      float64
 	// PricedUSD is the cost of the tokens by the price table.
-	PricedUSD   float64
-	Assistant   bool // an assistant entry arrived
-	Text        bool // an assistant entry with text arrived
-	Result      bool // a result entry arrived (the turn ended)
-	ResultError string
+	PricedUSD float64
+	// OpenPricedUSD is the part of PricedUSD after the last entry that
+	// reported the cost (a result, a cost-state line); Settled: such an
+	// entry came.
+	OpenPricedUSD float64
+	Settled       bool
+	Assistant     bool // an assistant entry arrived
+	Text          bool // an assistant entry with text arrived
+	Result        bool // a result entry arrived (the turn ended)
+	ResultError   string
 	// Limit is the last limit an entry reported.
 	Limit *limits.Limit
 	// Calls are the tool calls made, in order; Done are the ids of the
@@ -227,6 +232,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				n, usd := pricedAdd(book, re.Message.ID, re.Message.Model, *re.Message.Usage)
 				d.addTokens(n)
 				d.PricedUSD += usd
+				d.OpenPricedUSD += usd
 			}
 			if e.Message == nil {
 				continue
@@ -255,6 +261,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 			}
 		case "result":
 			d.Result = true
+			d.Settled, d.OpenPricedUSD = true, 0
 			d.CostUSD += book.turnCost(re)
 			d.addTokens(book.result(re.Usage))
 			if e.IsError {
@@ -264,6 +271,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				}
 			}
 		case "cost-state":
+			d.Settled, d.OpenPricedUSD = true, 0
 			d.CostUSD += book.costState(re.TotalCostUSDState)
 		}
 	}

@@ -130,11 +130,11 @@ func (s *Seeds) CheckReport(taskID string, c *protocol.Completion) error {
 // used because of problem: for a mailbox run the corrected
 // completion_report it must send; "" when the workflows add no words of
 // their own.
-func (s *Seeds) Reprompt(problem string) string {
+func (s *Seeds) Reprompt(taskID, problem string) string {
 	if !s.mail.on() {
 		return ""
 	}
-	return mailReprompt(problem, s.mail.delimiters)
+	return mailReprompt(taskID, problem, s.mail.delimiters)
 }
 
 // AwaitingReview: a completion waits for its review; the mailbox shows it.

@@ -59,6 +59,8 @@ export const runEventNames = [
   'worker:merged',
   'orchestrator:mergeConflict',
   'orchestrator:worktree',
+  'orchestrator:checks',
+  'orchestrator:hostMoved',
 ] as const;
 export type RunEventName = (typeof runEventNames)[number];
 

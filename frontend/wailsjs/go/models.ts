@@ -85,6 +85,89 @@ export namespace view {
 	        this.maxTokens = source["maxTokens"];
 	    }
 	}
+	export class CheckRef {
+	    name: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    durationMs: number;
+	    verdict: string;
+	    tail?: string;
+	    message?: string;
+	    sentence: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.durationMs = source["durationMs"];
+	        this.verdict = source["verdict"];
+	        this.tail = source["tail"];
+	        this.message = source["message"];
+	        this.sentence = source["sentence"];
+	    }
+	}
+	export class CheckResult {
+	    runId: string;
+	    round: number;
+	    position: number;
+	    name: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    durationMs: number;
+	    tail: string;
+	    message?: string;
+	    verdict: string;
+	    dir?: string;
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.round = source["round"];
+	        this.position = source["position"];
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.durationMs = source["durationMs"];
+	        this.tail = source["tail"];
+	        this.message = source["message"];
+	        this.verdict = source["verdict"];
+	        this.dir = source["dir"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ConflictState {
 	    taskId: string;
 	    files: string[];
@@ -356,6 +439,48 @@ export namespace view {
 	        this.removed = source["removed"];
 	    }
 	}
+	export class ReportChecks {
+	    ran: boolean;
+	    looked: boolean;
+	    note: string;
+	    baseline: CheckRef[];
+	    after: CheckRef[];
+	    contradiction?: string;
+	    preExistingNote?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportChecks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ran = source["ran"];
+	        this.looked = source["looked"];
+	        this.note = source["note"];
+	        this.baseline = this.convertValues(source["baseline"], CheckRef);
+	        this.after = this.convertValues(source["after"], CheckRef);
+	        this.contradiction = source["contradiction"];
+	        this.preExistingNote = source["preExistingNote"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ReportCost {
 	    usd: number;
 	    inputTokens: number;
@@ -527,9 +652,11 @@ export namespace view {
 	    iterations: Iterations;
 	    decisions: Decision[];
 	    files: ReportFile[];
+	    absent?: ReportFile[];
 	    limitations: Limitation[];
 	    issues: string[];
 	    cost: ReportCost;
+	    checks?: ReportChecks;
 	
 	    static createFrom(source: any = {}) {
 	        return new FinalReport(source);
@@ -550,9 +677,11 @@ export namespace view {
 	        this.iterations = this.convertValues(source["iterations"], Iterations);
 	        this.decisions = this.convertValues(source["decisions"], Decision);
 	        this.files = this.convertValues(source["files"], ReportFile);
+	        this.absent = this.convertValues(source["absent"], ReportFile);
 	        this.limitations = this.convertValues(source["limitations"], Limitation);
 	        this.issues = source["issues"];
 	        this.cost = this.convertValues(source["cost"], ReportCost);
+	        this.checks = this.convertValues(source["checks"], ReportChecks);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -572,6 +701,28 @@ export namespace view {
 		    }
 		    return a;
 		}
+	}
+	export class RunHost {
+	    kind?: string;
+	    label?: string;
+	    path?: string;
+	    version?: string;
+	    endpoint?: string;
+	    description?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunHost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.label = source["label"];
+	        this.path = source["path"];
+	        this.version = source["version"];
+	        this.endpoint = source["endpoint"];
+	        this.description = source["description"];
+	    }
 	}
 	export class RunLimits {
 	    // Go type: time
@@ -689,6 +840,7 @@ export namespace view {
 	    // Go type: time
 	    completedAt?: any;
 	    limits: RunLimits;
+	    host: RunHost;
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -722,6 +874,7 @@ export namespace view {
 	        this.startedAt = this.convertValues(source["startedAt"], null);
 	        this.completedAt = this.convertValues(source["completedAt"], null);
 	        this.limits = this.convertValues(source["limits"], RunLimits);
+	        this.host = this.convertValues(source["host"], RunHost);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1219,6 +1372,7 @@ export namespace view {
 	}
 	
 	
+	
 	export class ReportExport {
 	    cancelled: boolean;
 	    path: string;
@@ -1485,6 +1639,9 @@ export namespace view {
 	    retryFailedReports?: boolean;
 	    isolation?: string;
 	    budget?: Budget;
+	    checks?: string[];
+	    checkTimeout?: number;
+	    strictScope?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TemplateConfig(source);
@@ -1508,6 +1665,9 @@ export namespace view {
 	        this.retryFailedReports = source["retryFailedReports"];
 	        this.isolation = source["isolation"];
 	        this.budget = this.convertValues(source["budget"], Budget);
+	        this.checks = source["checks"];
+	        this.checkTimeout = source["checkTimeout"];
+	        this.strictScope = source["strictScope"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1596,6 +1756,41 @@ export namespace view {
 	        this.template = this.convertValues(source["template"], Template);
 	        this.chain = source["chain"];
 	        this.sources = source["sources"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class RunChecks {
+	    note: string;
+	    running?: number;
+	    results: CheckResult[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RunChecks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.note = source["note"];
+	        this.running = source["running"];
+	        this.results = this.convertValues(source["results"], CheckResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2001,6 +2196,8 @@ export namespace view {
 	    waiting?: Permission;
 	    questions: string[];
 	    conflicts: string[];
+	    missingOutputs: string[];
+	    outOfScope: string[];
 	    model?: string;
 	    inputTokens: number;
 	    outputTokens: number;
@@ -2037,6 +2234,8 @@ export namespace view {
 	        this.waiting = this.convertValues(source["waiting"], Permission);
 	        this.questions = source["questions"];
 	        this.conflicts = source["conflicts"];
+	        this.missingOutputs = source["missingOutputs"];
+	        this.outOfScope = source["outOfScope"];
 	        this.model = source["model"];
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
@@ -2109,6 +2308,7 @@ export namespace view {
 	    reconnecting?: Reconnecting;
 	    worktree?: Worktree;
 	    userReviews: boolean;
+	    checks?: RunChecks;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -2125,6 +2325,7 @@ export namespace view {
 	        this.reconnecting = this.convertValues(source["reconnecting"], Reconnecting);
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.userReviews = source["userReviews"];
+	        this.checks = this.convertValues(source["checks"], RunChecks);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
