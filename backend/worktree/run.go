@@ -512,8 +512,8 @@ func (r *Run) Cleanup(ctx context.Context) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	for _, b := range lines(out) {
-		if _, err := runGit(ctx, r.Repo, "branch", "-D", "-q", b); err != nil {
+	for _, b := range append(lines(out), r.ApplyBranch()) {
+		if err := r.deleteBranch(ctx, b); err != nil {
 			errs = append(errs, err)
 		}
 	}
