@@ -61,6 +61,12 @@ func commands(b Build) []command {
 			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},
 		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI),
 			flags: func() *flag.FlagSet { fs, _, _, _ := cancelFlagSet(); return fs }},
+		{name: "apply", usage: applyUsage, summary: "apply a finished worktree run's changes to your current branch, all of them or only some tasks'", run: plain(ApplyCLI),
+			flags: fsOnly(applyFlagSet), details: applyDetails},
+		{name: "discard", usage: discardUsage, summary: "drop a finished worktree run's branch and worktrees, after saying what goes", run: DiscardCLI,
+			flags: fsOnly(discardFlagSet)},
+		{name: "push", usage: pushUsage, summary: "push a finished worktree run's branch to a remote, and open a pull request for it", run: plain(PushCLI),
+			flags: func() *flag.FlagSet { fs, _, _ := pushFlagSet(); return fs }, details: pushDetails},
 		{name: "delete", usage: deleteUsage, summary: "delete a finished run from the history (the files it wrote stay)", run: plain(DeleteCLI)},
 		{name: "parse", usage: "baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]", summary: "read an agent transcript or reply and show the answers Baton finds in it", run: plain(ParseCLI), flags: fsOnly(parseFlagSet)},
 		{name: "help", usage: "baton help [COMMAND]", summary: "show this help, or the help of one command", run: plain(func(args []string, stdout, stderr io.Writer) int {

@@ -193,6 +193,10 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var runID string
 	if *resume != "" {
 		runID = *resume
+		if run, err := svc.Runs.Run(ctx, runID); err == nil && view.Finished(run.Status) && *apply {
+			// A finished run has nothing to resume; --apply applies its branch.
+			return worktreeSummary(ctx, svc, runID, true, ExitOK, stdout, stderr)
+		}
 		if err := svc.Runs.Restore(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
@@ -530,6 +534,9 @@ func summary(ctx context.Context, svc *service.Services, run view.Run, stdout io
 			files = append(files, f.Path)
 		}
 		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(files, ", "))
+	}
+	if rep := snap.FinalReport; rep != nil {
+		printFinalReport(stdout, *rep) // iterations, decisions, known limitations (seed 004 5.1)
 	}
 	switch r.Status {
 	case view.RunInterrupted:

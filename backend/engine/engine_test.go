@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -275,9 +276,22 @@ func TestConfirmWithModifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := h.wait(id)
-	// A task the user skipped is not done: the run has an issue.
-	if run.Status != "completed_with_issues" || run.TasksCompleted != 3 || run.TasksSkipped != 1 {
-		t.Fatalf("run = %s, %d completed, %d skipped", run.Status, run.TasksCompleted, run.TasksSkipped)
+	// A task the user skipped is no failure: the run completed, and says
+	// so.
+	if run.Status != "completed" || run.TasksCompleted != 3 || run.TasksSkipped != 1 || len(run.Issues) != 0 {
+		t.Fatalf("run = %s, %d completed, %d skipped, issues %v", run.Status, run.TasksCompleted, run.TasksSkipped, run.Issues)
+	}
+	if !strings.Contains(run.Message, "1 task skipped by you: a.") {
+		t.Errorf("message = %q", run.Message)
+	}
+	rep, err := h.eng.FinalReport(context.Background(), id)
+	if err != nil || rep.Tasks.SkippedByUser != 1 || len(rep.Skipped) != 1 || !rep.Skipped[0].ByUser || !slices.Equal(rep.Notes, []string{"1 task skipped by you: a."}) {
+		t.Fatalf("report = %+v, %v", rep, err)
+	}
+	for _, l := range rep.Limitations {
+		if l.TaskID == "a" {
+			t.Errorf("a known limitation for a task the user skipped: %+v", l)
+		}
 	}
 	got := h.host.workerStarts()
 	if got["a"] != 0 || got["d"] != 1 || got["b"] != 1 {

@@ -373,9 +373,11 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	msg := summary
-	if r.run.TasksFailed+r.run.TasksSkipped > 0 {
+	if byUser := rep.Tasks.SkippedByUser; r.run.TasksFailed+r.run.TasksSkipped-byUser > 0 {
 		msg = fmt.Sprintf("%d of %d tasks completed, %d failed, %d skipped. %s", r.run.TasksCompleted,
 			r.run.TasksTotal, r.run.TasksFailed, r.run.TasksSkipped, summary)
+	} else if byUser > 0 {
+		msg = fmt.Sprintf("%d of %d tasks completed; %s %s", r.run.TasksCompleted, r.run.TasksTotal-byUser, strings.Join(rep.Notes, " "), summary)
 	}
 	if note := r.flows.Completed(); note != "" {
 		msg += " " + note

@@ -151,6 +151,9 @@ func writeFinalReport(b *strings.Builder, f *FinalReport) {
 		fmt.Fprintf(b, "; limit waits: %d", f.Cost.LimitWaits)
 	}
 	b.WriteString("\n")
+	for _, n := range f.Notes {
+		fmt.Fprintf(b, "- %s\n", mdText(n))
+	}
 
 	b.WriteString("\n### Known limitations\n\n")
 	if len(f.Limitations) == 0 {

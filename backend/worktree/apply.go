@@ -44,6 +44,11 @@ func (r *Run) MergeCommand() string {
 	return fmt.Sprintf("git -C %s merge %s", shellQuote(r.Repo), r.Branch)
 }
 
+// DiscardCommand is the command that drops the run branch by hand.
+func (r *Run) DiscardCommand() string {
+	return fmt.Sprintf("git -C %s branch -D %s", shellQuote(r.Repo), r.Branch)
+}
+
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(c rune) bool {
 		return !(c == '/' || c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
