@@ -33,7 +33,7 @@ func (f *recordedFlows) Restored()                                      {}
 func (f *recordedFlows) Reports() <-chan workflows.Report               { return nil }
 func (f *recordedFlows) Flush()                                         {}
 func (f *recordedFlows) Close()                                         {}
-func (f *recordedFlows) Finished(id string, ok bool, _ workflows.Done) { f.add("finished", id, ok) }
+func (f *recordedFlows) Finished(id string, ok bool, _ workflows.Done)  { f.add("finished", id, ok) }
 func (f *recordedFlows) Skipped(ids []string)                           { f.add("skipped", strings.Join(ids, ","), true) }
 func (f *recordedFlows) AwaitingReview(id string, _ *protocol.Completion) {
 	f.add("awaiting", id, true)
