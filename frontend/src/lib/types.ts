@@ -40,6 +40,10 @@ export type FinalReport = view.FinalReport;
 export type RunWorktree = view.Worktree;
 export type TaskChanges = view.TaskChanges;
 export type Applied = view.Applied;
+export type FileDiff = view.FileDiff;
+export type Remotes = view.Remotes;
+export type Pushed = view.Pushed;
+export type PullRequestResult = view.PullRequestResult;
 export type WorkerAction = 'pause' | 'resume' | 'cancel' | 'retry';
 
 // Builders: plain JSON made into the generated classes the bindings take.
