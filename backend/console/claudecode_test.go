@@ -191,7 +191,7 @@ func TestCrashAndResumeOnClaudeCode(t *testing.T) {
 	resume := exec.CommandContext(ctx, bin, "run", "--resume", runID, "--host", "claude-code", "--claude", cli, "--yes")
 	resume.Env = env
 	res, err := resume.CombinedOutput()
-	if err != nil || !strings.Contains(string(res), "completed: ") || strings.Contains(string(res), "failed") {
+	if err != nil || !strings.Contains(string(res), "completed: ") || mentionsFailure(string(res)) {
 		t.Fatalf("resume %s: %v\n%s", runID, err, res)
 	}
 	metas, _ := filepath.Glob(filepath.Join(config, "claude-code", "*.json"))
