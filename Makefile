@@ -20,7 +20,7 @@ HARDENING := GOFLAGS=-buildmode=pie CGO_CFLAGS="-g -O2 -D_FORTIFY_SOURCE=2 -fsta
 	CGO_LDFLAGS="-g -O2 -Wl,-z,relro,-z,now"
 DIST    := build/dist
 
-.PHONY: all deps test-deps build build-only run test vet vet-windows go-test frontend-check frontend-test smoke e2e fmt clean bench bench-diff \
+.PHONY: all deps test-deps build build-only run test vet vet-windows go-test frontend-check frontend-test smoke e2e remote-e2e fmt clean bench bench-diff \
 	package package-only package-check package-windows
 
 all: build
@@ -46,9 +46,9 @@ build-only:
 run: build
 	@./$(BIN)
 
-## test: every check: go vet, go test -race, svelte-check, Vitest, the desktop smoke test, the packages
+## test: every check: go vet, go test -race, svelte-check, Vitest, the desktop smoke test, the packages, the end-to-end tests
 test: test-deps
-	$(MAKE) --no-print-directory vet vet-windows go-test frontend-check frontend-test build-only smoke package-only package-check e2e
+	$(MAKE) --no-print-directory vet vet-windows go-test frontend-check frontend-test build-only smoke package-only package-check e2e remote-e2e
 
 vet:
 	go vet ./...
@@ -95,6 +95,10 @@ package-windows:
 ## e2e: the real frontend with the real bindings (wails dev) driven in Chromium: a run from wizard to History
 e2e:
 	scripts/e2e.sh
+
+## remote-e2e: "baton serve" driven in Chromium at a phone's size: the access link, a permission allowed from the Inbox on the Claude Code CLI host, the Origin check, a new link signing browsers out
+remote-e2e:
+	scripts/remote-e2e.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go' | grep -v '^frontend/wailsjs/')

@@ -12,6 +12,7 @@ import (
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // Services are the backend services the bindings delegate to; main.go takes
@@ -31,6 +32,8 @@ type Services struct {
 	Apply func(context.Context) error
 	// TestHost is the host test (service.Services.TestHost).
 	TestHost func(context.Context, settings.Settings) (doctor.Report, error)
+	// Remote is Settings → Remote access (nil: not available).
+	Remote RemoteAccess
 }
 
 // App holds the Wails bindings. Each method checks its input, makes one call
@@ -53,14 +56,19 @@ func (a *App) startup(ctx context.Context) {
 
 // Ready is called by the page once it has mounted. It returns what the
 // window shows about this build.
-func (a *App) Ready() desktop.Info {
-	a.Smoke.Ready()
-	return a.Info
+func (a *App) Ready() view.AppInfo {
+	if a.Smoke != nil {
+		a.Smoke.Ready()
+	}
+	return view.AppInfoOf(a.Info)
 }
 
 // ChooseFolder opens the native folder dialog and returns the chosen folder,
 // or "" when the user cancelled.
 func (a *App) ChooseFolder(title string) (string, error) {
+	if a.ctx == nil {
+		return "", errors.New("A browser has no folder dialog for Baton's machine: type the folder's path.")
+	}
 	if title == "" {
 		title = "Choose a project folder"
 	}

@@ -47,6 +47,9 @@ func (a *App) FinalReport(runID string) (view.FinalReport, error) {
 // ExportRunReport asks where to save the Markdown report of a run and writes
 // it there.
 func (a *App) ExportRunReport(runID string) (view.ReportExport, error) {
+	if a.ctx == nil {
+		return view.ReportExport{}, errNeedsWindow("Saving the report to a file")
+	}
 	if _, err := a.RunReport(runID); err != nil {
 		return view.ReportExport{}, err
 	}
@@ -79,6 +82,9 @@ func (a *App) ExportRunReport(runID string) (view.ReportExport, error) {
 // folder opens, a file opens the folder that holds it. path is absolute or
 // relative to the run's folder and must lie inside the run's folder.
 func (a *App) OpenPath(runID, path string) error {
+	if a.Files == nil {
+		return errNeedsWindow("Opening a folder in the file manager")
+	}
 	ctx, cancel := runCtx()
 	defer cancel()
 	run, err := a.Runs.Run(ctx, runID)

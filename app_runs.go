@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/view"
@@ -241,12 +240,12 @@ func deleteRefused(run view.Run) error {
 }
 
 // Inbox returns everything that waits for the user across active runs.
-func (a *App) Inbox() ([]inbox.Item, error) {
+func (a *App) Inbox() ([]view.InboxItem, error) {
 	ctx, cancel := runCtx()
 	defer cancel()
 	items, err := a.Runs.Inbox(ctx)
 	if err != nil {
 		return nil, runError("read the inbox", err)
 	}
-	return items, nil
+	return view.InboxOf(items), nil
 }

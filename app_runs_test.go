@@ -23,6 +23,7 @@ import (
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/testsupport"
+	"github.com/baton-app/baton/backend/view"
 )
 
 // oneTemplate gives every run the same template.
@@ -319,9 +320,9 @@ func workerOf(ctx context.Context, t *testing.T, eng *engine.Engine, runID, task
 	return store.Worker{}
 }
 
-func hasItem(items []inbox.Item, kind inbox.Kind, taskID, detail string) bool {
+func hasItem(items []view.InboxItem, kind inbox.Kind, taskID, detail string) bool {
 	for _, it := range items {
-		if it.Kind == kind && it.TaskID == taskID && it.Detail == detail {
+		if it.Kind == string(kind) && it.TaskID == taskID && it.Detail == detail {
 			return true
 		}
 	}

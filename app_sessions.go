@@ -12,16 +12,8 @@ import (
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
+	"github.com/baton-app/baton/backend/view"
 )
-
-// SessionTranscript is a session's transcript as the Sessions view shows it.
-type SessionTranscript struct {
-	Items []sessions.Item `json:"items"`
-	// Total is the number of transcript entries; Skipped the ones that
-	// could not be read.
-	Total   int `json:"total"`
-	Skipped int `json:"skipped"`
-}
 
 const sessionCallTimeout = 60 * time.Second
 
@@ -41,37 +33,37 @@ func sessionCtx() (context.Context, context.CancelFunc) {
 
 // ListSessions returns the host's sessions; hidden orchestrator workers only
 // when includeHidden is true.
-func (a *App) ListSessions(includeHidden bool) ([]session.Info, error) {
+func (a *App) ListSessions(includeHidden bool) ([]view.SessionInfo, error) {
 	ctx, cancel := sessionCtx()
 	defer cancel()
 	list, err := a.Hosts.List(ctx, includeHidden)
 	if err != nil {
 		return nil, sessionError(err, "list the sessions")
 	}
-	return list, nil
+	return view.SessionsOf(list), nil
 }
 
 // ReadSessionTranscript returns the whole transcript of session id.
-func (a *App) ReadSessionTranscript(id string) (SessionTranscript, error) {
+func (a *App) ReadSessionTranscript(id string) (view.SessionTranscript, error) {
 	if strings.TrimSpace(id) == "" {
-		return SessionTranscript{}, errors.New("Choose a session first.")
+		return view.SessionTranscript{}, errors.New("Choose a session first.")
 	}
 	ctx, cancel := sessionCtx()
 	defer cancel()
 	var (
-		out    SessionTranscript
+		out    view.SessionTranscript
 		cursor session.Cursor
 	)
 	for {
 		batch, err := a.Hosts.Read(ctx, session.ID(id), cursor)
 		if err != nil {
-			return SessionTranscript{}, sessionError(err, "read the transcript of "+id)
+			return view.SessionTranscript{}, sessionError(err, "read the transcript of "+id)
 		}
 		items, skipped := sessions.Items(batch.Entries)
 		if batch.Reset {
-			out = SessionTranscript{}
+			out = view.SessionTranscript{}
 		}
-		out.Items = append(out.Items, items...)
+		out.Items = append(out.Items, view.TranscriptItemsOf(items)...)
 		out.Skipped += skipped
 		out.Total = batch.Total
 		if len(batch.Entries) == 0 || batch.Next.Index >= batch.Total {
@@ -80,7 +72,7 @@ func (a *App) ReadSessionTranscript(id string) (SessionTranscript, error) {
 		cursor = batch.Next
 	}
 	if out.Items == nil {
-		out.Items = []sessions.Item{}
+		out.Items = []view.TranscriptItem{}
 	}
 	return out, nil
 }
@@ -136,14 +128,14 @@ func sessionTitle(message string) string {
 }
 
 // PendingPermissions returns the permission prompts sessions wait on.
-func (a *App) PendingPermissions() ([]sessions.Permission, error) {
+func (a *App) PendingPermissions() ([]view.PermissionPrompt, error) {
 	ctx, cancel := sessionCtx()
 	defer cancel()
 	reqs, err := a.Hosts.Pending(ctx)
 	if err != nil {
 		return nil, sessionError(err, "read the pending permission prompts")
 	}
-	return sessions.Permissions(reqs), nil
+	return view.PermissionPromptsOf(sessions.Permissions(reqs)), nil
 }
 
 // RespondPermission answers a permission prompt: "once", "always" or "deny".

@@ -9,55 +9,39 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/claude"
-	"github.com/baton-app/baton/backend/doctor"
-	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/settings"
+	"github.com/baton-app/baton/backend/view"
 )
 
-// SettingsView is what the Settings view shows: the settings in force, and
-// why settings.json could not be used, if it could not.
-type SettingsView struct {
-	Settings settings.Settings `json:"settings"`
-	Path     string            `json:"path"`
-	Problem  string            `json:"problem,omitempty"`
-	// StartAdvice says how to start Claude Desktop with its DevTools port on
-	// this platform.
-	StartAdvice string `json:"startAdvice"`
-	// ClaudeFound is the Claude Code CLI found on PATH while another host is
-	// in use: Settings offers it.
-	ClaudeFound string `json:"claudeFound,omitempty"`
-	// ClaudeVersion is the version of the CLI the Claude Code host runs
-	// (when it is the host in use); ClaudeProblem why it cannot be used.
-	ClaudeVersion string `json:"claudeVersion,omitempty"`
-	ClaudeProblem string `json:"claudeProblem,omitempty"`
-}
-
-func (a *App) settingsView() SettingsView {
-	v := SettingsView{Settings: a.Settings.Get(), Path: a.Settings.Path(), StartAdvice: claude.StartAdvice(runtime.GOOS, "9222")}
+// settingsView is what the Settings view shows: the settings in force, why
+// settings.json could not be used, and what the program kinds find.
+func (a *App) settingsView() view.SettingsView {
+	s := a.Settings.Get()
+	v := view.SettingsView{Settings: view.SettingsOf(s), Path: a.Settings.Path(), StartAdvice: claude.StartAdvice(runtime.GOOS, "9222")}
 	if err := a.Settings.Problem(); err != nil {
 		v.Problem = err.Error()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	// The one program kind is the Claude Code CLI.
-	for _, f := range a.Hosts.Kinds().Programs(ctx, v.Settings) {
-		if f.InUse {
-			v.ClaudeVersion, v.ClaudeProblem = f.Version, f.Problem
-		} else if f.Path != "" {
-			v.ClaudeFound = f.Path
-		}
-	}
+	v.Programs = view.HostProgramsOf(a.Hosts.Kinds().Programs(ctx, s))
 	return v
 }
 
 // GetSettings returns the settings in force.
-func (a *App) GetSettings() SettingsView {
+func (a *App) GetSettings() view.SettingsView {
 	return a.settingsView()
 }
 
-// SaveSettings checks and stores s, then applies it to the session host
-// connection.
-func (a *App) SaveSettings(s settings.Settings) (SettingsView, error) {
+// HostKinds returns the kinds of session host the settings can choose, in
+// the order Settings lists them, with the settings each one reads.
+func (a *App) HostKinds() []view.HostKind {
+	return view.HostKindsOf(a.Hosts.Kinds().Kinds())
+}
+
+// SaveSettings checks and stores the settings, then applies them to the
+// session host connection.
+func (a *App) SaveSettings(form view.Settings) (view.SettingsView, error) {
+	s := view.FileSettings(form)
 	if a.Runs.Busy() && a.Hosts.ConnectionChanged(a.Settings.Get(), s) {
 		return a.settingsView(), errors.New("Runs are active on the current session host: let them finish or cancel them before changing how Baton connects.")
 	}
@@ -86,7 +70,7 @@ func (a *App) applySettings() {
 
 // ResetSettings keeps a broken settings file as settings.json.broken and
 // goes back to the defaults.
-func (a *App) ResetSettings() (SettingsView, error) {
+func (a *App) ResetSettings() (view.SettingsView, error) {
 	if _, err := a.Settings.Reset(); err != nil {
 		return a.settingsView(), errors.New("Baton could not reset your settings: " + err.Error() + ".")
 	}
@@ -94,24 +78,24 @@ func (a *App) ResetSettings() (SettingsView, error) {
 	return a.settingsView(), nil
 }
 
-// TestConnection runs the host test for s (as the form holds it) and
-// returns its report.
-func (a *App) TestConnection(s settings.Settings) (doctor.Report, error) {
+// TestConnection runs the host test for the settings as the form holds
+// them and returns its report.
+func (a *App) TestConnection(form view.Settings) (view.DoctorReport, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	r, err := a.TestHost(ctx, s)
+	r, err := a.TestHost(ctx, view.FileSettings(form))
 	switch {
 	case errors.Is(err, settings.ErrInvalid):
-		return doctor.Report{}, invalidSetting(err)
+		return view.DoctorReport{}, invalidSetting(err)
 	case err != nil:
-		return doctor.Report{}, errors.New(sentence(err.Error()))
+		return view.DoctorReport{}, errors.New(sentence(err.Error()))
 	}
-	return r, nil
+	return view.DoctorReportOf(r), nil
 }
 
 // HostStatus returns the state of the connection to the session host.
-func (a *App) HostStatus() hosts.Status {
-	return a.Hosts.Status()
+func (a *App) HostStatus() view.HostStatus {
+	return view.HostStatusOf(a.Hosts.Status())
 }
 
 // invalidSetting turns a settings.ErrInvalid error into a sentence.

@@ -12,31 +12,18 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/view"
 )
-
-// TemplateImport is what ImportTemplate did: nothing when the user cancelled
-// the file picker, else the template it stored.
-type TemplateImport struct {
-	Cancelled bool              `json:"cancelled"`
-	Template  template.Template `json:"template"`
-}
-
-// TemplateExport is what ExportTemplate did: nothing when the user cancelled
-// the file picker, else the file it wrote.
-type TemplateExport struct {
-	Cancelled bool   `json:"cancelled"`
-	Path      string `json:"path"`
-}
 
 var jsonFilter = []wailsruntime.FileFilter{{DisplayName: "Baton template (*.json)", Pattern: "*.json"}}
 
 // ListTemplates returns every template, system ones first.
-func (a *App) ListTemplates() ([]template.TemplateInfo, error) {
+func (a *App) ListTemplates() ([]view.TemplateInfo, error) {
 	list, err := a.Templates.List()
 	if err != nil {
 		return nil, templateError("list the templates", err)
 	}
-	return list, nil
+	return view.TemplateInfosOf(list), nil
 }
 
 // TemplateSource returns the JSON document of template id as stored, before
@@ -54,66 +41,62 @@ func (a *App) TemplateSource(id string) (string, error) {
 
 // ResolveTemplate returns template id with its inheritance applied and the
 // template each value comes from.
-func (a *App) ResolveTemplate(id string) (template.Resolved, error) {
+func (a *App) ResolveTemplate(id string) (view.ResolvedTemplate, error) {
 	if err := needID(id); err != nil {
-		return template.Resolved{}, err
+		return view.ResolvedTemplate{}, err
 	}
 	r, err := a.Templates.Resolve(id)
 	if err != nil {
-		return template.Resolved{}, templateError("resolve the template", err)
+		return view.ResolvedTemplate{}, templateError("resolve the template", err)
 	}
-	return r, nil
+	return view.ResolvedTemplateOf(r), nil
 }
 
 // ResolveTemplateDraft resolves a document as the editor holds it, before it
 // is saved.
-func (a *App) ResolveTemplateDraft(doc string) (template.Resolved, error) {
+func (a *App) ResolveTemplateDraft(doc string) (view.ResolvedTemplate, error) {
 	if err := needDocument(doc); err != nil {
-		return template.Resolved{}, err
+		return view.ResolvedTemplate{}, err
 	}
 	r, err := a.Templates.ResolveDocument([]byte(doc))
 	if err != nil {
-		return template.Resolved{}, templateError("resolve the template", err)
+		return view.ResolvedTemplate{}, templateError("resolve the template", err)
 	}
-	return r, nil
+	return view.ResolvedTemplateOf(r), nil
 }
 
 // ValidateTemplate checks a document as the editor holds it, with the same
 // validator that saving uses. An empty list means it is valid.
-func (a *App) ValidateTemplate(doc string) []template.ValidationError {
-	problems := a.Templates.Validate([]byte(doc))
-	if problems == nil {
-		return []template.ValidationError{}
-	}
-	return problems
+func (a *App) ValidateTemplate(doc string) []view.TemplateProblem {
+	return view.TemplateProblemsOf(a.Templates.Validate([]byte(doc)))
 }
 
 // CreateTemplate stores a new custom template; without an id, one is made
 // from its name.
-func (a *App) CreateTemplate(doc string) (template.Template, error) {
+func (a *App) CreateTemplate(doc string) (view.Template, error) {
 	if err := needDocument(doc); err != nil {
-		return template.Template{}, err
+		return view.Template{}, err
 	}
 	t, err := a.Templates.Create([]byte(doc))
 	if err != nil {
-		return template.Template{}, templateError("save the template", err)
+		return view.Template{}, templateError("save the template", err)
 	}
-	return t, nil
+	return view.TemplateOf(t), nil
 }
 
 // UpdateTemplate replaces custom template id with doc.
-func (a *App) UpdateTemplate(id, doc string) (template.Template, error) {
+func (a *App) UpdateTemplate(id, doc string) (view.Template, error) {
 	if err := needID(id); err != nil {
-		return template.Template{}, err
+		return view.Template{}, err
 	}
 	if err := needDocument(doc); err != nil {
-		return template.Template{}, err
+		return view.Template{}, err
 	}
 	t, err := a.Templates.Update(id, []byte(doc))
 	if err != nil {
-		return template.Template{}, templateError("save the template", err)
+		return view.Template{}, templateError("save the template", err)
 	}
-	return t, nil
+	return view.TemplateOf(t), nil
 }
 
 // DeleteTemplate removes custom template id.
@@ -129,18 +112,18 @@ func (a *App) DeleteTemplate(id string) error {
 
 // DuplicateTemplate makes a custom template that extends id, named name
 // ("Copy of …" when empty).
-func (a *App) DuplicateTemplate(id, name string) (template.Template, error) {
+func (a *App) DuplicateTemplate(id, name string) (view.Template, error) {
 	if err := needID(id); err != nil {
-		return template.Template{}, err
+		return view.Template{}, err
 	}
 	if utf8.RuneCountInString(strings.TrimSpace(name)) > 80 {
-		return template.Template{}, errors.New("The name is too long: use at most 80 characters.")
+		return view.Template{}, errors.New("The name is too long: use at most 80 characters.")
 	}
 	t, err := a.Templates.Duplicate(id, name)
 	if err != nil {
-		return template.Template{}, templateError("duplicate the template", err)
+		return view.Template{}, templateError("duplicate the template", err)
 	}
-	return t, nil
+	return view.TemplateOf(t), nil
 }
 
 // GenerateTemplateID returns an unused id made from name.
@@ -153,29 +136,35 @@ func (a *App) GenerateTemplateID(name string) (string, error) {
 }
 
 // ImportTemplate asks for a template file and stores it as a new template.
-func (a *App) ImportTemplate() (TemplateImport, error) {
+func (a *App) ImportTemplate() (view.TemplateImport, error) {
+	if a.ctx == nil {
+		return view.TemplateImport{}, errNeedsWindow("Importing a template file")
+	}
 	path, err := wailsruntime.OpenFileDialog(a.ctx, wailsruntime.OpenDialogOptions{
 		Title:   "Import a template",
 		Filters: jsonFilter,
 	})
 	if err != nil {
-		return TemplateImport{}, templateError("open the file picker", err)
+		return view.TemplateImport{}, templateError("open the file picker", err)
 	}
 	if path == "" {
-		return TemplateImport{Cancelled: true}, nil
+		return view.TemplateImport{Cancelled: true}, nil
 	}
 	t, err := a.Templates.Import(path)
 	if err != nil {
-		return TemplateImport{}, templateError("import "+filepath.Base(path), err)
+		return view.TemplateImport{}, templateError("import "+filepath.Base(path), err)
 	}
-	return TemplateImport{Template: t}, nil
+	return view.TemplateImport{Template: view.TemplateOf(t)}, nil
 }
 
 // ExportTemplate asks where to save template id and writes it there: as
 // stored, or with resolved, complete with everything it inherits.
-func (a *App) ExportTemplate(id string, resolved bool) (TemplateExport, error) {
+func (a *App) ExportTemplate(id string, resolved bool) (view.TemplateExport, error) {
 	if err := needID(id); err != nil {
-		return TemplateExport{}, err
+		return view.TemplateExport{}, err
+	}
+	if a.ctx == nil {
+		return view.TemplateExport{}, errNeedsWindow("Saving the template to a file")
 	}
 	name := id
 	if resolved {
@@ -187,18 +176,18 @@ func (a *App) ExportTemplate(id string, resolved bool) (TemplateExport, error) {
 		Filters:         jsonFilter,
 	})
 	if err != nil {
-		return TemplateExport{}, templateError("open the file picker", err)
+		return view.TemplateExport{}, templateError("open the file picker", err)
 	}
 	if path == "" {
-		return TemplateExport{Cancelled: true}, nil
+		return view.TemplateExport{Cancelled: true}, nil
 	}
 	if filepath.Ext(path) == "" {
 		path += ".json"
 	}
 	if err := a.Templates.Export(id, path, resolved); err != nil {
-		return TemplateExport{}, templateError("export the template", err)
+		return view.TemplateExport{}, templateError("export the template", err)
 	}
-	return TemplateExport{Path: path}, nil
+	return view.TemplateExport{Path: path}, nil
 }
 
 // needID checks that a binding was given a template id at all; the manager

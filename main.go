@@ -17,6 +17,7 @@ import (
 
 	"github.com/baton-app/baton/backend/console"
 	"github.com/baton-app/baton/backend/desktop"
+	"github.com/baton-app/baton/backend/remote"
 	"github.com/baton-app/baton/backend/service"
 )
 
@@ -28,9 +29,33 @@ var icon []byte
 
 func main() {
 	if len(os.Args) > 1 {
-		os.Exit(console.Main(os.Args[1:], console.Build{Version: version, Commit: commit, Date: buildDate}, os.Stdin, os.Stdout, os.Stderr))
+		dist, _ := fs.Sub(assets, "frontend/dist")
+		b := console.Build{Version: version, Commit: commit, Date: buildDate, Frontend: dist, Bindings: browserBindings}
+		os.Exit(console.Main(os.Args[1:], b, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(runGUI())
+}
+
+// appServices are the bindings' services taken from svc; the window adds
+// its own (the startup check, the file manager).
+func appServices(svc *service.Services) Services {
+	return Services{
+		Info:      desktop.Info{Version: version, Commit: commit, BuildDate: buildDate, Platform: runtime.GOOS + "/" + runtime.GOARCH},
+		Templates: svc.Templates,
+		Settings:  svc.Settings,
+		Hosts:     svc.Hosts,
+		Runs:      svc.Runs,
+		Apply:     svc.ApplySettings,
+		TestHost:  svc.TestHost,
+	}
+}
+
+// browserBindings is the binding object "baton serve" gives browsers: the
+// window's bindings over svc, without a window.
+func browserBindings(svc *service.Services, access *remote.Access) any {
+	s := appServices(svc)
+	s.Remote = access
+	return NewApp(s).forBrowser()
 }
 
 // runGUI opens the window and returns the process exit code.
@@ -58,16 +83,24 @@ func runGUI() int {
 			logger.Warn("stop the services", "component", "main", "err", err)
 		}
 	}()
-	app := NewApp(Services{
-		Info:      desktop.Info{Version: version, Commit: commit, BuildDate: buildDate, Platform: runtime.GOOS + "/" + runtime.GOARCH},
-		Smoke:     win.smoke,
-		Templates: svc.Templates,
-		Settings:  svc.Settings,
-		Hosts:     svc.Hosts,
-		Runs:      svc.Runs,
-		Files:     win.files,
-		Apply:     svc.ApplySettings,
-		TestHost:  svc.TestHost,
-	})
+	s := appServices(svc)
+	s.Smoke, s.Files = win.smoke, win.files
+	// Settings → Remote access serves the same bindings to browsers.
+	if dir, err := remote.DefaultDir(); err != nil {
+		logger.Warn("no remote access", "component", "main", "err", err)
+	} else if access, err := remote.NewAccess(remote.AccessOptions{Dir: dir, Assets: dist, Logger: logger}); err != nil {
+		logger.Warn("no remote access", "component", "main", "err", err)
+	} else {
+		s.Remote, win.remote = access, access
+	}
+	app := NewApp(s)
+	if win.remote != nil {
+		bindings, err := remote.NewBindings(app.forBrowser())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "baton: the bindings cannot be served:", err)
+			return 1
+		}
+		win.remote.Serve(bindings)
+	}
 	return win.run(dist, svc, app)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/baton-app/baton/backend/desktop"
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/notify"
+	"github.com/baton-app/baton/backend/remote"
 	"github.com/baton-app/baton/backend/service"
 )
 
@@ -35,6 +36,7 @@ type window struct {
 	events   *eventBridge
 	svc      *service.Services
 	app      *App
+	remote   *remote.Access // nil: remote access is not available
 	tray     atomic.Pointer[notify.Tray]
 	quitting atomic.Bool // Quit from the tray: close even while runs are active
 }
@@ -53,6 +55,9 @@ func (w *window) openRun(runID string) {
 func (w *window) run(dist fs.FS, svc *service.Services, app *App) int {
 	w.svc, w.app = svc, app
 	svc.Events.Subscribe(w.events.Emit)
+	if w.remote != nil {
+		svc.Events.Subscribe(w.remote.Emit)
+	}
 	svc.Events.Subscribe(func(name string, payload any) {
 		if s, ok := payload.(inbox.Summary); ok && name == inbox.EventChanged {
 			if t := w.tray.Load(); t != nil {
@@ -106,6 +111,12 @@ func (w *window) startup(ctx context.Context) {
 	}
 	// Runs that were going when Baton last stopped go on.
 	w.svc.Restore()
+	// Browsers reach Baton again if it served them when it last closed.
+	if w.remote != nil {
+		if _, err := w.remote.Resume(); err != nil {
+			w.log.Warn("remote access did not start again", "component", "main", "err", err)
+		}
+	}
 	w.smoke.Start(ctx, func() { wailsruntime.Quit(ctx) }, func() { os.Exit(1) })
 }
 
@@ -123,6 +134,13 @@ func (w *window) shutdown(context.Context) {
 		t.Stop()
 	}
 	w.files.Close(2 * time.Second)
+	if w.remote != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := w.remote.Stop(ctx); err != nil {
+			w.log.Warn("stop remote access", "component", "main", "err", err)
+		}
+	}
 }
 
 // openFailure is the sentence for an error of service.Open.

@@ -10,22 +10,13 @@ import (
 	"github.com/baton-app/baton/backend/agent/agenttest"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // writeFiles writes a project (path → text) into a new folder.
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testsupport.Project(t, files)
 }
 
 // workerPrompt is a system template's worker prompt for a task.

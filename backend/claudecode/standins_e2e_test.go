@@ -12,6 +12,7 @@ import (
 	"github.com/baton-app/baton/backend/agent/agenttest"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // Model-sim's workers do real work (issue 27) through the real pinned CLI's
@@ -33,7 +34,7 @@ func TestModelSimWorkersDoRealWork(t *testing.T) {
 	})
 	t.Run("test-coverage", func(t *testing.T) {
 		dir := agenttest.GoModule(t)
-		base := strings.TrimSpace(agenttest.Git(t, dir, "rev-parse", "HEAD"))
+		base := strings.TrimSpace(testsupport.Git(t, dir, "rev-parse", "HEAD"))
 		run := runWithWorktrees(t, r, "test-coverage", dir, "Add tests for the packages without any")
 		agenttest.CheckTests(t, dir, base, run.TasksTotal)
 		agenttest.CheckGo(t, dir)

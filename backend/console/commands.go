@@ -4,16 +4,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/baton-app/baton/backend/remote"
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
 )
 
-// Build says which build of Baton runs; main sets it from its link flags.
+// Build says which build of Baton runs; main sets it from its link flags,
+// with what only the main package has: the frontend it embeds and the
+// window's bindings ("baton serve" serves both to browsers).
 type Build struct {
 	Version, Commit, Date string
+	// Frontend is the built frontend (index.html at its root).
+	Frontend fs.FS
+	// Bindings returns the window's binding object over svc, as browsers
+	// call it; access is the remote access that serves it.
+	Bindings func(svc *service.Services, access *remote.Access) any
 }
 
 // command is one headless subcommand of the baton binary. Its run function
@@ -68,6 +78,9 @@ func commands(b Build) []command {
 		{name: "push", usage: pushUsage, summary: "push a finished worktree run's branch to a remote, and open a pull request for it", run: plain(PushCLI),
 			flags: func() *flag.FlagSet { fs, _, _ := pushFlagSet(); return fs }, details: pushDetails},
 		{name: "delete", usage: deleteUsage, summary: "delete a finished run from the history (the files it wrote stay)", run: plain(DeleteCLI)},
+		{name: "serve", usage: serveUsage, summary: "serve the window to browsers, on a phone or another computer, behind an access link", run: plain(func(args []string, stdout, stderr io.Writer) int {
+			return ServeCLI(b, args, stdout, stderr)
+		}), flags: fsOnly(serveFlagSet), details: serveDetails},
 		{name: "parse", usage: "baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]", summary: "read an agent transcript or reply and show the answers Baton finds in it", run: plain(ParseCLI), flags: fsOnly(parseFlagSet)},
 		{name: "help", usage: "baton help [COMMAND]", summary: "show this help, or the help of one command", run: plain(func(args []string, stdout, stderr io.Writer) int {
 			return helpCLI(b, args, stdout, stderr)

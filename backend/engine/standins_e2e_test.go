@@ -16,6 +16,7 @@ import (
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // The simulator's workers do real work (issue 27), end to end through real
@@ -63,7 +64,7 @@ func TestSimulatorWorkersDoRealWork(t *testing.T) {
 
 	t.Run("test-coverage", func(t *testing.T) {
 		dir := agenttest.GoModule(t)
-		base := strings.TrimSpace(agenttest.Git(t, dir, "rev-parse", "HEAD"))
+		base := strings.TrimSpace(testsupport.Git(t, dir, "rev-parse", "HEAD"))
 		run, worktree := runOnModule(ctx, t, host, mgr, "test-coverage", dir, "Add tests for the packages without any")
 		if !worktree {
 			t.Fatalf("test-coverage did not run in worktrees")

@@ -35,7 +35,9 @@ type claudeCodeKind struct{ opts ClaudeCodeOptions }
 var _ Program = claudeCodeKind{}
 
 func (claudeCodeKind) Info() Info {
-	return Info{Name: settings.HostClaudeCode, Label: claudecode.Label, Fields: []string{"claudePath"}, SystemPrompt: true}
+	return Info{Name: settings.HostClaudeCode, Label: claudecode.Label,
+		Description: "One claude process per session, with your own login and environment.",
+		Fields:      []string{"claudePath"}, SystemPrompt: true}
 }
 
 // Open checks the CLI's version once; its children start with the

@@ -19,7 +19,8 @@ type desktopKind struct{}
 
 func (desktopKind) Info() Info {
 	return Info{Name: settings.HostDesktop, Label: "Claude Desktop",
-		Fields: []string{"cdpEndpoint", "allowRemoteCdp", "pagePattern", "pollIntervalMs"}}
+		Description: "Your Claude Desktop app, reached over its DevTools port.",
+		Fields:      []string{"cdpEndpoint", "pagePattern", "allowRemoteCdp", "pollIntervalMs"}}
 }
 
 func (desktopKind) Open(ctx context.Context, cfg settings.Settings, env Env) (Conn, error) {

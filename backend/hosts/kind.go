@@ -42,8 +42,10 @@ type Info struct {
 	Name settings.Host
 	// Short is how the terminal writes it (--host sim), when not Name.
 	Short string
-	// Label is how the UI names it.
-	Label string
+	// Label is how the UI names it; Description says in a sentence what
+	// it is, for the choice in Settings.
+	Label       string
+	Description string
 	// Fields are the settings (settings.json keys) its connection reads:
 	// a change of one of them needs a new connection.
 	Fields []string

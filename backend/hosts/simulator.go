@@ -33,8 +33,9 @@ type simulatorKind struct{ opts SimulatorOptions }
 
 func (simulatorKind) Info() Info {
 	return Info{Name: settings.HostSimulator, Short: "sim", Label: "Simulator — no AI",
-		Fields:    []string{"chromePath", "headless", "pollIntervalMs"},
-		Simulated: true}
+		Description: "A scripted agent in a local Chromium page. For trying Baton, demos and tests.",
+		Fields:      []string{"chromePath", "headless", "pollIntervalMs"},
+		Simulated:   true}
 }
 
 func (k simulatorKind) Open(ctx context.Context, cfg settings.Settings, env Env) (Conn, error) {

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/baton-app/baton/backend/agent"
+	"github.com/baton-app/baton/backend/testsupport"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -107,21 +107,11 @@ func newServer(t *testing.T, opts Options) *Server {
 // project is a small Go project folder.
 func project(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	return testsupport.Project(t, map[string]string{
 		"README.md":     "# Demo\n",
 		"go.mod":        "module demo\n",
 		"api/server.go": "package api\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 // cliBody is a request as the Claude Code CLI sends it: the prompt beside

@@ -41,6 +41,9 @@ type Options struct {
 	// Desktop opens what only the window uses: desktop notifications (when
 	// the session bus is there) and the inbox watcher.
 	Desktop bool
+	// Inbox opens the inbox watcher without the desktop notifications
+	// ("baton serve": browsers show the Inbox).
+	Inbox bool
 	// OnNotificationClick is called with the run of a clicked notification.
 	OnNotificationClick func(runID string)
 }
@@ -77,7 +80,7 @@ type Services struct {
 	// Runs are the use cases on runs, over the engine and the store.
 	Runs *Runs
 	// Inbox recounts what waits for the user and sends inbox.EventChanged;
-	// nil unless Options.Desktop.
+	// nil unless Options.Desktop or Options.Inbox.
 	Inbox *inbox.Watcher
 
 	store  *store.Store
@@ -150,14 +153,17 @@ func Open(o Options) (*Services, error) {
 	}
 	s.Runs = NewRuns(s.engine, s.store, s.Hosts)
 	if o.Desktop {
-		s.openDesktop(o)
+		s.openNotifications(o)
+	}
+	if o.Desktop || o.Inbox {
+		s.openInbox()
 	}
 	return s, nil
 }
 
-// openDesktop adds the desktop notifications, when the session bus is
-// there, and the inbox watcher.
-func (s *Services) openDesktop(o Options) {
+// openNotifications adds the desktop notifications, when the session bus
+// is there.
+func (s *Services) openNotifications(o Options) {
 	notifier, err := notify.Open(notify.DesktopOptions{AppName: "Baton", Icon: "baton", Logger: s.log, OnClick: o.OnNotificationClick})
 	if err != nil {
 		s.log.Warn("no desktop notifications", "component", "service", "err", err)
@@ -171,6 +177,10 @@ func (s *Services) openDesktop(o Options) {
 			}
 		})
 	}
+}
+
+// openInbox adds the inbox watcher.
+func (s *Services) openInbox() {
 	// The main sessions' prompts are read from the host, every 2 s while a
 	// run has one (the engine reports only the workers').
 	s.Inbox = inbox.NewWatcher(s.engine, s.Hosts, 200*time.Millisecond, 2*time.Second, func(sum inbox.Summary) {

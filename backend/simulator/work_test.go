@@ -13,6 +13,7 @@ import (
 	"github.com/baton-app/baton/backend/agent/agenttest"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // workerMessage is a system template's worker prompt for task id.
@@ -173,7 +174,7 @@ func TestPageLeavesUntrackedFilesOut(t *testing.T) {
 	t.Parallel()
 	_, base := newSim(t, Options{})
 	dir := agenttest.Project(t)
-	git := func(args ...string) { agenttest.Git(t, dir, args...) }
+	git := func(args ...string) { testsupport.Git(t, dir, args...) }
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "first")

@@ -1,11 +1,15 @@
 // Package view holds what the faces of Baton show and send: the structs the
-// window's bindings return and take, and what the terminal prints. They are
-// copied from the store's rows and the engine's snapshots, reports and
-// events, so that a change to a row (a new column, an internal field) does
-// not reach the frontend unnoticed; a type the engine changes stops the
-// conversion here from compiling. Their JSON names are the frontend's.
-// Only backend/service and this package know the engine's and the store's
-// own types: the bindings and backend/console read these.
+// window's bindings return and take (they take and return no other
+// package's, a test of the bindings holds them to it), and what the
+// terminal prints. They are copied from the store's rows, the engine's
+// snapshots, reports and events, and the types of the templates, the
+// settings, the session hosts and their sessions, so that a change to one
+// of those (a new column, an internal field) does not reach the frontend
+// unnoticed; a type the engine changes stops the conversion here from
+// compiling, and the tests here fail on a field a view leaves out. Their
+// JSON names are the frontend's. Only backend/service and this package
+// know the engine's and the store's own types: the bindings and
+// backend/console read these.
 package view
 
 import (

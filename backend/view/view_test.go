@@ -21,16 +21,26 @@ func fill(t *testing.T, v reflect.Value, depth int) {
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString("s-" + v.Type().Name())
-	case reflect.Int, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		v.SetInt(7)
-	case reflect.Float64:
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(7)
+	case reflect.Float32, reflect.Float64:
 		v.SetFloat(1.5)
 	case reflect.Bool:
 		v.SetBool(true)
 	case reflect.Map:
 		m := reflect.MakeMap(v.Type())
-		m.SetMapIndex(reflect.ValueOf("k"), reflect.ValueOf(any("v")))
+		e := reflect.New(v.Type().Elem()).Elem()
+		fill(t, e, depth+1)
+		m.SetMapIndex(reflect.ValueOf("k").Convert(v.Type().Key()), e)
 		v.Set(m)
+	case reflect.Interface:
+		if v.Type().NumMethod() == 0 {
+			v.Set(reflect.ValueOf("v"))
+		}
+	default:
+		t.Fatalf("fill cannot set a %v", v.Type())
 	case reflect.Slice:
 		if v.Type() == reflect.TypeFor[json.RawMessage]() {
 			v.SetBytes([]byte(`{"x":1}`))
@@ -54,6 +64,14 @@ func fill(t *testing.T, v reflect.Value, depth int) {
 			}
 		}
 	}
+}
+
+// filled is a T with every exported field set by fill.
+func filled[T any](t *testing.T) T {
+	t.Helper()
+	var v T
+	fill(t, reflect.ValueOf(&v).Elem(), 0)
+	return v
 }
 
 func sameJSON(t *testing.T, what string, row, view any) {

@@ -46,7 +46,7 @@ try {
   await page.getByRole('radio', { name: /Claude Code \(CLI\)/ }).check();
   await page.getByRole('textbox', { name: 'CLI path' }).fill(claude);
   await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await page.getByText(/^Claude Code \d+\.\d+\.\d+$/).waitFor();
+  await page.getByText(/^Claude Code \(CLI\) \d+\.\d+\.\d+$/).waitFor();
   console.log('Settings: the host is Claude Code (CLI)');
 
   await nav.getByRole('button', { name: 'New run' }).click();

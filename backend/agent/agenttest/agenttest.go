@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/template"
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // Project writes a small Go project into a temporary folder and returns
@@ -22,23 +23,13 @@ import (
 // store/db.go (5 files in 3 parts: the top level, api and store).
 func Project(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	return testsupport.Project(t, map[string]string{
 		"README.md":       "# Demo\n",
 		"go.mod":          "module demo\n",
 		"api/server.go":   "package api\n",
 		"api/handlers.go": "package api\n",
 		"store/db.go":     "package store\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 // SparcPrompts renders the sparc template's planning prompt and the
@@ -122,7 +113,7 @@ func GoModule(t testing.TB) string {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "the module as published"}} {
-		Git(t, dst, args...)
+		testsupport.Git(t, dst, args...)
 	}
 	for _, check := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."}} {
 		if out, err := Go(dst, check...); err != nil {
@@ -130,20 +121,6 @@ func GoModule(t testing.TB) string {
 		}
 	}
 	return dst
-}
-
-// Git runs git in dir as a test's author and returns its output.
-func Git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Baton Test", "GIT_AUTHOR_EMAIL=test@baton.invalid",
-		"GIT_COMMITTER_NAME=Baton Test", "GIT_COMMITTER_EMAIL=test@baton.invalid")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 // Go runs the go command in dir offline (the module cache only) and
@@ -162,7 +139,7 @@ func Go(dir string, args ...string) (string, error) {
 // linking the others; the root package's Decode documented from its code.
 func CheckPages(t testing.TB, dir string, tasks int) {
 	t.Helper()
-	status := Git(t, dir, "status", "--porcelain", "--untracked-files=all")
+	status := testsupport.Git(t, dir, "status", "--porcelain", "--untracked-files=all")
 	var pages []string
 	for line := range strings.SplitSeq(strings.TrimSpace(status), "\n") {
 		if !strings.HasPrefix(line, "?? docs/") {
@@ -206,7 +183,7 @@ func CheckPages(t testing.TB, dir string, tasks int) {
 // test file per task, each the agent's, and nothing left uncommitted.
 func CheckTests(t testing.TB, dir, base string, tasks int) {
 	t.Helper()
-	files := strings.Fields(Git(t, dir, "diff", "--name-only", base, "HEAD"))
+	files := strings.Fields(testsupport.Git(t, dir, "diff", "--name-only", base, "HEAD"))
 	if len(files) != tasks {
 		t.Errorf("%d files added for %d tasks: %v", len(files), tasks, files)
 	}
@@ -216,7 +193,7 @@ func CheckTests(t testing.TB, dir, base string, tasks int) {
 			t.Errorf("%s is not a test of the agent's (%v):\n%s", f, err, b)
 		}
 	}
-	if status := Git(t, dir, "status", "--porcelain"); status != "" {
+	if status := testsupport.Git(t, dir, "status", "--porcelain"); status != "" {
 		t.Errorf("git status after Apply:\n%s", status)
 	}
 }

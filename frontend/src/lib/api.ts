@@ -11,6 +11,7 @@ import type {
   FinalReport,
   HistoryPage,
   HistoryQuery,
+  HostKind,
   HostStatus,
   InboxItem,
   Modifications,
@@ -18,7 +19,9 @@ import type {
   PermissionPrompt,
   PullRequestResult,
   Pushed,
+  RemoteLink,
   Remotes,
+  RemoteStatus,
   ReportExport,
   ResolvedTemplate,
   Run,
@@ -105,6 +108,19 @@ export const api = {
 
   host: {
     status: (): Promise<HostStatus> => call('HostStatus', () => App.HostStatus()),
+    /** The kinds of session host Settings offers, with the settings each one reads. */
+    kinds: (): Promise<HostKind[]> => call('HostKinds', () => App.HostKinds()),
+  },
+
+  /** Settings → Remote access: Baton's window in a browser, behind an access link. */
+  remote: {
+    status: (): Promise<RemoteStatus> => call('RemoteAccessStatus', () => App.RemoteAccessStatus()),
+    /** Serves on listen (host:port); the first time it resolves with the access link, shown only then. */
+    start: (listen: string, behindProxy: boolean): Promise<RemoteLink> =>
+      call('StartRemoteAccess', () => App.StartRemoteAccess(listen, behindProxy)),
+    stop: (): Promise<void> => call('StopRemoteAccess', () => App.StopRemoteAccess()),
+    /** Replaces the access link, signing every browser out; resolves with the new link. */
+    newLink: (): Promise<RemoteLink> => call('NewRemoteLink', () => App.NewRemoteLink()),
   },
 
   /** The native folder dialog; resolves to '' when the user cancelled. */

@@ -3,24 +3,25 @@
 // one file that follows them. Everything else imports these names (through
 // here or through api.ts), never wailsjs/go/models.
 import { view } from '../../wailsjs/go/models';
-import type { desktop, doctor, hosts, inbox, main, session, sessions, settings, template } from '../../wailsjs/go/models';
 
-export type AppInfo = desktop.Info;
-export type TemplateInfo = template.TemplateInfo;
-export type Template = template.Template;
-export type TemplateVariable = template.Variable;
-export type ResolvedTemplate = template.Resolved;
-export type TemplateProblem = template.ValidationError;
-export type TemplateImport = main.TemplateImport;
-export type TemplateExport = main.TemplateExport;
-export type Settings = settings.Settings;
-export type SettingsView = main.SettingsView;
-export type DoctorReport = doctor.Report;
-export type HostStatus = hosts.Status;
-export type SessionInfo = session.Info;
-export type SessionTranscript = main.SessionTranscript;
-export type TranscriptItem = sessions.Item;
-export type PermissionPrompt = sessions.Permission;
+export type AppInfo = view.AppInfo;
+export type TemplateInfo = view.TemplateInfo;
+export type Template = view.Template;
+export type TemplateVariable = view.TemplateVariable;
+export type ResolvedTemplate = view.ResolvedTemplate;
+export type TemplateProblem = view.TemplateProblem;
+export type TemplateImport = view.TemplateImport;
+export type TemplateExport = view.TemplateExport;
+export type Settings = view.Settings;
+export type SettingsView = view.SettingsView;
+export type HostKind = view.HostKind;
+export type HostProgram = view.HostProgram;
+export type DoctorReport = view.DoctorReport;
+export type HostStatus = view.HostStatus;
+export type SessionInfo = view.SessionInfo;
+export type SessionTranscript = view.SessionTranscript;
+export type TranscriptItem = view.TranscriptItem;
+export type PermissionPrompt = view.PermissionPrompt;
 export type PermissionDecision = 'once' | 'always' | 'deny';
 export type Run = view.Run;
 export type Task = view.Task;
@@ -34,7 +35,7 @@ export type TaskEdit = view.TaskEdit;
 export type NewTask = view.NewTask;
 export type HistoryQuery = view.HistoryQuery;
 export type HistoryPage = view.HistoryPage;
-export type InboxItem = inbox.Item;
+export type InboxItem = view.InboxItem;
 export type ReportExport = view.ReportExport;
 export type FinalReport = view.FinalReport;
 export type RunWorktree = view.Worktree;
@@ -45,6 +46,8 @@ export type Remotes = view.Remotes;
 export type Pushed = view.Pushed;
 export type PullRequestResult = view.PullRequestResult;
 export type WorkerAction = 'pause' | 'resume' | 'cancel' | 'retry';
+export type RemoteStatus = view.RemoteStatus;
+export type RemoteLink = view.RemoteLink;
 
 // Builders: plain JSON made into the generated classes the bindings take.
 

@@ -16,10 +16,21 @@ const defaults = {
   recentFolders: [],
   claudePath: '',
   reconnectForSeconds: 120,
+  autoResumeAfterLimit: true,
 };
 
-function view(settings = defaults, problem = '') {
-  return { settings: { ...settings }, path: '/home/u/.config/baton/settings.json', problem, startAdvice: 'Quit Claude Desktop fully, then start it with --remote-debugging-port=9222' };
+// The kinds as Go registers them (backend/hosts): the form shows what each owns.
+const kinds = [
+  { name: 'simulator', label: 'Simulator — no AI', description: 'A scripted agent in a local Chromium page.', fields: ['chromePath', 'headless', 'pollIntervalMs'] },
+  { name: 'desktop', label: 'Claude Desktop', description: 'Your Claude Desktop app.', fields: ['cdpEndpoint', 'pagePattern', 'allowRemoteCdp', 'pollIntervalMs'] },
+  { name: 'claude-code', label: 'Claude Code (CLI)', description: 'One claude process per session.', fields: ['claudePath'] },
+];
+
+// cli is what Go found of the Claude Code CLI.
+const cli = (over: Record<string, unknown> = {}) => ({ host: 'claude-code', label: 'Claude Code (CLI)', inUse: false, ...over });
+
+function view(settings = defaults, problem = '', programs = [cli()]) {
+  return { settings: { ...settings }, path: '/home/u/.config/baton/settings.json', problem, startAdvice: 'Quit Claude Desktop fully, then start it with --remote-debugging-port=9222', programs };
 }
 
 // report is a doctor's report of Claude Desktop, failed unless over says.
@@ -27,13 +38,62 @@ function report(over: Record<string, unknown>) {
   return { host: 'desktop', label: 'Claude Desktop', ok: false, target: 'http://127.0.0.1:9222', version: '', checks: [], lists: [], ...over };
 }
 
-function setup(problem = '') {
+function setup(problem = '', hostKinds: unknown[] = kinds) {
+  answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
   answer('GetSettings', () => Promise.resolve(view(defaults, problem)));
   answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
+  answer('HostKinds', () => Promise.resolve(hostKinds));
   render(Settings);
 }
 
 describe('Settings view', () => {
+  it('offers the kinds Go registers and shows the fields the chosen one owns', async () => {
+    setup();
+    const radios = (await screen.findAllByRole('radio')) as HTMLInputElement[];
+    expect(radios.map((r) => r.value)).toEqual(['simulator', 'desktop', 'claude-code']);
+    expect(screen.getByText('A scripted agent in a local Chromium page.')).toBeTruthy();
+    // The simulator's own: its browser and the poll interval.
+    expect(screen.getByLabelText('Chrome or Chromium')).toBeTruthy();
+    expect((screen.getByRole('checkbox', { name: /without a window/ }) as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByLabelText('Poll interval (ms)') as HTMLInputElement).value).toBe('2000');
+    expect(screen.queryByLabelText('CLI path')).toBeNull();
+    // The CLI owns only its path: the simulator's fields go.
+    await fireEvent.click(screen.getByRole('radio', { name: /Claude Code/ }));
+    expect(screen.getByLabelText('CLI path')).toBeTruthy();
+    expect(screen.queryByLabelText('Chrome or Chromium')).toBeNull();
+    expect(screen.queryByLabelText('Poll interval (ms)')).toBeNull();
+    expect(screen.queryByText(/--remote-debugging-port/)).toBeNull();
+  });
+
+  it('shows a field of a kind from the table by its key, and one it does not know by its value', async () => {
+    setup('', [
+      { name: 'simulator', label: 'Simulator — no AI', description: '', fields: ['headless'] },
+      { name: 'elsewhere', label: 'Another machine', description: 'Runs the CLI there.', fields: ['claudePath', 'notifications', 'reconnectForSeconds'] },
+    ]);
+    answer('SaveSettings', (s) => Promise.resolve(view(s as typeof defaults)));
+    await fireEvent.click(await screen.findByRole('radio', { name: /Another machine/ }));
+    expect(screen.queryByRole('checkbox', { name: /without a window/ })).toBeNull();
+    await fireEvent.input(screen.getByLabelText('CLI path'), { target: { value: '/usr/bin/claude' } });
+    // Not in the table: a checkbox for a boolean, a number box for a number, named by the key.
+    const unknown = screen.getByRole('checkbox', { name: 'notifications' }) as HTMLInputElement;
+    expect(unknown.checked).toBe(true);
+    await fireEvent.click(unknown);
+    expect((screen.getByLabelText('reconnectForSeconds') as HTMLInputElement).type).toBe('number');
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() =>
+      expect(calls.find((c) => c.name === 'SaveSettings')?.args[0]).toMatchObject({ host: 'elsewhere', claudePath: '/usr/bin/claude', notifications: false }),
+    );
+  });
+
+  it('says why the host kinds could not be read', async () => {
+    answer('GetSettings', () => Promise.resolve(view()));
+    answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
+    answer('HostKinds', () => Promise.reject('Baton could not list the session hosts.'));
+    answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
+    render(Settings);
+    expect((await screen.findByRole('alert')).textContent).toContain('could not list the session hosts');
+  });
+
   it('shows the host choice and, for Claude Desktop, the endpoint and how to start it', async () => {
     setup();
     const desktop = await screen.findByRole('radio', { name: /Claude Desktop/ });
@@ -42,22 +102,29 @@ describe('Settings view', () => {
     await fireEvent.click(desktop);
     expect((screen.getByLabelText('CDP endpoint') as HTMLInputElement).value).toBe('http://127.0.0.1:9222');
     expect(screen.getByText(/--remote-debugging-port=9222/)).toBeTruthy();
+    expect(screen.queryByText(/has no password/)).toBeNull();
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Allow an endpoint on another machine' }));
+    expect(screen.getByText(/has no password/)).toBeTruthy();
   });
 
   it('offers the Claude Code CLI found on PATH and shows its path and version once chosen', async () => {
-    answer('GetSettings', () => Promise.resolve({ ...view(), claudeFound: '/usr/local/bin/claude' }));
+    answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
+    answer('GetSettings', () => Promise.resolve(view(defaults, '', [cli({ path: '/usr/local/bin/claude' })])));
     answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
+    answer('HostKinds', () => Promise.resolve(kinds));
     render(Settings);
     expect((await screen.findByRole('radio', { name: /Simulator/ }) as HTMLInputElement).checked).toBe(true);
     expect(screen.getByText(/\/usr\/local\/bin\/claude/)).toBeTruthy();
     expect(screen.queryByLabelText('CLI path')).toBeNull();
-    answer('SaveSettings', (s) => Promise.resolve({ ...view(s as typeof defaults), claudeVersion: '2.1.328' }));
-    await fireEvent.click(screen.getByRole('button', { name: 'Use Claude Code' }));
+    answer('SaveSettings', (s) => Promise.resolve(view(s as typeof defaults, '', [cli({ inUse: true, version: '2.1.328' })])));
+    await fireEvent.click(screen.getByRole('button', { name: 'Use Claude Code (CLI)' }));
     expect((screen.getByRole('radio', { name: /Claude Code \(CLI\)/ }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.queryByRole('button', { name: /^Use / })).toBeNull();
+    expect(screen.getByText('shown once saved')).toBeTruthy();
     const path = screen.getByLabelText('CLI path') as HTMLInputElement;
     await fireEvent.input(path, { target: { value: '/opt/claude/bin/claude' } });
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
-    await waitFor(() => expect(screen.getByText('Claude Code 2.1.328')).toBeTruthy());
+    await waitFor(() => expect(screen.getByText('Claude Code (CLI) 2.1.328')).toBeTruthy());
     const saved = calls.find((c) => c.name === 'SaveSettings');
     expect(saved?.args[0]).toMatchObject({ host: 'claude-code', claudePath: '/opt/claude/bin/claude' });
   });

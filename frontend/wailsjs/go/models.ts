@@ -1,13 +1,13 @@
-export namespace desktop {
+export namespace view {
 	
-	export class Info {
+	export class AppInfo {
 	    version: string;
 	    commit: string;
 	    buildDate: string;
 	    platform: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Info(source);
+	        return new AppInfo(source);
 	    }
 	
 	    constructor(source: any = {}) {
@@ -18,963 +18,6 @@ export namespace desktop {
 	        this.platform = source["platform"];
 	    }
 	}
-
-}
-
-export namespace doctor {
-	
-	export class Check {
-	    name: string;
-	    ok: boolean;
-	    detail: string;
-	    fix?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Check(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.ok = source["ok"];
-	        this.detail = source["detail"];
-	        this.fix = source["fix"];
-	    }
-	}
-	export class Item {
-	    name: string;
-	    ok: boolean;
-	    state: string;
-	    note?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Item(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.ok = source["ok"];
-	        this.state = source["state"];
-	        this.note = source["note"];
-	    }
-	}
-	export class List {
-	    title: string;
-	    items: Item[];
-	
-	    static createFrom(source: any = {}) {
-	        return new List(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.title = source["title"];
-	        this.items = this.convertValues(source["items"], Item);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Report {
-	    host: string;
-	    label: string;
-	    target: string;
-	    version: string;
-	    checks: Check[];
-	    lists: List[];
-	    ok: boolean;
-	    verdict?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Report(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.host = source["host"];
-	        this.label = source["label"];
-	        this.target = source["target"];
-	        this.version = source["version"];
-	        this.checks = this.convertValues(source["checks"], Check);
-	        this.lists = this.convertValues(source["lists"], List);
-	        this.ok = source["ok"];
-	        this.verdict = source["verdict"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace hosts {
-	
-	export class Status {
-	    host: string;
-	    label: string;
-	    state: string;
-	    reason?: string;
-	    endpoint?: string;
-	    page?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Status(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.host = source["host"];
-	        this.label = source["label"];
-	        this.state = source["state"];
-	        this.reason = source["reason"];
-	        this.endpoint = source["endpoint"];
-	        this.page = source["page"];
-	    }
-	}
-
-}
-
-export namespace inbox {
-	
-	export class Item {
-	    kind: string;
-	    runId: string;
-	    runName: string;
-	    taskId?: string;
-	    title: string;
-	    detail?: string;
-	    requestId?: string;
-	    sessionId?: string;
-	    // Go type: time
-	    since: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new Item(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.runId = source["runId"];
-	        this.runName = source["runName"];
-	        this.taskId = source["taskId"];
-	        this.title = source["title"];
-	        this.detail = source["detail"];
-	        this.requestId = source["requestId"];
-	        this.sessionId = source["sessionId"];
-	        this.since = this.convertValues(source["since"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace main {
-	
-	export class SessionTranscript {
-	    items: sessions.Item[];
-	    total: number;
-	    skipped: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new SessionTranscript(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.items = this.convertValues(source["items"], sessions.Item);
-	        this.total = source["total"];
-	        this.skipped = source["skipped"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class SettingsView {
-	    settings: settings.Settings;
-	    path: string;
-	    problem?: string;
-	    startAdvice: string;
-	    claudeFound?: string;
-	    claudeVersion?: string;
-	    claudeProblem?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SettingsView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.settings = this.convertValues(source["settings"], settings.Settings);
-	        this.path = source["path"];
-	        this.problem = source["problem"];
-	        this.startAdvice = source["startAdvice"];
-	        this.claudeFound = source["claudeFound"];
-	        this.claudeVersion = source["claudeVersion"];
-	        this.claudeProblem = source["claudeProblem"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class TemplateExport {
-	    cancelled: boolean;
-	    path: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new TemplateExport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.cancelled = source["cancelled"];
-	        this.path = source["path"];
-	    }
-	}
-	export class TemplateImport {
-	    cancelled: boolean;
-	    template: template.Template;
-	
-	    static createFrom(source: any = {}) {
-	        return new TemplateImport(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.cancelled = source["cancelled"];
-	        this.template = this.convertValues(source["template"], template.Template);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace session {
-	
-	export class PermissionRequest {
-	    requestId: string;
-	    sessionId?: string;
-	    toolName: string;
-	    input?: number[];
-	    suggestions?: number[];
-	
-	    static createFrom(source: any = {}) {
-	        return new PermissionRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.requestId = source["requestId"];
-	        this.sessionId = source["sessionId"];
-	        this.toolName = source["toolName"];
-	        this.input = source["input"];
-	        this.suggestions = source["suggestions"];
-	    }
-	}
-	export class Info {
-	    id: string;
-	    title: string;
-	    cwd: string;
-	    model?: string;
-	    permissionMode?: string;
-	    running: boolean;
-	    turnRunning: boolean;
-	    turnUnknown?: boolean;
-	    archived: boolean;
-	    hidden: boolean;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    lastActivityAt: any;
-	    pending: PermissionRequest[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Info(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.cwd = source["cwd"];
-	        this.model = source["model"];
-	        this.permissionMode = source["permissionMode"];
-	        this.running = source["running"];
-	        this.turnRunning = source["turnRunning"];
-	        this.turnUnknown = source["turnUnknown"];
-	        this.archived = source["archived"];
-	        this.hidden = source["hidden"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.lastActivityAt = this.convertValues(source["lastActivityAt"], null);
-	        this.pending = this.convertValues(source["pending"], PermissionRequest);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-
-}
-
-export namespace sessions {
-	
-	export class Item {
-	    uuid: string;
-	    timestamp: string;
-	    role: string;
-	    kind: string;
-	    text: string;
-	    tool?: string;
-	    summary?: string;
-	    isError?: boolean;
-	    truncated?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Item(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.uuid = source["uuid"];
-	        this.timestamp = source["timestamp"];
-	        this.role = source["role"];
-	        this.kind = source["kind"];
-	        this.text = source["text"];
-	        this.tool = source["tool"];
-	        this.summary = source["summary"];
-	        this.isError = source["isError"];
-	        this.truncated = source["truncated"];
-	    }
-	}
-	export class Permission {
-	    requestId: string;
-	    sessionId: string;
-	    tool: string;
-	    summary: string;
-	    input: string;
-	    question?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Permission(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.requestId = source["requestId"];
-	        this.sessionId = source["sessionId"];
-	        this.tool = source["tool"];
-	        this.summary = source["summary"];
-	        this.input = source["input"];
-	        this.question = source["question"];
-	    }
-	}
-
-}
-
-export namespace settings {
-	
-	export class Settings {
-	    host: string;
-	    cdpEndpoint: string;
-	    allowRemoteCdp: boolean;
-	    pagePattern: string;
-	    chromePath: string;
-	    headless: boolean;
-	    pollIntervalMs: number;
-	    notifications: boolean;
-	    theme: string;
-	    recentFolders: string[];
-	    claudePath: string;
-	    reconnectForSeconds: number;
-	    autoResumeAfterLimit: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Settings(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.host = source["host"];
-	        this.cdpEndpoint = source["cdpEndpoint"];
-	        this.allowRemoteCdp = source["allowRemoteCdp"];
-	        this.pagePattern = source["pagePattern"];
-	        this.chromePath = source["chromePath"];
-	        this.headless = source["headless"];
-	        this.pollIntervalMs = source["pollIntervalMs"];
-	        this.notifications = source["notifications"];
-	        this.theme = source["theme"];
-	        this.recentFolders = source["recentFolders"];
-	        this.claudePath = source["claudePath"];
-	        this.reconnectForSeconds = source["reconnectForSeconds"];
-	        this.autoResumeAfterLimit = source["autoResumeAfterLimit"];
-	    }
-	}
-
-}
-
-export namespace template {
-	
-	export class Budget {
-	    maxCostUsd?: number;
-	    maxTokens?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Budget(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.maxCostUsd = source["maxCostUsd"];
-	        this.maxTokens = source["maxTokens"];
-	    }
-	}
-	export class Journal {
-	    enabled: boolean;
-	    archive: boolean;
-	    fresh?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Journal(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.enabled = source["enabled"];
-	        this.archive = source["archive"];
-	        this.fresh = source["fresh"];
-	    }
-	}
-	export class Skills {
-	    enabled: boolean;
-	    directory?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Skills(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.enabled = source["enabled"];
-	        this.directory = source["directory"];
-	    }
-	}
-	export class Models {
-	    main: string;
-	    easy: string;
-	    normal: string;
-	    complex: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Models(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.main = source["main"];
-	        this.easy = source["easy"];
-	        this.normal = source["normal"];
-	        this.complex = source["complex"];
-	    }
-	}
-	export class Config {
-	    maxWorkers: number;
-	    workerTimeout: number;
-	    inactivityTimeout: number;
-	    maxRetries: number;
-	    spawnDelay: number;
-	    pollInterval: number;
-	    autoConfirm: boolean;
-	    permissionMode: string;
-	    maxTasks: number;
-	    models: Models;
-	    transport: string;
-	    skills: Skills;
-	    journal: Journal;
-	    retryFailedReports?: boolean;
-	    isolation?: string;
-	    budget?: Budget;
-	
-	    static createFrom(source: any = {}) {
-	        return new Config(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.maxWorkers = source["maxWorkers"];
-	        this.workerTimeout = source["workerTimeout"];
-	        this.inactivityTimeout = source["inactivityTimeout"];
-	        this.maxRetries = source["maxRetries"];
-	        this.spawnDelay = source["spawnDelay"];
-	        this.pollInterval = source["pollInterval"];
-	        this.autoConfirm = source["autoConfirm"];
-	        this.permissionMode = source["permissionMode"];
-	        this.maxTasks = source["maxTasks"];
-	        this.models = this.convertValues(source["models"], Models);
-	        this.transport = source["transport"];
-	        this.skills = this.convertValues(source["skills"], Skills);
-	        this.journal = this.convertValues(source["journal"], Journal);
-	        this.retryFailedReports = source["retryFailedReports"];
-	        this.isolation = source["isolation"];
-	        this.budget = this.convertValues(source["budget"], Budget);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	export class PhaseSettings {
-	    enabled: boolean;
-	    timeout: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new PhaseSettings(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.enabled = source["enabled"];
-	        this.timeout = source["timeout"];
-	    }
-	}
-	export class Verification {
-	    enabled: boolean;
-	    timeout: number;
-	    maxRemediationRounds: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Verification(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.enabled = source["enabled"];
-	        this.timeout = source["timeout"];
-	        this.maxRemediationRounds = source["maxRemediationRounds"];
-	    }
-	}
-	export class ReviewGate {
-	    enabled: boolean;
-	    timeout: number;
-	    reviewer: string;
-	    requireBuildSuccess: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new ReviewGate(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.enabled = source["enabled"];
-	        this.timeout = source["timeout"];
-	        this.reviewer = source["reviewer"];
-	        this.requireBuildSuccess = source["requireBuildSuccess"];
-	    }
-	}
-	export class Phases {
-	    analysis: PhaseSettings;
-	    taskPlanning: PhaseSettings;
-	    review: ReviewGate;
-	    workerExecution: PhaseSettings;
-	    aggregation: PhaseSettings;
-	    verification: Verification;
-	
-	    static createFrom(source: any = {}) {
-	        return new Phases(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.analysis = this.convertValues(source["analysis"], PhaseSettings);
-	        this.taskPlanning = this.convertValues(source["taskPlanning"], PhaseSettings);
-	        this.review = this.convertValues(source["review"], ReviewGate);
-	        this.workerExecution = this.convertValues(source["workerExecution"], PhaseSettings);
-	        this.aggregation = this.convertValues(source["aggregation"], PhaseSettings);
-	        this.verification = this.convertValues(source["verification"], Verification);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Prompt {
-	    system?: string;
-	    user?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Prompt(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.system = source["system"];
-	        this.user = source["user"];
-	    }
-	}
-	export class ResponseFormat {
-	    startDelimiter: string;
-	    endDelimiter: string;
-	    dialect: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ResponseFormat(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.startDelimiter = source["startDelimiter"];
-	        this.endDelimiter = source["endDelimiter"];
-	        this.dialect = source["dialect"];
-	    }
-	}
-	export class Prompts {
-	    responseFormat: ResponseFormat;
-	    analysis: Prompt;
-	    taskPlanning: Prompt;
-	    workerExecution: Prompt;
-	    review: Prompt;
-	    aggregation: Prompt;
-	    verification: Prompt;
-	
-	    static createFrom(source: any = {}) {
-	        return new Prompts(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.responseFormat = this.convertValues(source["responseFormat"], ResponseFormat);
-	        this.analysis = this.convertValues(source["analysis"], Prompt);
-	        this.taskPlanning = this.convertValues(source["taskPlanning"], Prompt);
-	        this.workerExecution = this.convertValues(source["workerExecution"], Prompt);
-	        this.review = this.convertValues(source["review"], Prompt);
-	        this.aggregation = this.convertValues(source["aggregation"], Prompt);
-	        this.verification = this.convertValues(source["verification"], Prompt);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Variable {
-	    type: string;
-	    label: string;
-	    description?: string;
-	    default?: any;
-	    required?: boolean;
-	    options?: string[];
-	    placeholder?: string;
-	    order?: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Variable(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.type = source["type"];
-	        this.label = source["label"];
-	        this.description = source["description"];
-	        this.default = source["default"];
-	        this.required = source["required"];
-	        this.options = source["options"];
-	        this.placeholder = source["placeholder"];
-	        this.order = source["order"];
-	    }
-	}
-	export class Template {
-	    id: string;
-	    name: string;
-	    description: string;
-	    icon?: string;
-	    version?: string;
-	    author?: string;
-	    tags?: string[];
-	    extends?: string;
-	    config: Config;
-	    phases: Phases;
-	    prompts: Prompts;
-	    variables?: Record<string, Variable>;
-	    ui?: Record<string, any>;
-	
-	    static createFrom(source: any = {}) {
-	        return new Template(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.description = source["description"];
-	        this.icon = source["icon"];
-	        this.version = source["version"];
-	        this.author = source["author"];
-	        this.tags = source["tags"];
-	        this.extends = source["extends"];
-	        this.config = this.convertValues(source["config"], Config);
-	        this.phases = this.convertValues(source["phases"], Phases);
-	        this.prompts = this.convertValues(source["prompts"], Prompts);
-	        this.variables = this.convertValues(source["variables"], Variable, true);
-	        this.ui = source["ui"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Resolved {
-	    template: Template;
-	    chain: string[];
-	    sources: Record<string, string>;
-	
-	    static createFrom(source: any = {}) {
-	        return new Resolved(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.template = this.convertValues(source["template"], Template);
-	        this.chain = source["chain"];
-	        this.sources = source["sources"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
-	
-	
-	
-	export class TemplateInfo {
-	    id: string;
-	    name: string;
-	    description: string;
-	    icon: string;
-	    version: string;
-	    author: string;
-	    tags: string[];
-	    extends?: string;
-	    isSystem: boolean;
-	    error?: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new TemplateInfo(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.name = source["name"];
-	        this.description = source["description"];
-	        this.icon = source["icon"];
-	        this.version = source["version"];
-	        this.author = source["author"];
-	        this.tags = source["tags"];
-	        this.extends = source["extends"];
-	        this.isSystem = source["isSystem"];
-	        this.error = source["error"];
-	    }
-	}
-	export class ValidationError {
-	    pointer: string;
-	    message: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ValidationError(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.pointer = source["pointer"];
-	        this.message = source["message"];
-	    }
-	}
-	
-
-}
-
-export namespace view {
-	
 	export class Applied {
 	    into: string;
 	    fastForward: boolean;
@@ -1165,6 +208,118 @@ export namespace view {
 	        this.resolution = source["resolution"];
 	        this.tasks = source["tasks"];
 	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DoctorCheck {
+	    name: string;
+	    ok: boolean;
+	    detail: string;
+	    fix?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DoctorCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.ok = source["ok"];
+	        this.detail = source["detail"];
+	        this.fix = source["fix"];
+	    }
+	}
+	export class DoctorItem {
+	    name: string;
+	    ok: boolean;
+	    state: string;
+	    note?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DoctorItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.ok = source["ok"];
+	        this.state = source["state"];
+	        this.note = source["note"];
+	    }
+	}
+	export class DoctorList {
+	    title: string;
+	    items: DoctorItem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new DoctorList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.title = source["title"];
+	        this.items = this.convertValues(source["items"], DoctorItem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DoctorReport {
+	    host: string;
+	    label: string;
+	    target: string;
+	    version: string;
+	    checks: DoctorCheck[];
+	    lists: DoctorList[];
+	    ok: boolean;
+	    verdict?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DoctorReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.label = source["label"];
+	        this.target = source["target"];
+	        this.version = source["version"];
+	        this.checks = this.convertValues(source["checks"], DoctorCheck);
+	        this.lists = this.convertValues(source["lists"], DoctorList);
+	        this.ok = source["ok"];
+	        this.verdict = source["verdict"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1703,6 +858,115 @@ export namespace view {
 		    return a;
 		}
 	}
+	export class HostKind {
+	    name: string;
+	    label: string;
+	    description: string;
+	    fields: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HostKind(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.label = source["label"];
+	        this.description = source["description"];
+	        this.fields = source["fields"];
+	    }
+	}
+	export class HostProgram {
+	    host: string;
+	    label: string;
+	    inUse: boolean;
+	    path?: string;
+	    version?: string;
+	    problem?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostProgram(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.label = source["label"];
+	        this.inUse = source["inUse"];
+	        this.path = source["path"];
+	        this.version = source["version"];
+	        this.problem = source["problem"];
+	    }
+	}
+	export class HostStatus {
+	    host: string;
+	    label: string;
+	    state: string;
+	    reason?: string;
+	    endpoint?: string;
+	    page?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.label = source["label"];
+	        this.state = source["state"];
+	        this.reason = source["reason"];
+	        this.endpoint = source["endpoint"];
+	        this.page = source["page"];
+	    }
+	}
+	export class InboxItem {
+	    kind: string;
+	    runId: string;
+	    runName: string;
+	    taskId?: string;
+	    title: string;
+	    detail?: string;
+	    requestId?: string;
+	    sessionId?: string;
+	    // Go type: time
+	    since: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new InboxItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.runId = source["runId"];
+	        this.runName = source["runName"];
+	        this.taskId = source["taskId"];
+	        this.title = source["title"];
+	        this.detail = source["detail"];
+	        this.requestId = source["requestId"];
+	        this.sessionId = source["sessionId"];
+	        this.since = this.convertValues(source["since"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	
 	export class NewTask {
@@ -1807,6 +1071,48 @@ export namespace view {
 	        this.requestId = source["requestId"];
 	        this.toolName = source["toolName"];
 	        this.input = source["input"];
+	    }
+	}
+	export class PermissionPrompt {
+	    requestId: string;
+	    sessionId: string;
+	    tool: string;
+	    summary: string;
+	    input: string;
+	    question?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionPrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.sessionId = source["sessionId"];
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.input = source["input"];
+	        this.question = source["question"];
+	    }
+	}
+	export class PermissionRequest {
+	    requestId: string;
+	    sessionId?: string;
+	    toolName: string;
+	    input?: number[];
+	    suggestions?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.requestId = source["requestId"];
+	        this.sessionId = source["sessionId"];
+	        this.toolName = source["toolName"];
+	        this.input = source["input"];
+	        this.suggestions = source["suggestions"];
 	    }
 	}
 	export class PhaseAnswer {
@@ -1980,6 +1286,92 @@ export namespace view {
 	        this.url = source["url"];
 	    }
 	}
+	export class RemoteStatus {
+	    running: boolean;
+	    listen: string;
+	    url?: string;
+	    tls: boolean;
+	    fingerprint?: string;
+	    behindProxy: boolean;
+	    headless: boolean;
+	    fromBrowser: boolean;
+	    browsers: number;
+	    hasLink: boolean;
+	    // Go type: time
+	    tokenCreated: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new RemoteStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.running = source["running"];
+	        this.listen = source["listen"];
+	        this.url = source["url"];
+	        this.tls = source["tls"];
+	        this.fingerprint = source["fingerprint"];
+	        this.behindProxy = source["behindProxy"];
+	        this.headless = source["headless"];
+	        this.fromBrowser = source["fromBrowser"];
+	        this.browsers = source["browsers"];
+	        this.hasLink = source["hasLink"];
+	        this.tokenCreated = this.convertValues(source["tokenCreated"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class RemoteLink {
+	    url?: string;
+	    qr?: string;
+	    status: RemoteStatus;
+	
+	    static createFrom(source: any = {}) {
+	        return new RemoteLink(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.qr = source["qr"];
+	        this.status = this.convertValues(source["status"], RemoteStatus);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Remotes {
 	    remotes: Remote[];
 	    default: string;
@@ -2030,8 +1422,582 @@ export namespace view {
 	    }
 	}
 	
+	export class TemplateVariable {
+	    type: string;
+	    label: string;
+	    description?: string;
+	    default?: any;
+	    required?: boolean;
+	    options?: string[];
+	    placeholder?: string;
+	    order?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateVariable(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.label = source["label"];
+	        this.description = source["description"];
+	        this.default = source["default"];
+	        this.required = source["required"];
+	        this.options = source["options"];
+	        this.placeholder = source["placeholder"];
+	        this.order = source["order"];
+	    }
+	}
+	export class TemplatePrompt {
+	    system?: string;
+	    user?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplatePrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.system = source["system"];
+	        this.user = source["user"];
+	    }
+	}
+	export class TemplateResponseFormat {
+	    startDelimiter: string;
+	    endDelimiter: string;
+	    dialect: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateResponseFormat(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.startDelimiter = source["startDelimiter"];
+	        this.endDelimiter = source["endDelimiter"];
+	        this.dialect = source["dialect"];
+	    }
+	}
+	export class TemplatePrompts {
+	    responseFormat: TemplateResponseFormat;
+	    analysis: TemplatePrompt;
+	    taskPlanning: TemplatePrompt;
+	    workerExecution: TemplatePrompt;
+	    review: TemplatePrompt;
+	    aggregation: TemplatePrompt;
+	    verification: TemplatePrompt;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplatePrompts(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.responseFormat = this.convertValues(source["responseFormat"], TemplateResponseFormat);
+	        this.analysis = this.convertValues(source["analysis"], TemplatePrompt);
+	        this.taskPlanning = this.convertValues(source["taskPlanning"], TemplatePrompt);
+	        this.workerExecution = this.convertValues(source["workerExecution"], TemplatePrompt);
+	        this.review = this.convertValues(source["review"], TemplatePrompt);
+	        this.aggregation = this.convertValues(source["aggregation"], TemplatePrompt);
+	        this.verification = this.convertValues(source["verification"], TemplatePrompt);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TemplateVerification {
+	    enabled: boolean;
+	    timeout: number;
+	    maxRemediationRounds: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateVerification(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.timeout = source["timeout"];
+	        this.maxRemediationRounds = source["maxRemediationRounds"];
+	    }
+	}
+	export class TemplateReview {
+	    enabled: boolean;
+	    timeout: number;
+	    reviewer: string;
+	    requireBuildSuccess: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateReview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.timeout = source["timeout"];
+	        this.reviewer = source["reviewer"];
+	        this.requireBuildSuccess = source["requireBuildSuccess"];
+	    }
+	}
+	export class TemplatePhase {
+	    enabled: boolean;
+	    timeout: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplatePhase(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.timeout = source["timeout"];
+	    }
+	}
+	export class TemplatePhases {
+	    analysis: TemplatePhase;
+	    taskPlanning: TemplatePhase;
+	    review: TemplateReview;
+	    workerExecution: TemplatePhase;
+	    aggregation: TemplatePhase;
+	    verification: TemplateVerification;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplatePhases(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.analysis = this.convertValues(source["analysis"], TemplatePhase);
+	        this.taskPlanning = this.convertValues(source["taskPlanning"], TemplatePhase);
+	        this.review = this.convertValues(source["review"], TemplateReview);
+	        this.workerExecution = this.convertValues(source["workerExecution"], TemplatePhase);
+	        this.aggregation = this.convertValues(source["aggregation"], TemplatePhase);
+	        this.verification = this.convertValues(source["verification"], TemplateVerification);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TemplateJournal {
+	    enabled: boolean;
+	    archive: boolean;
+	    fresh?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateJournal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.archive = source["archive"];
+	        this.fresh = source["fresh"];
+	    }
+	}
+	export class TemplateSkills {
+	    enabled: boolean;
+	    directory?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateSkills(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.directory = source["directory"];
+	    }
+	}
+	export class TemplateModels {
+	    main: string;
+	    easy: string;
+	    normal: string;
+	    complex: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateModels(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.main = source["main"];
+	        this.easy = source["easy"];
+	        this.normal = source["normal"];
+	        this.complex = source["complex"];
+	    }
+	}
+	export class TemplateConfig {
+	    maxWorkers: number;
+	    workerTimeout: number;
+	    inactivityTimeout: number;
+	    maxRetries: number;
+	    spawnDelay: number;
+	    pollInterval: number;
+	    autoConfirm: boolean;
+	    permissionMode: string;
+	    maxTasks: number;
+	    models: TemplateModels;
+	    transport: string;
+	    skills: TemplateSkills;
+	    journal: TemplateJournal;
+	    retryFailedReports?: boolean;
+	    isolation?: string;
+	    budget?: Budget;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateConfig(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.maxWorkers = source["maxWorkers"];
+	        this.workerTimeout = source["workerTimeout"];
+	        this.inactivityTimeout = source["inactivityTimeout"];
+	        this.maxRetries = source["maxRetries"];
+	        this.spawnDelay = source["spawnDelay"];
+	        this.pollInterval = source["pollInterval"];
+	        this.autoConfirm = source["autoConfirm"];
+	        this.permissionMode = source["permissionMode"];
+	        this.maxTasks = source["maxTasks"];
+	        this.models = this.convertValues(source["models"], TemplateModels);
+	        this.transport = source["transport"];
+	        this.skills = this.convertValues(source["skills"], TemplateSkills);
+	        this.journal = this.convertValues(source["journal"], TemplateJournal);
+	        this.retryFailedReports = source["retryFailedReports"];
+	        this.isolation = source["isolation"];
+	        this.budget = this.convertValues(source["budget"], Budget);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Template {
+	    id: string;
+	    name: string;
+	    description: string;
+	    icon?: string;
+	    version?: string;
+	    author?: string;
+	    tags?: string[];
+	    extends?: string;
+	    config: TemplateConfig;
+	    phases: TemplatePhases;
+	    prompts: TemplatePrompts;
+	    variables?: Record<string, TemplateVariable>;
+	    ui?: Record<string, any>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Template(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.icon = source["icon"];
+	        this.version = source["version"];
+	        this.author = source["author"];
+	        this.tags = source["tags"];
+	        this.extends = source["extends"];
+	        this.config = this.convertValues(source["config"], TemplateConfig);
+	        this.phases = this.convertValues(source["phases"], TemplatePhases);
+	        this.prompts = this.convertValues(source["prompts"], TemplatePrompts);
+	        this.variables = this.convertValues(source["variables"], TemplateVariable, true);
+	        this.ui = source["ui"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ResolvedTemplate {
+	    template: Template;
+	    chain: string[];
+	    sources: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new ResolvedTemplate(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.template = this.convertValues(source["template"], Template);
+	        this.chain = source["chain"];
+	        this.sources = source["sources"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	
+	export class SessionInfo {
+	    id: string;
+	    title: string;
+	    cwd: string;
+	    model?: string;
+	    permissionMode?: string;
+	    running: boolean;
+	    turnRunning: boolean;
+	    turnUnknown?: boolean;
+	    archived: boolean;
+	    hidden: boolean;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    lastActivityAt: any;
+	    pending: PermissionRequest[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.cwd = source["cwd"];
+	        this.model = source["model"];
+	        this.permissionMode = source["permissionMode"];
+	        this.running = source["running"];
+	        this.turnRunning = source["turnRunning"];
+	        this.turnUnknown = source["turnUnknown"];
+	        this.archived = source["archived"];
+	        this.hidden = source["hidden"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.lastActivityAt = this.convertValues(source["lastActivityAt"], null);
+	        this.pending = this.convertValues(source["pending"], PermissionRequest);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TranscriptItem {
+	    uuid: string;
+	    timestamp: string;
+	    role: string;
+	    kind: string;
+	    text: string;
+	    tool?: string;
+	    summary?: string;
+	    isError?: boolean;
+	    truncated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TranscriptItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.uuid = source["uuid"];
+	        this.timestamp = source["timestamp"];
+	        this.role = source["role"];
+	        this.kind = source["kind"];
+	        this.text = source["text"];
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.isError = source["isError"];
+	        this.truncated = source["truncated"];
+	    }
+	}
+	export class SessionTranscript {
+	    items: TranscriptItem[];
+	    total: number;
+	    skipped: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionTranscript(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.items = this.convertValues(source["items"], TranscriptItem);
+	        this.total = source["total"];
+	        this.skipped = source["skipped"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Settings {
+	    host: string;
+	    cdpEndpoint: string;
+	    allowRemoteCdp: boolean;
+	    pagePattern: string;
+	    chromePath: string;
+	    headless: boolean;
+	    pollIntervalMs: number;
+	    notifications: boolean;
+	    theme: string;
+	    recentFolders: string[];
+	    claudePath: string;
+	    reconnectForSeconds: number;
+	    autoResumeAfterLimit: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Settings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.host = source["host"];
+	        this.cdpEndpoint = source["cdpEndpoint"];
+	        this.allowRemoteCdp = source["allowRemoteCdp"];
+	        this.pagePattern = source["pagePattern"];
+	        this.chromePath = source["chromePath"];
+	        this.headless = source["headless"];
+	        this.pollIntervalMs = source["pollIntervalMs"];
+	        this.notifications = source["notifications"];
+	        this.theme = source["theme"];
+	        this.recentFolders = source["recentFolders"];
+	        this.claudePath = source["claudePath"];
+	        this.reconnectForSeconds = source["reconnectForSeconds"];
+	        this.autoResumeAfterLimit = source["autoResumeAfterLimit"];
+	    }
+	}
+	export class SettingsView {
+	    settings: Settings;
+	    path: string;
+	    problem?: string;
+	    startAdvice: string;
+	    programs: HostProgram[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.settings = this.convertValues(source["settings"], Settings);
+	        this.path = source["path"];
+	        this.problem = source["problem"];
+	        this.startAdvice = source["startAdvice"];
+	        this.programs = this.convertValues(source["programs"], HostProgram);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class TaskChanges {
 	    taskId: string;
 	    merged: boolean;
@@ -2322,6 +2288,110 @@ export namespace view {
 		    return a;
 		}
 	}
+	
+	
+	
+	
+	
+	
+	
+	export class TemplateExport {
+	    cancelled: boolean;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateExport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cancelled = source["cancelled"];
+	        this.path = source["path"];
+	    }
+	}
+	export class TemplateImport {
+	    cancelled: boolean;
+	    template: Template;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateImport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cancelled = source["cancelled"];
+	        this.template = this.convertValues(source["template"], Template);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TemplateInfo {
+	    id: string;
+	    name: string;
+	    description: string;
+	    icon: string;
+	    version: string;
+	    author: string;
+	    tags: string[];
+	    extends?: string;
+	    isSystem: boolean;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.icon = source["icon"];
+	        this.version = source["version"];
+	        this.author = source["author"];
+	        this.tags = source["tags"];
+	        this.extends = source["extends"];
+	        this.isSystem = source["isSystem"];
+	        this.error = source["error"];
+	    }
+	}
+	
+	
+	
+	
+	export class TemplateProblem {
+	    pointer: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TemplateProblem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.pointer = source["pointer"];
+	        this.message = source["message"];
+	    }
+	}
+	
+	
+	
 	
 	
 	

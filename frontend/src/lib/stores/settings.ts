@@ -1,11 +1,14 @@
 import { get, writable, type Readable } from 'svelte/store';
-import { api, type DoctorReport, type Settings, type SettingsView } from '../api';
+import { api, type DoctorReport, type HostKind, type Settings, type SettingsView } from '../api';
 
 export type SettingsState = {
   status: 'loading' | 'ready' | 'error';
   view?: SettingsView;
   /** Why loading failed. */
   error?: Error;
+  /** The kinds of session host the settings can choose, once loaded. */
+  kinds?: HostKind[];
+  kindsError?: Error;
   saving: boolean;
   saveError?: Error;
   testing: boolean;
@@ -25,6 +28,7 @@ export function applyTheme(theme: string | undefined): void {
 
 export function createSettingsStore(): Readable<SettingsState> & {
   load: () => Promise<void>;
+  loadKinds: () => Promise<void>;
   save: (s: Settings) => Promise<boolean>;
   reset: () => Promise<void>;
   test: (s: Settings) => Promise<void>;
@@ -42,6 +46,13 @@ export function createSettingsStore(): Readable<SettingsState> & {
         loaded(await api.settings.get());
       } catch (error) {
         patch({ status: 'error', error: error as Error });
+      }
+    },
+    async loadKinds() {
+      try {
+        patch({ kinds: await api.host.kinds(), kindsError: undefined });
+      } catch (error) {
+        patch({ kindsError: error as Error });
       }
     },
     /** Saves s; false (with saveError set) when Go refused it. */

@@ -50,11 +50,19 @@ export const SaveSettings = (s: T.Settings): Promise<T.SettingsView> => invoke('
 export const ResetSettings = (): Promise<T.SettingsView> => invoke('ResetSettings');
 export const TestConnection = (s: T.Settings): Promise<T.DoctorReport> => invoke('TestConnection', s);
 export const HostStatus = (): Promise<T.HostStatus> => invoke('HostStatus');
+export const HostKinds = (): Promise<T.HostKind[]> => invoke('HostKinds');
 export const ListSessions = (includeHidden: boolean): Promise<T.SessionInfo[]> => invoke('ListSessions', includeHidden);
 export const ReadSessionTranscript = (id: string): Promise<T.SessionTranscript> => invoke('ReadSessionTranscript', id);
 export const SendToSession = (id: string, text: string): Promise<void> => invoke('SendToSession', id, text);
 export const StartSession = (cwd: string, message: string): Promise<string> => invoke('StartSession', cwd, message);
 export const ChooseFolder = (title: string): Promise<string> => invoke('ChooseFolder', title);
+
+// Remote access bindings (app_remote.go).
+export const RemoteAccessStatus = (): Promise<T.RemoteStatus> => invoke('RemoteAccessStatus');
+export const StartRemoteAccess = (listen: string, behindProxy: boolean): Promise<T.RemoteLink> =>
+  invoke('StartRemoteAccess', listen, behindProxy);
+export const StopRemoteAccess = (): Promise<void> => invoke('StopRemoteAccess');
+export const NewRemoteLink = (): Promise<T.RemoteLink> => invoke('NewRemoteLink');
 export const PendingPermissions = (): Promise<T.PermissionPrompt[]> => invoke('PendingPermissions');
 export const RespondPermission = (requestId: string, decision: string): Promise<void> =>
   invoke('RespondPermission', requestId, decision);

@@ -82,6 +82,10 @@ export function History(arg1) {
   return window['go']['main']['App']['History'](arg1);
 }
 
+export function HostKinds() {
+  return window['go']['main']['App']['HostKinds']();
+}
+
 export function HostStatus() {
   return window['go']['main']['App']['HostStatus']();
 }
@@ -100,6 +104,10 @@ export function ListSessions(arg1) {
 
 export function ListTemplates() {
   return window['go']['main']['App']['ListTemplates']();
+}
+
+export function NewRemoteLink() {
+  return window['go']['main']['App']['NewRemoteLink']();
 }
 
 export function OpenInEditor(arg1, arg2) {
@@ -136,6 +144,10 @@ export function ReadSessionTranscript(arg1) {
 
 export function Ready() {
   return window['go']['main']['App']['Ready']();
+}
+
+export function RemoteAccessStatus() {
+  return window['go']['main']['App']['RemoteAccessStatus']();
 }
 
 export function ResetSettings() {
@@ -194,12 +206,20 @@ export function SendToSession(arg1, arg2) {
   return window['go']['main']['App']['SendToSession'](arg1, arg2);
 }
 
+export function StartRemoteAccess(arg1, arg2) {
+  return window['go']['main']['App']['StartRemoteAccess'](arg1, arg2);
+}
+
 export function StartRun(arg1) {
   return window['go']['main']['App']['StartRun'](arg1);
 }
 
 export function StartSession(arg1, arg2) {
   return window['go']['main']['App']['StartSession'](arg1, arg2);
+}
+
+export function StopRemoteAccess() {
+  return window['go']['main']['App']['StopRemoteAccess']();
 }
 
 export function TaskPatch(arg1, arg2) {
