@@ -117,6 +117,9 @@ func (a *App) RunDiff(runID, taskID string) ([]view.FileDiff, error) {
 // OpenInEditor opens a file the run changed in the user's editor; the
 // window never edits files itself.
 func (a *App) OpenInEditor(runID, path string) error {
+	if a.Files == nil {
+		return errNeedsWindow("Opening a file in your editor")
+	}
 	ctx, cancel := runCtx()
 	defer cancel()
 	file, err := a.Runs.ChangedFile(ctx, runID, path)
