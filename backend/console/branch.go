@@ -34,6 +34,12 @@ run branch keeps the other tasks' changes until every one is applied or you
 discard it. Apply changes nothing when your uncommitted changes touch the
 same files. The git command that does the same by hand is printed too.`
 
+const discardDetails = `Says what it deletes: the run branch with the changes of the tasks not
+applied yet (how many tasks, how many files) and the run's worktrees; your
+branch and your uncommitted changes stay, and so does a copy already
+pushed. It asks first unless --yes, then deletes them and prints the git
+command that does the same by hand.`
+
 const pushDetails = `Pushes the branch of a finished worktree run to a remote of its repository
 (--remote, default origin or the remote pushed to last) with your own git
 setup: your credential helpers, SSH keys and configuration. With

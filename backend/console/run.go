@@ -27,8 +27,12 @@ run waits for is asked on the terminal: the task list (unless --yes),
 workers' questions (AskUserQuestion options are listed: type a number or your
 own words), permission prompts, and reviews the template leaves to you. A
 question left open is asked again on --resume. A task list that fails its
-checks is printed with its problems: fix it with --plan FILE (a JSON file
+checks is printed with its problems (also one the planner still left
+incomplete after its re-prompts): fix it with --plan FILE (a JSON file
 with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
+The end prints the outcome, the files written and the final report:
+iterations, notes (such as the tasks you skipped), decisions and known
+limitations.
 --permission-mode sets the workers' mode for this run, one of the CLI's
 modes: MODES.
 With --host claude-code every session is a Claude Code CLI process (claude on
@@ -40,18 +44,11 @@ with --resume they raise the budget and the run goes on. A rate, overload or
 usage limit is waited for ("waiting for the limit, resumes at HH:MM").
 With worktree isolation (the template's, or --isolation worktree) every worker
 works in its own git worktree and the results land on the branch baton/RUN_ID;
-the end prints each task's changed files and the command that merges the
-branch, and --apply merges it into your current branch (refused, changing
-nothing, when your uncommitted changes touch the same files).
-
-Exit codes: 0 completed (every task, the aggregation and the verification),
-1 error, 2 usage error (or the settings file cannot be used and no --host was
-given), 3 completed with issues, 4 failed (no task completed), 5 cancelled,
-6 interrupted (the host stayed away longer than reconnectForSeconds in the
-settings, default 120, or the database stayed unwritable; everything done is
-kept: continue it with --resume), 7 the run waits for you (a plan to fix, a
-question with no input to read it from, a budget used up: --resume --budget), 130 Ctrl-C and 143 SIGTERM
-(the run is paused; continue it with --resume).`
+the end prints each task's changed files, the command that merges the
+branch and the baton apply, discard and push commands, and --apply merges it
+into your current branch (refused, changing nothing, when your uncommitted
+changes touch the same files); --resume RUN_ID --apply applies a run that
+has finished.`
 
 const runHint = "Run \"baton help run\" for its flags.\n"
 

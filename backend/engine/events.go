@@ -125,4 +125,7 @@ type Payload struct {
 	// kind of limit (limit events).
 	ResumesAt *time.Time `json:"resumesAt,omitempty"`
 	Limit     string     `json:"limit,omitempty"`
+	// Tool is the main session's tool call that runs now, on
+	// orchestrator:progress (nil: none; Message is its latest action).
+	Tool *store.RunningTool `json:"tool,omitempty"`
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/transcript"
 )
@@ -32,6 +33,7 @@ type mainSession struct {
 	// action is the session's latest action, sent coalesced as
 	// orchestrator:progress when progressed.
 	action     string
+	tool       *store.RunningTool // the tool call that runs now (nil: none)
 	progressed bool
 	// gone: the host no longer has the session; the next prompt starts a
 	// new one.
@@ -134,6 +136,10 @@ func (m *mainSession) took(d transcript.Digest) {
 		if d.LastAction != "" {
 			m.action = d.LastAction
 		}
+		m.progressed = true
+	}
+	if t := m.Running(); !sameTool(t, m.tool) {
+		m.tool = t
 		m.progressed = true
 	}
 }

@@ -326,7 +326,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 	}
 	if r.main.progressed {
 		r.main.progressed = false
-		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.action})
+		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.action, Tool: r.main.tool})
 	}
 	if len(ws) == 0 {
 		return nil

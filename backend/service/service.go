@@ -46,6 +46,9 @@ type Options struct {
 	Inbox bool
 	// OnNotificationClick is called with the run of a clicked notification.
 	OnNotificationClick func(runID string)
+	// OnInboxClick is called when a notification about the Inbox was
+	// clicked.
+	OnInboxClick func()
 }
 
 // Stage names what Open was doing when it failed.
@@ -164,7 +167,7 @@ func Open(o Options) (*Services, error) {
 // openNotifications adds the desktop notifications, when the session bus
 // is there.
 func (s *Services) openNotifications(o Options) {
-	notifier, err := notify.Open(notify.DesktopOptions{AppName: "Baton", Icon: "baton", Logger: s.log, OnClick: o.OnNotificationClick})
+	notifier, err := notify.Open(notify.DesktopOptions{AppName: "Baton", Icon: "baton", Logger: s.log, OnClick: o.OnNotificationClick, OnInbox: o.OnInboxClick})
 	if err != nil {
 		s.log.Warn("no desktop notifications", "component", "service", "err", err)
 	} else {

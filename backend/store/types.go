@@ -123,7 +123,8 @@ type Task struct {
 	Skills []string `json:"skills"`
 }
 
-// ToolStats counts a worker's tool calls by kind.
+// ToolStats counts a worker's tool calls by kind, and names the call that
+// runs now.
 type ToolStats struct {
 	Total  int `json:"total"`
 	Reads  int `json:"reads"`
@@ -134,6 +135,17 @@ type ToolStats struct {
 	Web    int `json:"web"`
 	Task   int `json:"task"`
 	Other  int `json:"other"`
+	// Running is the tool call that has no result yet (nil: none).
+	Running *RunningTool `json:"running,omitempty"`
+}
+
+// RunningTool is a tool call the agent made whose result has not come yet:
+// the tool, the gist of its input ("go test ./...", "api.go") and when
+// the call was read.
+type RunningTool struct {
+	Name      string    `json:"name"`
+	Input     string    `json:"input,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
 }
 
 // Permission is a tool call a worker is blocked on.

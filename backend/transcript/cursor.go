@@ -1,11 +1,13 @@
 package transcript
 
 import (
+	"slices"
 	"time"
 
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/store"
 )
 
 // Cursor is where the engine is in one session's transcript and
@@ -39,6 +41,36 @@ type Cursor struct {
 	lastRead  time.Time     // when the session was last read (wall clock)
 	more      bool          // the last read returned a part: more entries wait
 	limit     *limits.Limit // a limit an entry since the prompt reported
+	running   []runningCall // tool calls without a result yet, oldest first
+}
+
+// runningCall is a tool call whose result has not come yet.
+type runningCall struct {
+	id   string
+	tool store.RunningTool
+}
+
+// calls follows the tool calls of d, read at now: new calls run until
+// their result comes, and a turn's end ends them all.
+func (c *Cursor) calls(d Digest, now time.Time) {
+	for _, call := range d.Calls {
+		c.running = append(c.running, runningCall{id: call.ID, tool: store.RunningTool{Name: call.Name, Input: call.Input, StartedAt: now}})
+	}
+	for _, id := range d.Done {
+		c.running = slices.DeleteFunc(c.running, func(r runningCall) bool { return r.id == id })
+	}
+	if d.Result {
+		c.running = nil
+	}
+}
+
+// Running is the latest tool call that has no result yet (nil: none runs).
+func (c *Cursor) Running() *store.RunningTool {
+	if len(c.running) == 0 {
+		return nil
+	}
+	t := c.running[len(c.running)-1].tool
+	return &t
 }
 
 // Reset starts reading anew at a prompt sent at cursor at.

@@ -182,6 +182,16 @@ type Digest struct {
 	ResultError string
 	// Limit is the last limit an entry reported.
 	Limit *limits.Limit
+	// Calls are the tool calls made, in order; Done are the ids of the
+	// calls whose results came (Cursor.Running follows them).
+	Calls []ToolCall
+	Done  []string
+}
+
+// ToolCall is one tool call of the agent: its id, its tool and the gist of
+// its input.
+type ToolCall struct {
+	ID, Name, Input string
 }
 
 // digest reads new entries; book remembers what earlier reads of the
@@ -227,8 +237,20 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				}
 				countTool(&d.Tools, b.Name)
 				d.LastAction = session.ToolSummary(b.Name, b.Input, session.ToolCard)
+				if b.ID != "" {
+					d.Calls = append(d.Calls, ToolCall{ID: b.ID, Name: b.Name, Input: toolInputGist(b.Name, b.Input)})
+				}
 				if f := writtenFile(b.Name, b.Input); f != "" {
 					d.Files = append(d.Files, f)
+				}
+			}
+		case "user":
+			if e.IsSidechain || e.Message == nil {
+				continue
+			}
+			for _, b := range e.Message.Content {
+				if b.Type == "tool_result" && b.ToolUseID != "" {
+					d.Done = append(d.Done, b.ToolUseID)
 				}
 			}
 		case "result":
@@ -246,6 +268,12 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 		}
 	}
 	return d
+}
+
+// toolInputGist is the main argument of a tool call as a transcript line
+// shows it ("go test ./...", "/p/api.go"), without the tool's name.
+func toolInputGist(name string, input json.RawMessage) string {
+	return strings.TrimPrefix(strings.TrimPrefix(session.ToolSummary(name, input, session.ToolLine), name), " ")
 }
 
 func (d *Digest) addTokens(n tokens) {

@@ -118,6 +118,32 @@ type ToolStats struct {
 	Web    int `json:"web"`
 	Task   int `json:"task"`
 	Other  int `json:"other"`
+	// Running is the tool call that has no result yet (nil: none).
+	Running *RunningTool `json:"running,omitempty"`
+}
+
+// RunningTool is a tool call whose result has not come yet: the tool, the
+// gist of its input and when it was called (its elapsed time runs from
+// there).
+type RunningTool struct {
+	Name      string    `json:"name"`
+	Input     string    `json:"input,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// RunningToolOf is the view of a running tool call (nil: none).
+func RunningToolOf(t *store.RunningTool) *RunningTool {
+	if t == nil {
+		return nil
+	}
+	v := RunningTool(*t)
+	return &v
+}
+
+// ToolStatsOf is the view of a worker's tool counts.
+func ToolStatsOf(s store.ToolStats) ToolStats {
+	return ToolStats{Total: s.Total, Reads: s.Reads, Writes: s.Writes, Edits: s.Edits, Bash: s.Bash, Search: s.Search,
+		Web: s.Web, Task: s.Task, Other: s.Other, Running: RunningToolOf(s.Running)}
 }
 
 // Permission is the prompt a worker waits on.
@@ -231,7 +257,7 @@ func TaskOf(t store.Task) Task {
 func WorkerOf(w store.Worker) Worker {
 	v := Worker{
 		RunID: w.RunID, TaskID: w.TaskID, SessionID: w.SessionID, Status: w.Status, RetryCount: w.RetryCount,
-		Progress: w.Progress, CurrentAction: w.CurrentAction, Tools: ToolStats(w.Tools), Summary: w.Summary,
+		Progress: w.Progress, CurrentAction: w.CurrentAction, Tools: ToolStatsOf(w.Tools), Summary: w.Summary,
 		Output: w.Output, OutputFiles: w.OutputFiles, Error: w.Error, Unstructured: w.Unstructured, Skipped: w.Skipped,
 		Questions: w.Questions, Conflicts: w.Conflicts, Model: w.Model, InputTokens: w.InputTokens, OutputTokens: w.OutputTokens,
 		CostUSD: w.CostUSD, StartedAt: w.StartedAt, CompletedAt: w.CompletedAt, LastActivityAt: w.LastActivityAt,

@@ -10,6 +10,7 @@ export type EventName =
   | 'template:deleted'
   | 'inbox:changed'
   | 'run:open'
+  | 'inbox:open'
   | RunEventName;
 
 /** The engine's events (backend/engine/events.go). */

@@ -26,6 +26,7 @@ export type PermissionDecision = 'once' | 'always' | 'deny';
 export type Run = view.Run;
 export type Task = view.Task;
 export type Worker = view.Worker;
+export type RunningTool = view.RunningTool;
 export type PhaseAnswer = view.PhaseAnswer;
 export type RunSnapshot = view.Snapshot;
 export type CreateRunRequest = view.CreateRequest;

@@ -1806,6 +1806,41 @@ export namespace view {
 	}
 	
 	
+	export class RunningTool {
+	    name: string;
+	    input?: string;
+	    // Go type: time
+	    startedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunningTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.input = source["input"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class SessionInfo {
 	    id: string;
 	    title: string;
@@ -2108,6 +2143,7 @@ export namespace view {
 	    web: number;
 	    task: number;
 	    other: number;
+	    running?: RunningTool;
 	
 	    static createFrom(source: any = {}) {
 	        return new ToolStats(source);
@@ -2124,7 +2160,26 @@ export namespace view {
 	        this.web = source["web"];
 	        this.task = source["task"];
 	        this.other = source["other"];
+	        this.running = this.convertValues(source["running"], RunningTool);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Worker {
 	    runId: string;

@@ -114,7 +114,7 @@ describe('Changes: a worktree run', () => {
     const apply = () => within(changes).getByRole('button', { name: /Apply .*picked/ }) as HTMLButtonElement;
     expect(apply().disabled).toBe(true);
     await fireEvent.click(within(changes).getByRole('checkbox', { name: 'Pick t2 for Apply' }));
-    expect(within(changes).getByRole('alert').textContent).toBe('t2 depends on t1, whose changes you left out: pick t1 too, or leave t2 out.');
+    expect(within(changes).getByRole('alert').textContent?.trim()).toBe('t2 depends on t1, whose changes you left out: pick t1 too, or leave t2 out.');
     expect(apply().disabled).toBe(true);
     await fireEvent.click(within(changes).getByRole('checkbox', { name: 'Pick t1 for Apply' }));
     expect(within(changes).queryByRole('alert')).toBeNull();
@@ -165,7 +165,7 @@ describe('Changes: a worktree run', () => {
     await fireEvent.click(within(form).getByRole('button', { name: 'Push branch' }));
     await waitFor(() => expect(calls.find((c) => c.name === 'PushRun')?.args).toEqual(['r1', 'backup']));
     await fireEvent.click(within(form).getByRole('button', { name: 'Open pull request' }));
-    const cmd = await within(form).findByRole('status', { name: 'Pull request command' });
+    const cmd = await within(form).findByRole('group', { name: 'Pull request command' });
     expect(cmd.textContent).toContain("gh pr create --head baton/r1 --title 'Document it'");
     expect(cmd.textContent).toContain('the GitHub CLI (gh) is not installed');
   });
