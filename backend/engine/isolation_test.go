@@ -366,11 +366,13 @@ func TestWorktreeDirtyTreeAndApplyRefused(t *testing.T) {
 	}
 }
 
-func TestWorktreeCancelLeavesNoWorktree(t *testing.T) {
-	t.Parallel()
+// t1MergedT2Running starts a worktree run of two tasks and returns once
+// t1's work (t1.txt) is merged while t2, which wrote t2.txt, never reports.
+func t1MergedT2Running(t *testing.T) (*harness, string, string) {
+	t.Helper()
 	tasks := plan(planned{"t1", 5, nil}, planned{"t2", 5, nil})
 	h, repo := newIsoHarness(t, nil, scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
-		_ = os.WriteFile(filepath.Join(s.opts.Cwd, task+".txt"), []byte("half\n"), 0o644)
+		_ = os.WriteFile(filepath.Join(s.opts.Cwd, task+".txt"), []byte(task+"\n"), 0o644)
 		if task == "t1" {
 			reportDone(h, s, task)
 		}
@@ -382,6 +384,12 @@ func TestWorktreeCancelLeavesNoWorktree(t *testing.T) {
 		w := h.workers(id)
 		return w["t2"].Status == "running" && snap.Worktree != nil && len(snap.Worktree.Tasks) == 2 && snap.Worktree.Tasks[0].Merged
 	})
+	return h, repo, id
+}
+
+func TestWorktreeCancelLeavesNoWorktree(t *testing.T) {
+	t.Parallel()
+	h, repo, id := t1MergedT2Running(t)
 	if len(batonWorktrees(t, repo)) == 0 {
 		t.Fatal("no worktrees while workers run")
 	}
@@ -414,20 +422,7 @@ func TestWorktreeCancelLeavesNoWorktree(t *testing.T) {
 // merged before the cancel, not the half-done work of the others.
 func TestWorktreeApplyACancelledRun(t *testing.T) {
 	t.Parallel()
-	tasks := plan(planned{"t1", 5, nil}, planned{"t2", 5, nil})
-	h, repo := newIsoHarness(t, nil, scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
-		_ = os.WriteFile(filepath.Join(s.opts.Cwd, task+".txt"), []byte(task+"\n"), 0o644)
-		if task == "t1" {
-			reportDone(h, s, task)
-		}
-		return true // t2 never reports
-	}))
-	id := h.createIn(repo, nil)
-	h.until("t1 merged, t2 running", func() bool {
-		snap, _ := h.eng.Snapshot(context.Background(), id)
-		w := h.workers(id)
-		return w["t2"].Status == "running" && snap.Worktree != nil && len(snap.Worktree.Tasks) == 2 && snap.Worktree.Tasks[0].Merged
-	})
+	h, repo, id := t1MergedT2Running(t)
 	if err := h.eng.Cancel(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
