@@ -320,6 +320,9 @@ func (m *Mind) taskList() (map[string]any, string) {
 		if len(p.criteria) > 0 {
 			t["acceptance_criteria"] = p.criteria
 		}
+		if m.asksFor("architecture") {
+			t["architecture"] = m.architecture(p)
+		}
 		tasks = append(tasks, t)
 	}
 	groups := [][]string{first}
@@ -334,6 +337,26 @@ func (m *Mind) taskList() (map[string]any, string) {
 	}
 	data := map[string]any{"total_tasks": len(tasks), "tasks": tasks, "parallelizable_groups": groups}
 	return data, fmt.Sprintf("Here is the task list: %d tasks.", len(tasks))
+}
+
+// asksFor reports whether the planning prompt asks for a task field.
+func (m *Mind) asksFor(field string) bool {
+	return strings.Contains(m.system+"\n"+m.prompt, `"`+field+`"`)
+}
+
+// architecture is what a planned task's worker is told to follow, for a
+// planner asked for it (seed 001's team lead): the project's make-up and
+// where the task's work goes.
+func (m *Mind) architecture(p plannedTask) string {
+	where := p.outputs
+	if len(where) == 0 {
+		where = p.scope
+	}
+	s := fmt.Sprintf("Keep to the layout of %s (%s files)", m.project(), m.languages())
+	if len(where) > 0 {
+		s += ": the work goes in " + strings.Join(where, ", ")
+	}
+	return s + ", in the style and conventions of the files around it; change nothing outside the task's scope."
 }
 
 func nonNilStrings(s []string) []string {

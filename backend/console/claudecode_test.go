@@ -199,7 +199,7 @@ func TestCrashAndResumeOnClaudeCode(t *testing.T) {
 	resume := exec.CommandContext(ctx, bin, "run", "--resume", runID, "--yes")
 	resume.Env = env
 	res, err := resume.CombinedOutput()
-	if err != nil || !strings.Contains(string(res), "completed: ") || strings.Contains(string(res), "failed") {
+	if err != nil || !strings.Contains(string(res), "completed: ") || mentionsFailure(string(res)) {
 		t.Fatalf("resume %s: %v\n%s", runID, err, res)
 	}
 	if want := fmt.Sprintf("Resuming %s (host: Claude Code CLI %s (%s))", runID, claudecodetest.Version, cli); !strings.Contains(string(res), want) {

@@ -81,6 +81,12 @@ func commands(b Build) []command {
 			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},
 		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI), details: "A run the window or another \"baton run\" drives is not cancelled here. What was done is kept with its final report.",
 			flags: func() *flag.FlagSet { fs, _, _, _ := cancelFlagSet(); return fs }},
+		{name: "apply", usage: applyUsage, summary: "apply a finished worktree run's changes to your current branch, all of them or only some tasks'", run: plain(ApplyCLI),
+			flags: fsOnly(applyFlagSet), details: applyDetails},
+		{name: "discard", usage: discardUsage, summary: "drop a finished worktree run's branch and worktrees, after saying what goes", run: DiscardCLI,
+			flags: fsOnly(discardFlagSet), details: discardDetails},
+		{name: "push", usage: pushUsage, summary: "push a finished worktree run's branch to a remote, and open a pull request for it", run: plain(PushCLI),
+			flags: func() *flag.FlagSet { fs, _, _ := pushFlagSet(); return fs }, details: pushDetails},
 		{name: "delete", usage: deleteUsage, summary: "delete a finished run from the history (the files it wrote stay)", run: plain(DeleteCLI),
 			details: "A run that has not finished, an interrupted one included, is refused with a sentence and left untouched: cancel it first."},
 		{name: "serve", usage: serveUsage, summary: "serve the window to browsers, on a phone or another computer, behind an access link", run: plain(func(args []string, stdout, stderr io.Writer) int {

@@ -27,8 +27,12 @@ run waits for is asked on the terminal: the task list (unless --yes),
 workers' questions (AskUserQuestion options are listed: type a number or your
 own words), permission prompts, and reviews the template leaves to you. A
 question left open is asked again on --resume. A task list that fails its
-checks is printed with its problems: fix it with --plan FILE (a JSON file
+checks is printed with its problems (also one the planner still left
+incomplete after its re-prompts): fix it with --plan FILE (a JSON file
 with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
+The end prints the outcome, the files written and the final report:
+iterations, notes (such as the tasks you skipped), decisions and known
+limitations.
 --permission-mode sets the workers' mode for this run, one of the CLI's
 modes: MODES.
 With --host claude-code every session is a Claude Code CLI process (claude on
@@ -52,9 +56,11 @@ with --resume they raise the budget and the run goes on. A rate, overload or
 usage limit is waited for ("waiting for the limit, resumes at HH:MM").
 With worktree isolation (the template's, or --isolation worktree) every worker
 works in its own git worktree and the results land on the branch baton/RUN_ID;
-the end prints each task's changed files and the command that merges the
-branch, and --apply merges it into your current branch (refused, changing
-nothing, when your uncommitted changes touch the same files).`
+the end prints each task's changed files, the command that merges the
+branch and the baton apply, discard and push commands, and --apply merges it
+into your current branch (refused, changing nothing, when your uncommitted
+changes touch the same files); --resume RUN_ID --apply applies a run that
+has finished.`
 
 const runHint = "Run \"baton help run\" for its flags.\n"
 
@@ -198,6 +204,10 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var runID string
 	if *resume != "" {
 		runID = *resume
+		if run, err := svc.Runs.Run(ctx, runID); err == nil && view.Finished(run.Status) && *apply {
+			// A finished run has nothing to resume; --apply applies its branch.
+			return worktreeSummary(ctx, svc, runID, true, ExitOK, stdout, stderr)
+		}
 		if *host != "" || *cdp != "" || *claudePath != "" {
 			// The user named a host: the run moves there when it ran on
 			// another, and says what moves and what starts again.
@@ -563,6 +573,9 @@ func summary(ctx context.Context, svc *service.Services, run view.Run, stdout io
 			files = append(files, f.Path)
 		}
 		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(files, ", "))
+	}
+	if rep := snap.FinalReport; rep != nil {
+		printFinalReport(stdout, *rep) // iterations, decisions, known limitations (seed 004 5.1)
 	}
 	switch r.Status {
 	case view.RunInterrupted:

@@ -207,10 +207,20 @@ func printRun(w io.Writer, snap view.Snapshot) {
 			fmt.Fprintf(w, "  %s (%s)\n", line(f.Path), strings.Join(f.Tasks, ", "))
 		}
 	}
+	printFinalReport(w, *rep)
+}
+
+// printFinalReport prints the final report's counts and iterations, its
+// notes, decisions (conflicts apart) and known limitations: "baton show"
+// and the end of "baton run" print it alike.
+func printFinalReport(w io.Writer, rep view.FinalReport) {
 	it := rep.Iterations
 	fmt.Fprintf(w, "\nFinal report: %d completed, %d failed, %d skipped, %d not run of %d; iterations %d (QA rounds %d, retries %d, rejections %d, re-prompts %d)\n",
 		rep.Tasks.Completed, rep.Tasks.Failed, rep.Tasks.Skipped, rep.Tasks.NotRun, rep.Tasks.Total,
 		it.Total, len(it.Remediation), len(it.Retries), len(it.Rejections), it.Reprompts)
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "%s\n", line(n))
+	}
 	var decisions []string
 	for _, d := range rep.Decisions {
 		if d.Kind == view.DecisionConflict {

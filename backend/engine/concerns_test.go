@@ -33,7 +33,7 @@ func (f *recordedFlows) Restored()                                      {}
 func (f *recordedFlows) Reports() <-chan workflows.Report               { return nil }
 func (f *recordedFlows) Flush()                                         {}
 func (f *recordedFlows) Close()                                         {}
-func (f *recordedFlows) Finished(id string, ok bool)                    { f.add("finished", id, ok) }
+func (f *recordedFlows) Finished(id string, ok bool, _ workflows.Done)  { f.add("finished", id, ok) }
 func (f *recordedFlows) Skipped(ids []string)                           { f.add("skipped", strings.Join(ids, ","), true) }
 func (f *recordedFlows) AwaitingReview(id string, _ *protocol.Completion) {
 	f.add("awaiting", id, true)
@@ -118,7 +118,7 @@ func TestReviewerDecides(t *testing.T) {
 		t.Fatal(err)
 	}
 	failed, err := c.then()
-	if err != nil || a.status != WorkerFailed || eventNames(failed) != EventWorkerFailed || len(failed.done) != 1 || failed.done[0] != (taskEnd{"a", false}) {
+	if err != nil || a.status != WorkerFailed || eventNames(failed) != EventWorkerFailed || len(failed.done) != 1 || failed.done[0].id != "a" || failed.done[0].ok {
 		t.Fatalf("the second rejection = %+v, %v; %s", failed, err, a.status)
 	}
 
@@ -131,7 +131,7 @@ func TestReviewerDecides(t *testing.T) {
 		t.Fatalf("answered = %v", ws)
 	}
 	c, err = rv.decide(b, &protocol.Review{TaskID: "b", Decision: protocol.ReviewApproved, Reason: "good"}, "the reviewer", p, now)
-	if err != nil || b.status != WorkerCompleted || c.then != nil || c.events[0].p.Message != "approved by the reviewer: good" || c.done[0] != (taskEnd{"b", true}) {
+	if err != nil || b.status != WorkerCompleted || c.then != nil || c.events[0].p.Message != "approved by the reviewer: good" || c.done[0].id != "b" || !c.done[0].ok {
 		t.Fatalf("approval = %+v, %v", c, err)
 	}
 	if _, err := rv.user(b, true, "", p, now); !errors.Is(err, ErrIllegalTransition) {

@@ -101,6 +101,10 @@ type Engine struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// branchMu keeps changes to finished runs' branches (Apply, Discard,
+	// push) one at a time.
+	branchMu sync.Mutex
+
 	mu       sync.Mutex
 	closing  bool
 	runs     map[string]*runner

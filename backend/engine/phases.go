@@ -237,6 +237,12 @@ func (r *runner) checkMain(ctx context.Context) error {
 		if err := r.apply(ctx, answered); err != nil {
 			return err
 		}
+		if tl := partialTaskList(res, r.main.Asked); tl != nil {
+			// Seed 000: the user provides what is still missing, in the
+			// review (or a plan file in the terminal).
+			r.main.answered()
+			return r.planned(ctx, change{}, tl)
+		}
 		return r.fail(ctx, fmt.Sprintf("the %s answer is still missing or invalid after %d re-prompts: %s",
 			r.main.Asked, r.main.Reprompts, failure.Message))
 	}
@@ -414,9 +420,11 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	msg := summary
-	if r.run.TasksFailed+r.run.TasksSkipped > 0 {
+	if byUser := rep.Tasks.SkippedByUser; r.run.TasksFailed+r.run.TasksSkipped-byUser > 0 {
 		msg = fmt.Sprintf("%d of %s completed, %d failed, %d skipped. %s", r.run.TasksCompleted,
 			countOf(r.run.TasksTotal, "task", "tasks"), r.run.TasksFailed, r.run.TasksSkipped, summary)
+	} else if byUser > 0 {
+		msg = fmt.Sprintf("%d of %s completed; %s %s", r.run.TasksCompleted, countOf(r.run.TasksTotal-byUser, "task", "tasks"), strings.Join(rep.Notes, " "), summary)
 	}
 	if note := r.flows.Completed(); note != "" {
 		msg += " " + note
@@ -455,4 +463,36 @@ func (r *runner) afterWorkers(ctx context.Context) error {
 		return err
 	}
 	return r.ask(ctx, tp, want, nil)
+}
+
+// partialTaskList is the last task list of res that holds tasks but is
+// still invalid (a required field missing), when a task list was asked
+// for: the run hands it to the user instead of failing. A task without an
+// id is given one; the checks before confirming name what else is
+// missing. nil when there is none.
+func partialTaskList(res protocol.Result, asked protocol.Phase) *protocol.TaskList {
+	if asked != protocol.PhaseTaskList {
+		return nil
+	}
+	for i := len(res.Responses) - 1; i >= 0; i-- {
+		tl, ok := res.Responses[i].Data.(*protocol.TaskList)
+		if !ok || tl == nil || len(tl.Tasks) == 0 || res.Responses[i].Phase != protocol.PhaseTaskList {
+			continue
+		}
+		taken := map[string]bool{}
+		for _, t := range tl.Tasks {
+			taken[t.ID] = true
+		}
+		n := 0
+		for j := range tl.Tasks {
+			for tl.Tasks[j].ID == "" {
+				n++
+				if id := fmt.Sprintf("task_%03d", n); !taken[id] {
+					tl.Tasks[j].ID, taken[id] = id, true
+				}
+			}
+		}
+		return tl
+	}
+	return nil
 }

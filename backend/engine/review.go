@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,6 +143,11 @@ func (rv *reviewer) decide(ws *workerState, d *protocol.Review, who string, plan
 		if err := ws.move(WorkerCompleted); err != nil {
 			return change{}, err
 		}
+		var notes []string
+		var c protocol.Completion
+		if json.Unmarshal(ws.book.Report, &c) == nil {
+			notes = reportNotes(&c)
+		}
 		ws.book.Report = nil
 		ws.book.Feedback = ""
 		ws.w.Error = ""
@@ -149,7 +155,7 @@ func (rv *reviewer) decide(ws *workerState, d *protocol.Review, who string, plan
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
-		return ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true), nil
+		return ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true, notes...), nil
 	}
 	reason := strings.TrimSpace(d.Reason)
 	if reason == "" {
@@ -298,4 +304,24 @@ func issueList(issues []protocol.VerificationIssue) string {
 		out = append(out, strings.TrimSpace(is.Description))
 	}
 	return strings.Join(out, "; ")
+}
+
+// reportNotes are the warnings and issues of a worker's completion report,
+// one line each: the notes its journal entry hands to the tasks that
+// depend on it.
+func reportNotes(c *protocol.Completion) []string {
+	if c == nil {
+		return nil
+	}
+	notes := slices.Clone(c.Warnings)
+	for _, is := range c.Issues {
+		n := strings.TrimSpace(is.Description)
+		if is.SuggestedResolution != "" {
+			n += " (" + strings.TrimSpace(is.SuggestedResolution) + ")"
+		}
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
 }

@@ -344,7 +344,11 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			r.run.Message = *c.note
 		}
 		for _, d := range c.done {
-			r.flows.Finished(d.id, d.ok)
+			done := workflows.Done{Notes: d.notes}
+			if ws := r.plan.workers[d.id]; ws != nil {
+				done.Summary, done.Files = ws.w.Summary, ws.w.OutputFiles
+			}
+			r.flows.Finished(d.id, d.ok, done)
 		}
 		if len(c.skipped) > 0 {
 			r.flows.Skipped(c.skipped)

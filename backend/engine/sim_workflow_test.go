@@ -80,6 +80,15 @@ func TestSimulatorWorkflows(t *testing.T) {
 				if err != nil || strings.Count(string(b), ": assigned \"") != s.Run.TasksTotal {
 					t.Errorf("log.md = %s, %v", b, err)
 				}
+				// The team lead's plan names each task's files to create and
+				// its architecture, which its assignment carries.
+				for _, task := range s.Tasks {
+					var def protocol.Task
+					_ = json.Unmarshal(task.Definition, &def)
+					if len(def.ExpectedOutputs) == 0 || !strings.Contains(def.Architecture, "Keep to the layout of") {
+						t.Errorf("task %s: files to create %q, architecture %q", task.ID, def.ExpectedOutputs, def.Architecture)
+					}
+				}
 			}},
 		{name: "dependency deadlock", scenario: "deadlock",
 			tune: func(tp *template.Template) { tp.Config.MaxRetries = 0 },

@@ -37,8 +37,9 @@ type Workflows interface {
 	AwaitingReview(taskID string, c *protocol.Completion)
 	// Decided: a review decision was taken.
 	Decided(taskID string, d *protocol.Review)
-	// Finished: a task completed, or failed for good.
-	Finished(taskID string, completed bool)
+	// Finished: a task completed, or failed for good; done is what its
+	// worker reported.
+	Finished(taskID string, completed bool, done workflows.Done)
 	// Skipped: tasks that will not run (a dependency failed, the user
 	// skipped them).
 	Skipped(taskIDs []string)

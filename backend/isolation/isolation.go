@@ -39,6 +39,13 @@ type State struct {
 	Outcome string `json:"outcome,omitempty"`
 	// Applied says how Apply merged the run branch.
 	Applied *worktree.Applied `json:"applied,omitempty"`
+	// AppliedTasks are the tasks whose changes were applied one by one
+	// (ApplyTasks), in the order they were applied.
+	AppliedTasks []string `json:"appliedTasks,omitempty"`
+	// Pushes are the pushes of the run branch, oldest first.
+	Pushes []Push `json:"pushes,omitempty"`
+	// PullRequest is the pull request opened for the run branch.
+	PullRequest *PullRequest `json:"pullRequest,omitempty"`
 	// Dirty lists the user's uncommitted changes when the run was created.
 	Dirty []string `json:"dirty,omitempty"`
 }

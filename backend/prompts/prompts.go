@@ -112,8 +112,9 @@ func (pr *Prompter) WithSystem(opts session.StartOptions, phase template.Phase, 
 	return opts
 }
 
-// Worker renders the first prompt of task t's worker and, for a host
-// that takes it apart, its system prompt. The function it returns completes
+// Worker renders the first prompt of task t's worker (with the model it
+// runs as, when the template names one) and, for a host that takes it
+// apart, its system prompt. The function it returns completes
 // the prompt with what the workflows add (skills, journal) and the
 // reviewer's last rejection; it runs off the run's goroutine, before the
 // worker's session starts, since the journal reads and writes files.
@@ -125,6 +126,10 @@ func (pr *Prompter) Worker(t *store.Task, feedback string) (prompt func() string
 	text := joinPrompt(p.System, p.User)
 	if session.TakesSystemPrompt(pr.host) && strings.TrimSpace(p.System) != "" && strings.TrimSpace(p.User) != "" {
 		text, system = p.User, p.System
+	}
+	if model := pr.Model(t); model != "" {
+		// Seed 004 3.5: the worker knows the model it runs as.
+		text += "\n\n## Model\nYou are running as: " + model
 	}
 	task, flows := *t, pr.flows
 	return func() string {

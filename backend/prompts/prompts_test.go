@@ -54,8 +54,9 @@ func prompter(t *testing.T, system bool, folders Folders) *Prompter {
 	return New(tmpl, map[string]any{template.VarCWD: "/repo"}, "/repo", parser, host{system: system}, flows{}, folders)
 }
 
-// A worker's prompt: the template's in its folder, the workflows' sections
-// and the last rejection; its system text apart for a host that takes it.
+// A worker's prompt: the template's in its folder, the model it runs as,
+// the workflows' sections and the last rejection; its system text apart
+// for a host that takes it.
 func TestWorkerPrompt(t *testing.T) {
 	t.Parallel()
 	task := &store.Task{ID: "a", Title: "Docs", Complexity: "complex"}
@@ -65,15 +66,15 @@ func TestWorkerPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := prompt()
-	if system != "" || !strings.HasPrefix(text, "You are a worker in /wt/a.") || !strings.Contains(text, "Do a: Docs") ||
-		!strings.Contains(text, "## Skills for a") || !strings.HasSuffix(text, "Your previous attempt was rejected.") {
+	if system != "" || !strings.HasPrefix(text, "You are a worker in /wt/a.") || !strings.Contains(text, "Do a: Docs\n\n## Model\nYou are running as: opus\n\n## Skills for a") ||
+		!strings.HasSuffix(text, "Your previous attempt was rejected.") {
 		t.Errorf("prompt %q, system %q", text, system)
 	}
 	prompt, system, err = prompter(t, true, nil).Worker(task, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if system != "You are a worker in /repo." || !strings.HasPrefix(prompt(), "Do a: Docs\n\n## Skills for a") {
+	if system != "You are a worker in /repo." || !strings.HasPrefix(prompt(), "Do a: Docs\n\n## Model\nYou are running as: opus\n\n## Skills for a") {
 		t.Errorf("apart: system %q, prompt %q", system, prompt())
 	}
 	if p.Model(task) != "opus" || p.Folder("a") != "/wt/a" || p.Folder("b") != "/repo" {

@@ -161,6 +161,9 @@ func writeFinalReport(b *strings.Builder, f *FinalReport) {
 		fmt.Fprintf(b, "; limit waits: %d", f.Cost.LimitWaits)
 	}
 	b.WriteString("\n")
+	for _, n := range f.Notes {
+		fmt.Fprintf(b, "- %s\n", mdText(n))
+	}
 
 	if f.Checks != nil {
 		writeChecks(b, f.Checks)

@@ -34,16 +34,23 @@ const (
 func Outcome(rep FinalReport, answers []store.PhaseAnswer) (string, []string) {
 	issues := []string{}
 	c := rep.Tasks
-	total := c.Total
+	// The tasks the user skipped were never meant to run: no issue.
+	total := c.Total - c.SkippedByUser
 	if total > 0 && c.Completed == 0 {
 		issues = append(issues, fmt.Sprintf("None of the %d %s completed.", total, plural(total, "task", "tasks")))
 	}
 	if len(rep.Failed) > 0 {
 		issues = append(issues, fmt.Sprintf("%d of %d %s failed: %s.", len(rep.Failed), total, plural(total, "task", "tasks"), refList(rep.Failed)))
 	}
-	if len(rep.Skipped) > 0 {
-		issues = append(issues, fmt.Sprintf("%d of %d %s skipped: %s.", len(rep.Skipped), total,
-			plural(total, "task", "tasks"), refList(rep.Skipped)))
+	var skipped []TaskRef
+	for _, t := range rep.Skipped {
+		if !t.ByUser {
+			skipped = append(skipped, t)
+		}
+	}
+	if len(skipped) > 0 {
+		issues = append(issues, fmt.Sprintf("%d of %d %s skipped: %s.", len(skipped), total,
+			plural(total, "task", "tasks"), refList(skipped)))
 	}
 	byKind := map[string][]Limitation{}
 	for _, l := range rep.Limitations {

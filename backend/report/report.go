@@ -46,7 +46,10 @@ type FinalReport struct {
 	// NotRun are tasks that never finished: the run ended before them.
 	NotRun     []TaskRef  `json:"notRun"`
 	Iterations Iterations `json:"iterations"`
-	Decisions  []Decision `json:"decisions"`
+	// Notes are facts worth saying that are no issue, such as the tasks
+	// the user skipped ("1 task skipped by you: t3.").
+	Notes     []string   `json:"notes"`
+	Decisions []Decision `json:"decisions"`
 	// Files is the union of the files the workers reported, sorted: only
 	// those the run's result holds when Baton could look (KeepPresent).
 	Files []File `json:"files"`
@@ -85,7 +88,10 @@ type TaskCounts struct {
 	Completed int `json:"completed"`
 	Failed    int `json:"failed"`
 	Skipped   int `json:"skipped"`
-	NotRun    int `json:"notRun"`
+	// SkippedByUser counts the skipped tasks the user skipped (in
+	// Skipped too); they are no issue.
+	SkippedByUser int `json:"skippedByUser"`
+	NotRun        int `json:"notRun"`
 }
 
 // TaskRef is one task in the report.
@@ -100,7 +106,13 @@ type TaskRef struct {
 	Unstructured bool `json:"unstructured,omitempty"`
 	// CostUSD is what the task's worker cost.
 	CostUSD float64 `json:"costUsd,omitempty"`
+	// ByUser: a skipped task the user skipped (not a failure).
+	ByUser bool `json:"byUser,omitempty"`
 }
+
+// ReasonSkippedByUser is the reason of a task the user skipped in review:
+// it is no failure and no issue of the run.
+const ReasonSkippedByUser = "skipped by the user"
 
 // Iterations counts the rounds a run went through beyond the first try.
 type Iterations struct {
@@ -195,7 +207,7 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 	rep := FinalReport{RunID: r.ID, Status: r.Status, Message: r.Message, Error: r.Error, FinishedAt: r.CompletedAt,
 		Completed: []TaskRef{}, Failed: []TaskRef{}, Skipped: []TaskRef{}, NotRun: []TaskRef{},
 		Iterations: Iterations{Remediation: []RemediationRound{}, Retries: []Attempt{}, Rejections: []Attempt{}},
-		Decisions:  []Decision{}, Files: []File{}, Limitations: []Limitation{}, Issues: []string{},
+		Decisions:  []Decision{}, Files: []File{}, Limitations: []Limitation{}, Issues: []string{}, Notes: []string{},
 		// Rounded: the run's cost is a sum whose order varies.
 		Cost: Cost{USD: math.Round(r.CostUSD*1e9) / 1e9, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Label: CostLabel(r.CostUSD, r.Limits),
 			BudgetUSD: r.Limits.BudgetUSD, BudgetTokens: r.Limits.BudgetTokens}}
@@ -214,6 +226,7 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 		byTask[w.TaskID] = w
 	}
 	files := map[string][]string{}
+	var byUser []string
 	for _, t := range tasks {
 		w, ok := byTask[t.ID]
 		ref := TaskRef{ID: t.ID, Title: t.Title, Status: "not started"}
@@ -225,15 +238,19 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 			}
 		}
 		switch {
-		case ok && w.Skipped:
+		case ok && w.Skipped || !ok && t.Skipped:
 			ref.Status = "skipped"
+			if !ok {
+				ref.Reason = ReasonSkippedByUser
+			}
+			ref.ByUser = ref.Reason == ReasonSkippedByUser
 			rep.Skipped = append(rep.Skipped, ref)
-			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitSkipped, TaskID: t.ID,
-				Text: orDefault(w.Error, "skipped")})
-		case !ok && t.Skipped:
-			ref.Status, ref.Reason = "skipped", "skipped by the user"
-			rep.Skipped = append(rep.Skipped, ref)
-			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitSkipped, TaskID: t.ID, Text: ref.Reason})
+			if ref.ByUser {
+				byUser = append(byUser, t.ID)
+			} else {
+				rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitSkipped, TaskID: t.ID,
+					Text: orDefault(w.Error, "skipped")})
+			}
 		case ok && w.Status == workerCompleted:
 			rep.Completed = append(rep.Completed, ref)
 			if strings.HasPrefix(w.Error, "partly done") {
@@ -270,7 +287,10 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 		}
 	}
 	rep.Tasks = TaskCounts{Total: len(tasks), Completed: len(rep.Completed), Failed: len(rep.Failed),
-		Skipped: len(rep.Skipped), NotRun: len(rep.NotRun)}
+		Skipped: len(rep.Skipped), SkippedByUser: len(byUser), NotRun: len(rep.NotRun)}
+	if n := len(byUser); n > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d %s skipped by you: %s.", n, plural(n, "task", "tasks"), issueItems(byUser)))
+	}
 	for _, f := range sortedKeys(files) {
 		rep.Files = append(rep.Files, File{Path: f, Tasks: files[f]})
 	}

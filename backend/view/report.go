@@ -22,7 +22,10 @@ type FinalReport struct {
 	// NotRun are tasks that never finished: the run ended before them.
 	NotRun     []TaskRef  `json:"notRun"`
 	Iterations Iterations `json:"iterations"`
-	Decisions  []Decision `json:"decisions"`
+	// Notes are facts worth saying that are no issue ("1 task skipped by
+	// you: t3.").
+	Notes     []string   `json:"notes"`
+	Decisions []Decision `json:"decisions"`
 	// Files is the union of the files the workers reported, sorted: those
 	// the run's result holds.
 	Files []ReportFile `json:"files"`
@@ -73,7 +76,10 @@ type TaskCounts struct {
 	Completed int `json:"completed"`
 	Failed    int `json:"failed"`
 	Skipped   int `json:"skipped"`
-	NotRun    int `json:"notRun"`
+	// SkippedByUser counts the skipped tasks the user skipped (in Skipped
+	// too); they are no issue.
+	SkippedByUser int `json:"skippedByUser"`
+	NotRun        int `json:"notRun"`
 }
 
 // TaskRef is one task in the final report.
@@ -88,6 +94,8 @@ type TaskRef struct {
 	Unstructured bool `json:"unstructured,omitempty"`
 	// CostUSD is what the task's worker cost.
 	CostUSD float64 `json:"costUsd,omitempty"`
+	// ByUser: a skipped task the user skipped (not a failure).
+	ByUser bool `json:"byUser,omitempty"`
 }
 
 // Iterations counts the rounds a run went through beyond the first try.
@@ -191,6 +199,7 @@ func FinalReportOf(r engine.FinalReport) FinalReport {
 		Absent:      mapAll(r.Absent, func(f engine.ReportFile) ReportFile { return ReportFile(f) }),
 		Limitations: mapAll(r.Limitations, func(l engine.Limitation) Limitation { return Limitation(l) }),
 		Issues:      r.Issues,
+		Notes:       r.Notes,
 		Cost:        ReportCost(r.Cost),
 		Checks:      reportChecksOf(r.Checks),
 	}

@@ -13,7 +13,8 @@ import (
 
 // Seed 001's messages as the seed defines them: a task_assignment names the
 // files to create (the task's expected outputs) and the architecture to
-// follow; a completion report is checked by the same rules whichever way it
+// follow (the run's ARCHITECTURE, else the planner's for the task, else the
+// project's summary); a completion report is checked by the same rules whichever way it
 // came (to-team-lead.json or the developer's session), so a report without
 // a build result or a timestamp is refused both ways.
 
@@ -23,6 +24,9 @@ func assignment(t *store.Task, platform, architecture, cwd string) mailbox.TaskA
 	_ = json.Unmarshal(t.Definition, &def)
 	files := append([]string{}, def.ExpectedOutputs...)
 	arch := strings.TrimSpace(architecture)
+	if arch == "" {
+		arch = strings.TrimSpace(def.Architecture)
+	}
 	if arch == "" {
 		arch = strings.TrimSpace(def.Context)
 	}

@@ -151,10 +151,20 @@ func (s *Seeds) Decided(taskID string, d *protocol.Review) {
 	}
 }
 
-// Finished: a task completed, or failed for good; the journal records it.
-func (s *Seeds) Finished(taskID string, completed bool) {
+// Done is what a finished task's worker reported: the journal records it
+// for a worker that wrote no handoff of its own.
+type Done struct {
+	Summary string
+	Files   []string
+	// Notes are the warnings and issues of its completion report.
+	Notes []string
+}
+
+// Finished: a task completed, or failed for good, its worker having
+// reported done; the journal records it.
+func (s *Seeds) Finished(taskID string, completed bool, done Done) {
 	if s.journal.on() {
-		s.w.do(func() { s.journal.done(taskID, completed) })
+		s.w.do(func() { s.journal.done(taskID, completed, done) })
 	}
 }
 

@@ -38,7 +38,7 @@ func TestSeedsOff(t *testing.T) {
 	if s.Reprompt("task_001", "x") != "" || s.Completed() != "" || s.Reports() != nil {
 		t.Error("a workflow that is off said something")
 	}
-	s.Finished("a", true)
+	s.Finished("a", true, Done{})
 	s.Skipped([]string{"a"})
 	s.Flush()
 	if s.w.started {

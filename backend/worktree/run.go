@@ -61,6 +61,21 @@ func TaskBranch(runID, taskID string) string { return "baton/" + runID + "-tasks
 // RunDir is the run's own worktree, where merges happen.
 func (r *Run) RunDir() string { return filepath.Join(r.Dir, "run") }
 
+// CopiesDir holds read-only copies of files of the run branch, made to be
+// opened after the run's worktrees are gone; Cleanup removes it.
+func (r *Run) CopiesDir() string { return r.Dir + "-files" }
+
+// removeAll removes dir, read-only files and folders included.
+func removeAll(dir string) error {
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
+
 // TaskDir is the worktree of one task.
 func (r *Run) TaskDir(taskID string) string { return filepath.Join(r.Dir, "tasks", taskID) }
 
@@ -505,15 +520,17 @@ func (r *Run) Cleanup(ctx context.Context) error {
 	if _, err := runGit(ctx, r.Repo, "worktree", "prune"); err != nil {
 		errs = append(errs, err)
 	}
-	if err := os.RemoveAll(r.Dir); err != nil {
-		errs = append(errs, err)
+	for _, dir := range []string{r.Dir, r.CopiesDir()} {
+		if err := removeAll(dir); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	out, err := runGit(ctx, r.Repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/baton/"+r.ID+"-tasks/")
 	if err != nil {
 		errs = append(errs, err)
 	}
-	for _, b := range lines(out) {
-		if _, err := runGit(ctx, r.Repo, "branch", "-D", "-q", b); err != nil {
+	for _, b := range append(lines(out), r.ApplyBranch()) {
+		if err := r.deleteBranch(ctx, b); err != nil {
 			errs = append(errs, err)
 		}
 	}

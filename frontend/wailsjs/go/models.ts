@@ -439,6 +439,32 @@ export namespace view {
 	        this.removed = source["removed"];
 	    }
 	}
+	export class FileDiff {
+	    path: string;
+	    status: string;
+	    added: number;
+	    removed: number;
+	    binary?: boolean;
+	    tooLarge?: boolean;
+	    old: string;
+	    new: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.binary = source["binary"];
+	        this.tooLarge = source["tooLarge"];
+	        this.old = source["old"];
+	        this.new = source["new"];
+	    }
+	}
 	export class ReportChecks {
 	    ran: boolean;
 	    looked: boolean;
@@ -601,6 +627,7 @@ export namespace view {
 	    retries: number;
 	    unstructured?: boolean;
 	    costUsd?: number;
+	    byUser?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskRef(source);
@@ -615,6 +642,7 @@ export namespace view {
 	        this.retries = source["retries"];
 	        this.unstructured = source["unstructured"];
 	        this.costUsd = source["costUsd"];
+	        this.byUser = source["byUser"];
 	    }
 	}
 	export class TaskCounts {
@@ -622,6 +650,7 @@ export namespace view {
 	    completed: number;
 	    failed: number;
 	    skipped: number;
+	    skippedByUser: number;
 	    notRun: number;
 	
 	    static createFrom(source: any = {}) {
@@ -634,6 +663,7 @@ export namespace view {
 	        this.completed = source["completed"];
 	        this.failed = source["failed"];
 	        this.skipped = source["skipped"];
+	        this.skippedByUser = source["skippedByUser"];
 	        this.notRun = source["notRun"];
 	    }
 	}
@@ -650,6 +680,7 @@ export namespace view {
 	    skipped: TaskRef[];
 	    notRun: TaskRef[];
 	    iterations: Iterations;
+	    notes: string[];
 	    decisions: Decision[];
 	    files: ReportFile[];
 	    absent?: ReportFile[];
@@ -675,6 +706,7 @@ export namespace view {
 	        this.skipped = this.convertValues(source["skipped"], TaskRef);
 	        this.notRun = this.convertValues(source["notRun"], TaskRef);
 	        this.iterations = this.convertValues(source["iterations"], Iterations);
+	        this.notes = source["notes"];
 	        this.decisions = this.convertValues(source["decisions"], Decision);
 	        this.files = this.convertValues(source["files"], ReportFile);
 	        this.absent = this.convertValues(source["absent"], ReportFile);
@@ -1283,8 +1315,130 @@ export namespace view {
 		    return a;
 		}
 	}
+	export class PullRequest {
+	    url: string;
+	    remote: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.remote = source["remote"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PullRequestResult {
+	    opened: boolean;
+	    url?: string;
+	    reason?: string;
+	    command: string;
+	    title: string;
+	    body: string;
+	    bodyFile?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullRequestResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.opened = source["opened"];
+	        this.url = source["url"];
+	        this.reason = source["reason"];
+	        this.command = source["command"];
+	        this.title = source["title"];
+	        this.body = source["body"];
+	        this.bodyFile = source["bodyFile"];
+	    }
+	}
+	export class Push {
+	    remote: string;
+	    commit: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Push(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remote = source["remote"];
+	        this.commit = source["commit"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Pushed {
+	    remote: string;
+	    output: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Pushed(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remote = source["remote"];
+	        this.output = source["output"];
+	    }
+	}
 	
 	
+	export class Remote {
+	    name: string;
+	    url: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Remote(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.url = source["url"];
+	    }
+	}
 	export class RemoteStatus {
 	    running: boolean;
 	    listen: string;
@@ -1371,6 +1525,40 @@ export namespace view {
 		}
 	}
 	
+	export class Remotes {
+	    remotes: Remote[];
+	    default: string;
+	    pushCommand: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Remotes(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remotes = this.convertValues(source["remotes"], Remote);
+	        this.default = source["default"];
+	        this.pushCommand = source["pushCommand"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	
 	export class ReportExport {
@@ -2047,6 +2235,8 @@ export namespace view {
 	    error?: string;
 	    changes: FileChange[];
 	    resolves?: string;
+	    applied?: boolean;
+	    commit?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskChanges(source);
@@ -2060,6 +2250,8 @@ export namespace view {
 	        this.error = source["error"];
 	        this.changes = this.convertValues(source["changes"], FileChange);
 	        this.resolves = source["resolves"];
+	        this.applied = source["applied"];
+	        this.commit = source["commit"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2087,11 +2279,14 @@ export namespace view {
 	    runDir: string;
 	    dirty?: string[];
 	    mergeCommand: string;
+	    discardCommand: string;
 	    tasks: TaskChanges[];
 	    conflict?: ConflictState;
 	    outcome?: string;
 	    applied?: Applied;
 	    cleaned: boolean;
+	    pushes?: Push[];
+	    pullRequest?: PullRequest;
 	
 	    static createFrom(source: any = {}) {
 	        return new Worktree(source);
@@ -2105,11 +2300,14 @@ export namespace view {
 	        this.runDir = source["runDir"];
 	        this.dirty = source["dirty"];
 	        this.mergeCommand = source["mergeCommand"];
+	        this.discardCommand = source["discardCommand"];
 	        this.tasks = this.convertValues(source["tasks"], TaskChanges);
 	        this.conflict = this.convertValues(source["conflict"], ConflictState);
 	        this.outcome = source["outcome"];
 	        this.applied = this.convertValues(source["applied"], Applied);
 	        this.cleaned = source["cleaned"];
+	        this.pushes = this.convertValues(source["pushes"], Push);
+	        this.pullRequest = this.convertValues(source["pullRequest"], PullRequest);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -144,6 +144,43 @@ describe('Results: the final report', () => {
     expect((err as ApiError).binding).toBe('FinalReport');
     expect((err as Error).message).toMatch(/^This run has not finished yet/);
   });
+
+  it('shows the tasks the user skipped as a note, not in red and not as a known limitation', async () => {
+    const rep = finalReport({
+      status: 'completed',
+      tasks: { total: 3, completed: 2, failed: 0, skipped: 1, skippedByUser: 1, notRun: 0 },
+      failed: [],
+      skipped: [{ id: 't3', title: 'Title of t3', status: 'skipped', reason: 'skipped by the user', retries: 0, byUser: true }],
+      notes: ['1 task skipped by you: t3.'],
+      decisions: [],
+      iterations: { total: 0, remediation: [], retries: [], rejections: [], reprompts: 0 },
+      limitations: [],
+      issues: [],
+    });
+    answer('RunSnapshot', () =>
+      Promise.resolve(
+        finishedSnapshot({
+          run: run({ status: 'completed', tasksTotal: 3, tasksCompleted: 2, tasksFailed: 0, tasksSkipped: 1, completedAt: '2026-11-22T06:10:00Z' }),
+          workers: [
+            worker('t1', { status: 'completed', progress: 100 }),
+            worker('t2', { status: 'completed', progress: 100 }),
+            worker('t3', { status: 'cancelled', skipped: true, error: 'skipped by the user' }),
+          ],
+          finalReport: rep,
+        }),
+      ),
+    );
+    render(RunView, { runId: 'r1', readOnly: true });
+    const report = await screen.findByRole('region', { name: 'Final report' });
+    expect(within(report).getByText('1 task skipped by you: t3.')).toBeTruthy();
+    expect(within(report).getByText('No known limitations.')).toBeTruthy();
+    expect(within(report).getByText('Skipped').closest('div')?.getAttribute('data-bad')).toBe('false');
+    expect(screen.getByTestId('run-status').textContent).toBe('Completed');
+    // The worker card says it quietly; no red error.
+    const workers = screen.getByRole('region', { name: 'Workers' });
+    expect(within(workers).getByText('Skipped by you.')).toBeTruthy();
+    expect(within(workers).queryByText('skipped by the user')).toBeNull();
+  });
 });
 
 describe('Results: what Baton checked', () => {
