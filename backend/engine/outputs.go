@@ -11,6 +11,7 @@ import (
 
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/scope"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/transcript"
 	"github.com/baton-app/baton/backend/worktree"
@@ -77,6 +78,12 @@ func (r *runner) checkOutputs(ctx context.Context, ws *workerState, c *protocol.
 	}
 	folder := r.prompts.Folder(id)
 	declared := declaredOutputs(folder, t, c)
+	if r.tmpl.Config.PermissionMode == session.ModePlan {
+		// A worker in plan mode proposes its outputs in its report and
+		// writes nothing: none is missing; what it did write is judged
+		// against its scope.
+		declared = nil
+	}
 	var changed []string
 	var written func(string) bool
 	switch {

@@ -101,6 +101,31 @@ func TestWrittenAfterTheAskCompletes(t *testing.T) {
 	}
 }
 
+// TestPlanModeProposesItsOutputs: in plan mode a worker proposes its
+// outputs in its report and writes nothing, so none is missing and the run
+// completes without asking again.
+func TestPlanModeProposesItsOutputs(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"task_001", 5, nil})
+	tmpl := testTemplate(func(tm *template.Template) { tm.Config.PermissionMode = "plan" })
+	h := newHarness(t, tmpl, scripted(tasks, claiming("task_001", 0, "")), true)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" {
+		t.Fatalf("run = %s: %v", run.Status, run.Issues)
+	}
+	if w := h.workers(id)["task_001"]; len(w.MissingOutputs) != 0 {
+		t.Errorf("task_001 missing %v in plan mode", w.MissingOutputs)
+	}
+	for _, s := range h.host.sent() {
+		if strings.Contains(s, "which is not written there") {
+			t.Errorf("a plan-mode worker was asked for its proposed outputs: %q", s)
+		}
+	}
+}
+
 // TestWritesOutsideTheScope: a file changed outside the task's scope is a
 // warning in a shared run; with strictScope the task fails.
 func TestWritesOutsideTheScope(t *testing.T) {
