@@ -33,11 +33,13 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	// Stopping a run's sessions is noisy (hosts that went away meanwhile):
 	// only --verbose shows those log lines; the outcome is one sentence.
+	// The run's sessions are stopped through the host it ran on, unless
+	// the flags name another.
 	logger := slog.New(slog.DiscardHandler)
 	if *o.verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	svc, err := service.Open(service.Options{Logger: logger,
+	svc, err := service.Open(service.Options{Logger: logger, RunHost: id,
 		Host: service.HostOverrides{Host: *host, CDP: *cdp, Claude: *claudePath}})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
@@ -74,8 +76,8 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
 		return ExitError
 	}
-	fmt.Fprintf(stdout, "Cancelled run %s (it was %s); %d of %d tasks had completed. \"baton show %s\" prints its report; \"baton delete %s\" removes it.\n",
-		id, statusLabel(run.Status), done.TasksCompleted, done.TasksTotal, id, id)
+	fmt.Fprintf(stdout, "Cancelled run %s (it was %s); %d of %s had completed. \"baton show %s\" prints its report; \"baton delete %s\" removes it.\n",
+		id, statusLabel(run.Status), done.TasksCompleted, count(done.TasksTotal, "task", "tasks"), id, id)
 	if done.Status != view.RunCancelled {
 		return exitCode(done.Status)
 	}

@@ -13,9 +13,10 @@ import (
 	"github.com/baton-app/baton/backend/claudecodetest"
 )
 
-// cliEnv is the environment of a baton process whose Claude Code CLI (the
-// pinned one) talks to model-sim at url, in its own config folder.
-func cliEnv(t *testing.T, url string) []string {
+// cliEnviron is the environment of a baton process whose Claude Code CLI
+// (the pinned one) talks to model-sim at url, in its own config folder
+// (cliEnv sets the same in this process).
+func cliEnviron(t *testing.T, url string) []string {
 	t.Helper()
 	return append(os.Environ(), "BATON_CONFIG_DIR="+t.TempDir(), "HOME="+t.TempDir(),
 		"ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY="+claudecodetest.APIKey, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
@@ -64,7 +65,7 @@ func batonRun(t *testing.T, ctx context.Context, bin string, env []string, stdin
 func TestPermissionWithoutInputPausesOnClaudeCode(t *testing.T) {
 	bin := buildBaton(t)
 	claude := claudecodetest.Binary(t)
-	env := cliEnv(t, modelSim(t, "task_001", "needs-permission"))
+	env := cliEnviron(t, modelSim(t, "task_001", "needs-permission"))
 	dir := pyProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -92,7 +93,7 @@ func TestPermissionWithoutInputPausesOnClaudeCode(t *testing.T) {
 func TestNonInteractiveMainQuestionPausesOnClaudeCode(t *testing.T) {
 	bin := buildBaton(t)
 	claude := claudecodetest.Binary(t)
-	env := cliEnv(t, modelSim(t, "Step 1: analysis", "asks-question"))
+	env := cliEnviron(t, modelSim(t, "Step 1: analysis", "asks-question"))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	code, out, asked := batonRun(t, ctx, bin, env, "1\n1\n", "Nobody is here", "run", "--host", "claude-code", "--claude", claude,
@@ -111,7 +112,7 @@ func TestNonInteractiveMainQuestionPausesOnClaudeCode(t *testing.T) {
 func TestResumedRunWithoutInputIsKept(t *testing.T) {
 	bin := buildBaton(t)
 	claude := claudecodetest.Binary(t)
-	env := cliEnv(t, modelSim(t, "Step 1: analysis", "slow delay=25"))
+	env := cliEnviron(t, modelSim(t, "Step 1: analysis", "slow delay=25"))
 	dir := pyProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

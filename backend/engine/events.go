@@ -87,7 +87,7 @@ func EventNames() []string {
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
-		EventModelRetry, EventWorkerMerged, EventMergeConflict, EventWorktree}
+		EventModelRetry, EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved}
 }
 
 // Emitter receives every event after the change it describes is committed.

@@ -68,7 +68,8 @@ func (m *mainSession) needsStart(ctx context.Context, id string) bool {
 func (m *mainSession) start(ctx context.Context, opts session.StartOptions, soFar string) (session.ID, error) {
 	if m.gone {
 		opts.Message = soFar + opts.Message
-		m.Cursor = transcript.Cursor{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUSD: m.CostUSD}
+		m.Cursor = transcript.Cursor{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUSD: m.CostUSD,
+			PricedUSD: m.PricedUSD, ShownUSD: m.ShownUSD}
 	}
 	id, err := m.host.Start(ctx, opts)
 	if err != nil {
@@ -143,6 +144,13 @@ func (m *mainSession) lost(ctx context.Context, id string) bool {
 	m.gone = true
 	m.Asked = ""
 	return true
+}
+
+// leave gives the session up: the run moved to another host, which does not
+// have it. The next prompt starts a new one that reads the run so far.
+func (m *mainSession) leave() {
+	m.gone = true
+	m.Asked = ""
 }
 
 // restored takes the session up on a restore: when look, whether the host

@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/transcript"
@@ -32,6 +33,9 @@ type workerState struct {
 	// early is a mailbox report that came while the worker was still
 	// starting; it is taken once the worker runs.
 	early *workflows.Report
+	// before is the snapshot of its scope and planned outputs taken before
+	// its worker started, in a shared run (nil: none, after a restart).
+	before *scope.Snapshot
 }
 
 // workerBook is a worker's state beyond its row, stored with it.
@@ -42,10 +46,13 @@ type workerBook struct {
 	Attempt     int `json:"attempt,omitempty"`
 	AutoRetries int `json:"autoRetries,omitempty"`
 	// Partials counts the partial reports that re-queued the task.
-	Partials  int      `json:"partials,omitempty"`
-	SkippedBy string   `json:"skippedBy,omitempty"`
-	Resume    string   `json:"resume,omitempty"`
-	ToolFiles []string `json:"toolFiles,omitempty"`
+	Partials int `json:"partials,omitempty"`
+	// OutputAsks counts the times the worker was asked again for outputs
+	// it declared and did not write.
+	OutputAsks int      `json:"outputAsks,omitempty"`
+	SkippedBy  string   `json:"skippedBy,omitempty"`
+	Resume     string   `json:"resume,omitempty"`
+	ToolFiles  []string `json:"toolFiles,omitempty"`
 	// Done are the tool calls the worker made in its session, one line
 	// each, the last maxDone: what it is told it already did when its turn
 	// stopped and it goes on (prompts.GoOn).

@@ -223,7 +223,7 @@ func (a *Announcer) notification(name string, p engine.Payload) (Notification, b
 		status := p.Status
 		if r := p.Run; r != nil {
 			status = r.Status
-			body = fmt.Sprintf("%d of %d tasks completed", r.TasksCompleted, r.TasksTotal)
+			body = fmt.Sprintf("%d of %d %s completed", r.TasksCompleted, r.TasksTotal, map[bool]string{true: "task", false: "tasks"}[r.TasksTotal == 1])
 			if r.TasksFailed > 0 || r.TasksSkipped > 0 {
 				body += fmt.Sprintf(", %d failed, %d skipped", r.TasksFailed, r.TasksSkipped)
 				urgency = UrgencyCritical

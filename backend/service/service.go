@@ -47,6 +47,10 @@ type Options struct {
 	Inbox bool
 	// OnNotificationClick is called with the run of a clicked notification.
 	OnNotificationClick func(runID string)
+	// RunHost names the run this process is opened for ("baton run
+	// --resume", "baton cancel"): unless Host chooses a host, the host is
+	// the one the run ran on (resumeHost).
+	RunHost string
 	// OnInboxClick is called when a notification about the Inbox was
 	// clicked.
 	OnInboxClick func()
@@ -132,6 +136,11 @@ func Open(o Options) (*Services, error) {
 	var err error
 	if s.store, err = OpenStore(log); err != nil {
 		return fail(err)
+	}
+	if o.RunHost != "" {
+		if o.Host, err = resumeHost(s.store, o.RunHost, o.Host); err != nil {
+			return fail(&OpenError{StageHost, err})
+		}
 	}
 	dir, err := template.DefaultDir()
 	if err != nil {

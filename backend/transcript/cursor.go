@@ -30,6 +30,12 @@ type Cursor struct {
 	// PricedUSD is the cost of its tokens by Baton's price table, the
 	// session's cost when the host reports none (Cost).
 	PricedUSD float64 `json:"pricedUsd,omitempty"`
+	// OpenUSD is the priced cost of the turn that runs, which the host
+	// has not reported yet (Cost adds it to the host's cost).
+	OpenUSD float64 `json:"openUsd,omitempty"`
+	// ShownUSD is the most Cost has said: the figure shown never drops
+	// when the host's cost replaces an estimate.
+	ShownUSD float64 `json:"shownUsd,omitempty"`
 
 	// In memory only.
 	entries   []protocol.Entry
@@ -108,6 +114,11 @@ func (c *Cursor) count(d Digest) {
 	c.CacheWriteTokens += d.CacheWrite
 	c.CostUSD += d.CostUSD
 	c.PricedUSD += d.PricedUSD
+	if d.Settled {
+		c.OpenUSD = d.OpenPricedUSD
+	} else {
+		c.OpenUSD += d.OpenPricedUSD
+	}
 }
 
 // usageSeen is what was counted of the session's usage, per message id.
@@ -205,11 +216,21 @@ func (c *Cursor) More() bool { return c.more }
 // LastRead is when the session was last read (wall clock).
 func (c *Cursor) LastRead() time.Time { return c.lastRead }
 
-// Cost is the session's cost: the host's own when it reported one, else
-// the one priced from its tokens; estimated says which.
+// Cost is the session's cost: the host's own where it reported one, with
+// the price table's estimate of the turn it has not reported yet, else the
+// one priced from its tokens; estimated says whether an estimate is part
+// of it. The figure never drops: when the host's cost comes in below the
+// estimate that was shown, the estimate stays, still marked estimated.
 func (c *Cursor) Cost() (usd float64, estimated bool) {
-	if c.CostUSD > 0 || c.PricedUSD == 0 {
-		return c.CostUSD, false
+	switch {
+	case c.CostUSD > 0:
+		usd, estimated = c.CostUSD+c.OpenUSD, c.OpenUSD > 0
+	case c.PricedUSD > 0:
+		usd, estimated = c.PricedUSD, true
 	}
-	return c.PricedUSD, true
+	if usd < c.ShownUSD {
+		usd, estimated = c.ShownUSD, true
+	}
+	c.ShownUSD = usd
+	return usd, estimated
 }

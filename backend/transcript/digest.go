@@ -178,11 +178,16 @@ type Digest struct {
 	CacheWrite   int64
 	CostUSD      float64
 	// PricedUSD is the cost of the tokens by the price table.
-	PricedUSD   float64
-	Assistant   bool // an assistant entry arrived
-	Text        bool // an assistant entry with text arrived
-	Result      bool // a result entry arrived (the turn ended)
-	ResultError string
+	PricedUSD float64
+	// OpenPricedUSD is the part of PricedUSD after the last entry that
+	// reported the cost (a result, a cost-state line); Settled: such an
+	// entry came.
+	OpenPricedUSD float64
+	Settled       bool
+	Assistant     bool // an assistant entry arrived
+	Text          bool // an assistant entry with text arrived
+	Result        bool // a result entry arrived (the turn ended)
+	ResultError   string
 	// Limit is the last limit an entry reported.
 	Limit *limits.Limit
 	// Retry is the last retry of a request to the model the CLI reported
@@ -259,6 +264,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				n, usd := pricedAdd(book, re.Message.ID, re.Message.Model, *re.Message.Usage)
 				d.addTokens(n)
 				d.PricedUSD += usd
+				d.OpenPricedUSD += usd
 			}
 			if e.Message == nil {
 				continue
@@ -289,6 +295,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 		case "result":
 			d.Result, d.Retrying = true, false
 			d.Cut = d.Cut || re.BatonCut
+			d.Settled, d.OpenPricedUSD = true, 0
 			d.CostUSD += book.turnCost(re)
 			d.addTokens(book.result(re.Usage))
 			if e.IsError {
@@ -298,6 +305,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				}
 			}
 		case "cost-state":
+			d.Settled, d.OpenPricedUSD = true, 0
 			d.CostUSD += book.costState(re.TotalCostUSDState)
 		}
 	}

@@ -45,6 +45,8 @@ const (
 	EventWorkerMerged         = engine.EventWorkerMerged
 	EventMergeConflict        = engine.EventMergeConflict
 	EventWorktree             = engine.EventWorktree
+	EventChecks               = engine.EventChecks
+	EventHostMoved            = engine.EventHostMoved
 )
 
 // Event is one event of a run: its name (domain:what) and what it carries,

@@ -61,6 +61,8 @@ export const runEventNames = [
   'worker:merged',
   'orchestrator:mergeConflict',
   'orchestrator:worktree',
+  'orchestrator:checks',
+  'orchestrator:hostMoved',
 ] as const;
 export type RunEventName = (typeof runEventNames)[number];
 

@@ -85,6 +85,89 @@ export namespace view {
 	        this.maxTokens = source["maxTokens"];
 	    }
 	}
+	export class CheckRef {
+	    name: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    durationMs: number;
+	    verdict: string;
+	    tail?: string;
+	    message?: string;
+	    sentence: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.durationMs = source["durationMs"];
+	        this.verdict = source["verdict"];
+	        this.tail = source["tail"];
+	        this.message = source["message"];
+	        this.sentence = source["sentence"];
+	    }
+	}
+	export class CheckResult {
+	    runId: string;
+	    round: number;
+	    position: number;
+	    name: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    durationMs: number;
+	    tail: string;
+	    message?: string;
+	    verdict: string;
+	    dir?: string;
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.round = source["round"];
+	        this.position = source["position"];
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.durationMs = source["durationMs"];
+	        this.tail = source["tail"];
+	        this.message = source["message"];
+	        this.verdict = source["verdict"];
+	        this.dir = source["dir"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ConflictState {
 	    taskId: string;
 	    files: string[];
@@ -376,6 +459,74 @@ export namespace view {
 	        this.removed = source["removed"];
 	    }
 	}
+	export class FileDiff {
+	    path: string;
+	    status: string;
+	    added: number;
+	    removed: number;
+	    binary?: boolean;
+	    tooLarge?: boolean;
+	    old: string;
+	    new: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.binary = source["binary"];
+	        this.tooLarge = source["tooLarge"];
+	        this.old = source["old"];
+	        this.new = source["new"];
+	    }
+	}
+	export class ReportChecks {
+	    ran: boolean;
+	    looked: boolean;
+	    note: string;
+	    baseline: CheckRef[];
+	    after: CheckRef[];
+	    contradiction?: string;
+	    preExistingNote?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportChecks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ran = source["ran"];
+	        this.looked = source["looked"];
+	        this.note = source["note"];
+	        this.baseline = this.convertValues(source["baseline"], CheckRef);
+	        this.after = this.convertValues(source["after"], CheckRef);
+	        this.contradiction = source["contradiction"];
+	        this.preExistingNote = source["preExistingNote"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ReportCost {
 	    usd: number;
 	    inputTokens: number;
@@ -496,6 +647,7 @@ export namespace view {
 	    retries: number;
 	    unstructured?: boolean;
 	    costUsd?: number;
+	    byUser?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskRef(source);
@@ -510,6 +662,7 @@ export namespace view {
 	        this.retries = source["retries"];
 	        this.unstructured = source["unstructured"];
 	        this.costUsd = source["costUsd"];
+	        this.byUser = source["byUser"];
 	    }
 	}
 	export class TaskCounts {
@@ -517,6 +670,7 @@ export namespace view {
 	    completed: number;
 	    failed: number;
 	    skipped: number;
+	    skippedByUser: number;
 	    notRun: number;
 	
 	    static createFrom(source: any = {}) {
@@ -529,6 +683,7 @@ export namespace view {
 	        this.completed = source["completed"];
 	        this.failed = source["failed"];
 	        this.skipped = source["skipped"];
+	        this.skippedByUser = source["skippedByUser"];
 	        this.notRun = source["notRun"];
 	    }
 	}
@@ -545,11 +700,14 @@ export namespace view {
 	    skipped: TaskRef[];
 	    notRun: TaskRef[];
 	    iterations: Iterations;
+	    notes: string[];
 	    decisions: Decision[];
 	    files: ReportFile[];
+	    absent?: ReportFile[];
 	    limitations: Limitation[];
 	    issues: string[];
 	    cost: ReportCost;
+	    checks?: ReportChecks;
 	
 	    static createFrom(source: any = {}) {
 	        return new FinalReport(source);
@@ -568,11 +726,14 @@ export namespace view {
 	        this.skipped = this.convertValues(source["skipped"], TaskRef);
 	        this.notRun = this.convertValues(source["notRun"], TaskRef);
 	        this.iterations = this.convertValues(source["iterations"], Iterations);
+	        this.notes = source["notes"];
 	        this.decisions = this.convertValues(source["decisions"], Decision);
 	        this.files = this.convertValues(source["files"], ReportFile);
+	        this.absent = this.convertValues(source["absent"], ReportFile);
 	        this.limitations = this.convertValues(source["limitations"], Limitation);
 	        this.issues = source["issues"];
 	        this.cost = this.convertValues(source["cost"], ReportCost);
+	        this.checks = this.convertValues(source["checks"], ReportChecks);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -592,6 +753,28 @@ export namespace view {
 		    }
 		    return a;
 		}
+	}
+	export class RunHost {
+	    kind?: string;
+	    label?: string;
+	    path?: string;
+	    version?: string;
+	    endpoint?: string;
+	    description?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunHost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.label = source["label"];
+	        this.path = source["path"];
+	        this.version = source["version"];
+	        this.endpoint = source["endpoint"];
+	        this.description = source["description"];
+	    }
 	}
 	export class RunLimits {
 	    // Go type: time
@@ -712,6 +895,7 @@ export namespace view {
 	    // Go type: time
 	    completedAt?: any;
 	    limits: RunLimits;
+	    host: RunHost;
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -746,6 +930,7 @@ export namespace view {
 	        this.startedAt = this.convertValues(source["startedAt"], null);
 	        this.completedAt = this.convertValues(source["completedAt"], null);
 	        this.limits = this.convertValues(source["limits"], RunLimits);
+	        this.host = this.convertValues(source["host"], RunHost);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1154,8 +1339,130 @@ export namespace view {
 		    return a;
 		}
 	}
+	export class PullRequest {
+	    url: string;
+	    remote: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.remote = source["remote"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PullRequestResult {
+	    opened: boolean;
+	    url?: string;
+	    reason?: string;
+	    command: string;
+	    title: string;
+	    body: string;
+	    bodyFile?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullRequestResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.opened = source["opened"];
+	        this.url = source["url"];
+	        this.reason = source["reason"];
+	        this.command = source["command"];
+	        this.title = source["title"];
+	        this.body = source["body"];
+	        this.bodyFile = source["bodyFile"];
+	    }
+	}
+	export class Push {
+	    remote: string;
+	    commit: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Push(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remote = source["remote"];
+	        this.commit = source["commit"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Pushed {
+	    remote: string;
+	    output: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Pushed(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remote = source["remote"];
+	        this.output = source["output"];
+	    }
+	}
 	
 	
+	export class Remote {
+	    name: string;
+	    url: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Remote(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.url = source["url"];
+	    }
+	}
 	export class RemoteStatus {
 	    running: boolean;
 	    listen: string;
@@ -1221,6 +1528,41 @@ export namespace view {
 	        this.url = source["url"];
 	        this.qr = source["qr"];
 	        this.status = this.convertValues(source["status"], RemoteStatus);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Remotes {
+	    remotes: Remote[];
+	    default: string;
+	    pushCommand: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Remotes(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remotes = this.convertValues(source["remotes"], Remote);
+	        this.default = source["default"];
+	        this.pushCommand = source["pushCommand"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1509,6 +1851,9 @@ export namespace view {
 	    retryFailedReports?: boolean;
 	    isolation?: string;
 	    budget?: Budget;
+	    checks?: string[];
+	    checkTimeout?: number;
+	    strictScope?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TemplateConfig(source);
@@ -1532,6 +1877,9 @@ export namespace view {
 	        this.retryFailedReports = source["retryFailedReports"];
 	        this.isolation = source["isolation"];
 	        this.budget = this.convertValues(source["budget"], Budget);
+	        this.checks = source["checks"];
+	        this.checkTimeout = source["checkTimeout"];
+	        this.strictScope = source["strictScope"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1620,6 +1968,41 @@ export namespace view {
 	        this.template = this.convertValues(source["template"], Template);
 	        this.chain = source["chain"];
 	        this.sources = source["sources"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class RunChecks {
+	    note: string;
+	    running?: number;
+	    results: CheckResult[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RunChecks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.note = source["note"];
+	        this.running = source["running"];
+	        this.results = this.convertValues(source["results"], CheckResult);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1876,6 +2259,8 @@ export namespace view {
 	    error?: string;
 	    changes: FileChange[];
 	    resolves?: string;
+	    applied?: boolean;
+	    commit?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskChanges(source);
@@ -1889,6 +2274,8 @@ export namespace view {
 	        this.error = source["error"];
 	        this.changes = this.convertValues(source["changes"], FileChange);
 	        this.resolves = source["resolves"];
+	        this.applied = source["applied"];
+	        this.commit = source["commit"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1916,11 +2303,14 @@ export namespace view {
 	    runDir: string;
 	    dirty?: string[];
 	    mergeCommand: string;
+	    discardCommand: string;
 	    tasks: TaskChanges[];
 	    conflict?: ConflictState;
 	    outcome?: string;
 	    applied?: Applied;
 	    cleaned: boolean;
+	    pushes?: Push[];
+	    pullRequest?: PullRequest;
 	
 	    static createFrom(source: any = {}) {
 	        return new Worktree(source);
@@ -1934,11 +2324,14 @@ export namespace view {
 	        this.runDir = source["runDir"];
 	        this.dirty = source["dirty"];
 	        this.mergeCommand = source["mergeCommand"];
+	        this.discardCommand = source["discardCommand"];
 	        this.tasks = this.convertValues(source["tasks"], TaskChanges);
 	        this.conflict = this.convertValues(source["conflict"], ConflictState);
 	        this.outcome = source["outcome"];
 	        this.applied = this.convertValues(source["applied"], Applied);
 	        this.cleaned = source["cleaned"];
+	        this.pushes = this.convertValues(source["pushes"], Push);
+	        this.pullRequest = this.convertValues(source["pullRequest"], PullRequest);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2025,6 +2418,8 @@ export namespace view {
 	    waiting?: Permission;
 	    questions: string[];
 	    conflicts: string[];
+	    missingOutputs: string[];
+	    outOfScope: string[];
 	    model?: string;
 	    inputTokens: number;
 	    outputTokens: number;
@@ -2061,6 +2456,8 @@ export namespace view {
 	        this.waiting = this.convertValues(source["waiting"], Permission);
 	        this.questions = source["questions"];
 	        this.conflicts = source["conflicts"];
+	        this.missingOutputs = source["missingOutputs"];
+	        this.outOfScope = source["outOfScope"];
 	        this.model = source["model"];
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
@@ -2133,6 +2530,7 @@ export namespace view {
 	    reconnecting?: Reconnecting;
 	    worktree?: Worktree;
 	    userReviews: boolean;
+	    checks?: RunChecks;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -2149,6 +2547,7 @@ export namespace view {
 	        this.reconnecting = this.convertValues(source["reconnecting"], Reconnecting);
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.userReviews = source["userReviews"];
+	        this.checks = this.convertValues(source["checks"], RunChecks);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
