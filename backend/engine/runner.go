@@ -329,7 +329,7 @@ func (r *runner) sync() error {
 	r.run.InputTokens = t.inputTokens + r.main.InputTokens
 	r.run.OutputTokens = t.outputTokens + r.main.OutputTokens
 	r.run.CostUSD = t.costUSD + mainCost
-	r.run.Limits = r.limits.Row(r.limits.BudgetNow(r.tmpl.Config.Budget), estimated)
+	r.run.Limits = limitsRow(&r.limits, r.limits.BudgetNow(r.tmpl.Config.Budget), estimated)
 	return nil
 }
 

@@ -87,6 +87,7 @@ func TestCutWorkerGoesOnToldWhatItDid(t *testing.T) {
 			return false
 		}
 		if !again {
+			writeOutput(s.opts.Cwd, "docs/a.md", "# a")
 			s.tool("Write", map[string]any{"file_path": s.opts.Cwd + "/docs/a.md", "content": "# a"})
 			s.tool("Bash", map[string]any{"command": "go test ./..."})
 			s.cut(h)
