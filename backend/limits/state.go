@@ -2,7 +2,6 @@ package limits
 
 import (
 	"time"
-
 )
 
 // Wait is a session waiting for a limit: a worker's (in its Book) or the
