@@ -31,6 +31,14 @@ checks is printed with its problems: fix it with --plan FILE (a JSON file
 with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
 --permission-mode sets the workers' mode for this run, one of the CLI's
 modes: MODES.
+--allow RULE and --deny RULE (repeatable) add permission rules in Claude
+Code's syntax for this run, such as --allow 'Bash(go test:*)' --allow
+'Edit(docs/**)' --deny 'Bash(rm:*)'; with the rules of the template and of
+settings.json ("permissions": {"allow": [...], "deny": [...]}) they answer a
+prompt they cover at once, deny winning, and every answer is kept in the
+run's permission log (baton show). A prompt asked on the terminal offers
+"r" (allow for this run): pick a suggested rule and every identical prompt
+of the run, now and later, is allowed.
 With --host claude-code every session is a Claude Code CLI process (claude on
 PATH, or --claude PATH) that inherits this environment: your login or
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
@@ -242,6 +250,12 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				req.Overrides = &view.Overrides{}
 			}
 			req.Overrides.Isolation = isolation
+		}
+		if len(o.allow)+len(o.deny) > 0 {
+			if req.Overrides == nil {
+				req.Overrides = &view.Overrides{}
+			}
+			req.Overrides.Allow, req.Overrides.Deny = o.allow, o.deny
 		}
 		run, err := svc.Runs.Create(ctx, req)
 		if err != nil {
@@ -561,6 +575,7 @@ type runOptions struct {
 	budgetTokens *int64
 	isolation    *string
 	apply        *bool
+	allow, deny  multiFlag
 }
 
 // runFlagSet defines the flags of "baton run": its help lists them all.
@@ -586,5 +601,7 @@ func runFlagSet() (*flag.FlagSet, *runOptions) {
 	o.budgetTokens = fs.Int64("budget-tokens", 0, "the most tokens the run may use (with --resume: the raised budget)")
 	o.vars = varFlags{}
 	fs.Var(o.vars, "var", "template variable NAME=VALUE (repeatable)")
+	fs.Var(&o.allow, "allow", "a permission rule whose prompts Baton allows in this run, such as 'Bash(go test:*)' (repeatable)")
+	fs.Var(&o.deny, "deny", "a permission rule whose prompts Baton denies in this run, such as 'Bash(rm:*)' (repeatable)")
 	return fs, o
 }

@@ -70,6 +70,10 @@ const (
 	EventBudgetReached = "orchestrator:budgetReached"
 	// EventBudgetRaised: the budget was raised (the run goes on).
 	EventBudgetRaised = "orchestrator:budgetRaised"
+	// EventPermissionDecided: a permission prompt of the run was answered
+	// (by the user or by a rule) and logged, or the user added a rule to
+	// the run; the message says which.
+	EventPermissionDecided = "permission:decided"
 )
 
 // EventNames lists every event the engine emits.
@@ -82,7 +86,7 @@ func EventNames() []string {
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
-		EventWorkerMerged, EventMergeConflict, EventWorktree}
+		EventWorkerMerged, EventMergeConflict, EventWorktree, EventPermissionDecided}
 }
 
 // Emitter receives every event after the change it describes is committed.

@@ -56,6 +56,9 @@ func (e *Engine) restoreRun(ctx context.Context, run store.Run) error {
 	if err != nil {
 		return err
 	}
+	if r.gate.run, err = e.store.PermissionRules(ctx, run.ID); err != nil {
+		return err
+	}
 	if err := r.reattach(ctx); err != nil {
 		return err
 	}

@@ -55,6 +55,13 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		return nil
 	}
 	info, over := r.follow.TurnOver(ctx, id, &ws.book.Cursor)
+	left, byRule := r.byRules(ctx, ws, info.Pending)
+	if len(byRule.Decisions) > 0 {
+		if err := r.apply(ctx, byRule); err != nil {
+			return err
+		}
+	}
+	info.Pending = left
 	if c, changed := ws.permission(info, r.e.now()); changed {
 		if err := r.apply(ctx, c); err != nil {
 			return err

@@ -223,6 +223,10 @@ type Change struct {
 	// comes only with a run row in a finished status and replaces any
 	// report stored before.
 	FinalReport json.RawMessage
+	// Decisions are answers to permission prompts, added to the run's
+	// permission log; Rules are rules the user added to the run.
+	Decisions []PermissionDecision
+	Rules     []PermissionRule
 }
 
 // HistoryQuery selects runs for the history view.

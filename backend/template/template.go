@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/baton-app/baton/backend/permrules"
 )
 
 // Event names sent to the notifier. The payload is a TemplateInfo for
@@ -101,6 +103,9 @@ type Config struct {
 	Isolation string `json:"isolation,omitempty"`
 	// Budget caps what a run may spend (nil: no cap).
 	Budget *Budget `json:"budget,omitempty"`
+	// Permissions are allow and deny rules in Claude Code's syntax that
+	// Baton answers prompts by (backend/permrules).
+	Permissions *permrules.Lists `json:"permissions,omitempty"`
 }
 
 // Budget is the most a run may spend: cost in US dollars and tokens (input

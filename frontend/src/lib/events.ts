@@ -58,6 +58,7 @@ export const runEventNames = [
   'worker:merged',
   'orchestrator:mergeConflict',
   'orchestrator:worktree',
+  'permission:decided',
 ] as const;
 export type RunEventName = (typeof runEventNames)[number];
 

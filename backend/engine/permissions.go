@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/baton-app/baton/backend/permrules"
+	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/store"
+)
+
+// Permission prompts of a run: those its rules cover are answered here at
+// once, for workers and the main session alike and on every host, before
+// anything shows them to the user; the user's answers come through
+// RespondPermission, RespondMainPermission and AllowForRun. Every answer is
+// a row of the run's permission log, stored through the ledger.
+
+// Who decided a permission prompt.
+const (
+	DecidedByUser = "user"
+	DecidedByRule = "rule"
+	DecidedByMode = "mode"
+)
+
+// gate holds the rules a run answers prompts by: the user's (asked each
+// time, so a changed setting counts), the template's (the run's copy), and
+// the run's own (given when it was created or added by "Allow for this
+// run", stored as its permission rules).
+type gate struct {
+	user     func() permrules.Lists
+	template permrules.Lists
+	run      []store.PermissionRule
+	home     string
+	log      *slog.Logger
+	// answered holds the requests answered by a rule, so a host that still
+	// lists one for a moment does not get a second answer.
+	answered map[string]bool
+}
+
+func newGate(e *Engine, tmpl permrules.Lists, log *slog.Logger) *gate {
+	home := e.home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return &gate{user: e.userRules, template: tmpl, home: home, log: log, answered: map[string]bool{}}
+}
+
+// rules is the rule set in force now. A list that does not parse (checked
+// when it was saved) is left out with a warning.
+func (g *gate) rules() permrules.Set {
+	var s permrules.Set
+	add := func(l permrules.Lists, source string) {
+		if err := s.Add(l, source); err != nil {
+			g.log.Warn("permission rules left out", "err", err)
+		}
+	}
+	if g.user != nil {
+		add(g.user(), "settings")
+	}
+	add(g.template, "template")
+	var run permrules.Lists
+	for _, r := range g.run {
+		if r.Deny {
+			run.Deny = append(run.Deny, r.Rule)
+		} else {
+			run.Allow = append(run.Allow, r.Rule)
+		}
+	}
+	add(run, "run")
+	return s
+}
+
+// call is the permrules form of request req of a session working in root.
+func (g *gate) call(req session.PermissionRequest, root string) permrules.Call {
+	return permrules.Call{Tool: req.ToolName, Input: req.Input, Root: root, Home: g.home}
+}
+
+// decide says what the rules do with req (a question is always the user's).
+func (g *gate) decide(req session.PermissionRequest, root string) permrules.Decision {
+	if req.ToolName == "AskUserQuestion" {
+		return permrules.Decision{}
+	}
+	return g.rules().Decide(g.call(req, root))
+}
+
+// folder is where worker ws (nil: the main session) works.
+func (r *runner) folder(ws *workerState) string {
+	if ws == nil {
+		return r.run.Cwd
+	}
+	return r.prompts.Folder(ws.w.TaskID)
+}
+
+// byRules answers the requests of pending (of worker ws; nil: the main
+// session) that the run's rules cover and returns the others, with the
+// change that logs the answers.
+func (r *runner) byRules(ctx context.Context, ws *workerState, pending []session.PermissionRequest) ([]session.PermissionRequest, change) {
+	var (
+		left []session.PermissionRequest
+		c    change
+	)
+	b := r.e.host.Browser()
+	for _, req := range pending {
+		if r.gate.answered[req.RequestID] {
+			continue
+		}
+		d := r.gate.decide(req, r.folder(ws))
+		if d.Verdict == permrules.Ask || b == nil {
+			left = append(left, req)
+			continue
+		}
+		answer := session.AllowOnce
+		if d.Verdict == permrules.Deny {
+			answer = session.Deny
+		}
+		if err := b.RespondPermission(ctx, req.RequestID, answer, nil); err != nil {
+			r.log.Warn("answer a permission prompt by rule", "rule", d.Rule, "err", err)
+			left = append(left, req)
+			continue
+		}
+		r.gate.answered[req.RequestID] = true
+		c = c.and(r.logged(ws, req, d.Verdict.String(), DecidedByRule, d.Rule, d.Source))
+	}
+	if len(c.Decisions) > 0 {
+		id := r.run.MainSessionID
+		if ws != nil {
+			id = ws.w.SessionID
+		}
+		r.follow.Mark(session.ID(id), session.NoticePermission)
+	}
+	return left, c
+}
+
+// logged is the change that adds an answer to req of worker ws (nil: the
+// main session) to the permission log, with its event.
+func (r *runner) logged(ws *workerState, req session.PermissionRequest, decision, by, rule, source string) change {
+	d := store.PermissionDecision{At: r.e.now(), Tool: req.ToolName, Summary: permrules.Summary(req.ToolName, req.Input),
+		Decision: decision, DecidedBy: by, Rule: rule, Source: source}
+	who := "the main session"
+	if ws != nil {
+		d.TaskID = ws.w.TaskID
+		who = ws.w.TaskID
+	}
+	msg := fmt.Sprintf("%s: %s %s %s", who, decision, d.Tool, d.Summary)
+	if rule != "" {
+		msg += " by the rule " + rule
+	}
+	ev := event{name: EventPermissionDecided, p: Payload{TaskID: d.TaskID, Message: strings.TrimSpace(msg)}}
+	return change{Change: store.Change{Decisions: []store.PermissionDecision{d}}, events: []event{ev}}
+}
+
+// checkMainPermissions answers the main session's prompts the rules cover.
+func (r *runner) checkMainPermissions(ctx context.Context) error {
+	if r.run.MainSessionID == "" {
+		return nil
+	}
+	info, err := r.e.host.Session(ctx, session.ID(r.run.MainSessionID))
+	if err != nil || len(info.Pending) == 0 {
+		return nil
+	}
+	_, c := r.byRules(ctx, nil, info.Pending)
+	if len(c.Decisions) == 0 {
+		return nil
+	}
+	return r.apply(ctx, c)
+}
+
+// decisionWord is how the log says a user's answer.
+func decisionWord(d session.PermissionDecision) string {
+	if d == session.Deny {
+		return "deny"
+	}
+	return "allow"
+}
+
+// RespondMainPermission answers the permission request requestID of run
+// runID's main session, as the user decided, and logs it.
+func (e *Engine) RespondMainPermission(ctx context.Context, runID, requestID string, decision session.PermissionDecision, updatedInput json.RawMessage) error {
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
+		if !decision.Valid() {
+			return fmt.Errorf("permission decision %q is not once, always or deny: %w", decision, ErrBadRequest)
+		}
+		b := r.e.host.Browser()
+		if b == nil || r.run.MainSessionID == "" {
+			return fmt.Errorf("this session host cannot answer permission requests: %w", ErrBadRequest)
+		}
+		info, err := r.e.host.Session(ctx, session.ID(r.run.MainSessionID))
+		if err != nil {
+			return fmt.Errorf("read the main session: %w", err)
+		}
+		var req *session.PermissionRequest
+		for i := range info.Pending {
+			if info.Pending[i].RequestID == requestID {
+				req = &info.Pending[i]
+			}
+		}
+		if req == nil {
+			return fmt.Errorf("the main session is not waiting for %s: %w", requestID, ErrBadRequest)
+		}
+		if err := b.RespondPermission(ctx, requestID, decision, updatedInput); err != nil {
+			return fmt.Errorf("answer the permission request of the main session: %w", err)
+		}
+		r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticePermission)
+		return r.apply(ctx, r.logged(nil, *req, decisionWord(decision), DecidedByUser, "", ""))
+	})
+}
+
+// AllowForRun adds rule as an allow rule of run runID and answers at once
+// every pending prompt of the run it covers (the workers' and the main
+// session's); later prompts it covers are answered as they come. A rule
+// that does not parse is an ErrBadRequest naming it.
+func (e *Engine) AllowForRun(ctx context.Context, runID, rule string) error {
+	parsed, err := permrules.Parse(rule)
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, ErrBadRequest)
+	}
+	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
+		pr := store.PermissionRule{Rule: parsed.String(), AddedAt: r.e.now()}
+		added := false
+		for _, have := range r.gate.run {
+			added = added || have.Rule == pr.Rule && !have.Deny
+		}
+		if !added {
+			r.gate.run = append(r.gate.run, pr)
+			if err := r.apply(ctx, change{Change: store.Change{Rules: []store.PermissionRule{pr}}}.
+				with(nil, event{name: EventPermissionDecided, p: Payload{Message: "allowed for this run: " + pr.Rule}})); err != nil {
+				return err
+			}
+		}
+		return r.answerPending(ctx)
+	})
+}
+
+// answerPending answers what the rules now cover of the prompts the run's
+// workers and main session wait on.
+func (r *runner) answerPending(ctx context.Context) error {
+	var all change
+	for _, ws := range r.plan.inOrder() {
+		if ws.w.Waiting == nil {
+			continue
+		}
+		p := ws.w.Waiting
+		left, c := r.byRules(ctx, ws, []session.PermissionRequest{{RequestID: p.RequestID, ToolName: p.ToolName, Input: p.Input}})
+		if len(left) == 0 && len(c.Decisions) > 0 {
+			answer := session.AllowOnce
+			if c.Decisions[0].Decision == "deny" {
+				answer = session.Deny
+			}
+			all = all.and(c).and(ws.permitted(answer, r.e.now()))
+		}
+	}
+	if len(all.Decisions) > 0 {
+		if err := r.apply(ctx, all); err != nil {
+			return err
+		}
+	}
+	return r.checkMainPermissions(ctx)
+}
