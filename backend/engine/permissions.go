@@ -153,6 +153,24 @@ func (r *runner) logged(ws *workerState, req session.PermissionRequest, decision
 	return change{Change: store.Change{Decisions: []store.PermissionDecision{d}}, events: []event{ev}}
 }
 
+// describe completes the prompt worker ws waits on with its summary, its
+// key and the rules Baton suggests for it.
+func (r *runner) describe(ws *workerState) {
+	p := ws.w.Waiting
+	if p == nil {
+		return
+	}
+	p.Summary = permrules.Summary(p.ToolName, p.Input)
+	p.Key = permrules.Key(p.ToolName, p.Input)
+	p.Suggestions = nil
+	if p.ToolName == "AskUserQuestion" {
+		return
+	}
+	for _, s := range permrules.Suggest(r.gate.call(session.PermissionRequest{ToolName: p.ToolName, Input: p.Input}, r.folder(ws))) {
+		p.Suggestions = append(p.Suggestions, store.Suggestion(s))
+	}
+}
+
 // checkMainPermissions answers the main session's prompts the rules cover.
 func (r *runner) checkMainPermissions(ctx context.Context) error {
 	if r.run.MainSessionID == "" {

@@ -63,6 +63,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	info.Pending = left
 	if c, changed := ws.permission(info, r.e.now()); changed {
+		r.describe(ws)
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}

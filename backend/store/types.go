@@ -141,6 +141,19 @@ type Permission struct {
 	RequestID string          `json:"requestId"`
 	ToolName  string          `json:"toolName"`
 	Input     json.RawMessage `json:"input,omitempty"`
+	// Summary says what the call does (its command, file or URL); Key is
+	// the same for identical prompts; Suggestions are the rules that would
+	// allow it for the run, narrowest first.
+	Summary     string       `json:"summary,omitempty"`
+	Key         string       `json:"key,omitempty"`
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
+}
+
+// Suggestion is a permission rule offered for a prompt, with what it
+// covers in words.
+type Suggestion struct {
+	Rule  string `json:"rule"`
+	Label string `json:"label"`
 }
 
 // Worker is the session that runs one task (its latest attempt).

@@ -44,13 +44,13 @@ type Settings struct {
 // PermissionRules are allow and deny rules in Claude Code's syntax
 // (Bash(go test:*), Edit(docs/**)); deny wins.
 type PermissionRules struct {
-	Allow []string `json:"allow"`
-	Deny  []string `json:"deny"`
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
 }
 
-// PermissionRulesOf is the view of rule lists (empty lists, not null).
+// PermissionRulesOf is the view of rule lists.
 func PermissionRulesOf(l permrules.Lists) PermissionRules {
-	return PermissionRules{Allow: append([]string{}, l.Allow...), Deny: append([]string{}, l.Deny...)}
+	return PermissionRules{Allow: l.Allow, Deny: l.Deny}
 }
 
 // Lists is the permrules form of the rules.

@@ -125,6 +125,27 @@ type Permission struct {
 	RequestID string          `json:"requestId"`
 	ToolName  string          `json:"toolName"`
 	Input     json.RawMessage `json:"input,omitempty"`
+	// Summary says what the call does; Key is the same for identical
+	// prompts; Suggestions are the rules "Allow for this run" offers.
+	Summary     string       `json:"summary,omitempty"`
+	Key         string       `json:"key,omitempty"`
+	Suggestions []Suggestion `json:"suggestions"`
+}
+
+// Suggestion is a permission rule offered for a prompt ("Bash(go
+// test:*)") with what it covers in words.
+type Suggestion struct {
+	Rule  string `json:"rule"`
+	Label string `json:"label"`
+}
+
+// PermissionOf is the view of a prompt a worker waits on.
+func PermissionOf(p store.Permission) Permission {
+	v := Permission{RequestID: p.RequestID, ToolName: p.ToolName, Input: p.Input, Summary: p.Summary, Key: p.Key, Suggestions: []Suggestion{}}
+	for _, s := range p.Suggestions {
+		v.Suggestions = append(v.Suggestions, Suggestion(s))
+	}
+	return v
 }
 
 // Worker is the worker of one task.
@@ -238,7 +259,7 @@ func WorkerOf(w store.Worker) Worker {
 		UpdatedAt: w.UpdatedAt,
 	}
 	if w.Waiting != nil {
-		p := Permission(*w.Waiting)
+		p := PermissionOf(*w.Waiting)
 		v.Waiting = &p
 	}
 	return v
