@@ -401,6 +401,9 @@ type Snapshot struct {
 	// Worktree is the run's worktree isolation (nil when its workers
 	// share the folder).
 	Worktree *Worktree `json:"worktree,omitempty"`
+	// Permissions is the run's permission log: every answer to a
+	// permission prompt, oldest first.
+	Permissions []store.PermissionDecision `json:"permissions"`
 }
 
 // Snapshot returns the current state of run id from the store, which holds

@@ -212,6 +212,21 @@ func (r *Runs) RespondPermission(ctx context.Context, runID, taskID string, d se
 	return r.checked(ctx, runID, r.engine.RespondPermission(ctx, runID, taskID, d, nil))
 }
 
+// RespondMainPermission answers the permission prompt requestID of a
+// run's main session (updatedInput, when given, replaces the call's input,
+// as an AskUserQuestion's answers do); the answer goes into the run's
+// permission log.
+func (r *Runs) RespondMainPermission(ctx context.Context, runID, requestID string, d session.PermissionDecision, updatedInput json.RawMessage) error {
+	return r.checked(ctx, runID, r.engine.RespondMainPermission(ctx, runID, requestID, d, updatedInput))
+}
+
+// AllowForRun adds rule (Claude Code's syntax, such as one of a prompt's
+// suggestions) to a run's allow rules: every pending prompt of the run it
+// covers is answered at once, and later ones as they come.
+func (r *Runs) AllowForRun(ctx context.Context, runID, rule string) error {
+	return r.checked(ctx, runID, r.engine.AllowForRun(ctx, runID, rule))
+}
+
 // AnswerQuestion answers the AskUserQuestion call a worker waits on:
 // answers maps each question to the chosen option or the user's words.
 func (r *Runs) AnswerQuestion(ctx context.Context, runID, taskID string, answers map[string]string) error {

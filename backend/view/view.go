@@ -207,6 +207,24 @@ type Snapshot struct {
 	// UserReviews is true when the run's template leaves the review of
 	// each task to the user (the reviewer "user").
 	UserReviews bool `json:"userReviews"`
+	// Permissions is the run's permission log, oldest first.
+	Permissions []PermissionDecision `json:"permissions"`
+}
+
+// PermissionDecision is one answer to a permission prompt of a run: by
+// whom ("user", "rule" or "mode"), allow or deny, by which rule and from
+// where ("settings", "template", "run"), for which worker (TaskID; empty
+// for the main session), the tool and a summary of its input.
+type PermissionDecision struct {
+	ID        int64     `json:"id"`
+	TaskID    string    `json:"taskId"`
+	At        time.Time `json:"at"`
+	Tool      string    `json:"tool"`
+	Summary   string    `json:"summary"`
+	Decision  string    `json:"decision"`
+	DecidedBy string    `json:"decidedBy"`
+	Rule      string    `json:"rule,omitempty"`
+	Source    string    `json:"source,omitempty"`
 }
 
 // HistoryPage is one page of past runs.
@@ -281,6 +299,7 @@ func SnapshotOf(s engine.Snapshot) Snapshot {
 		Reconnecting:   ReconnectingOf(s.Reconnecting),
 		Worktree:       WorktreeOf(s.Worktree),
 		UserReviews:    inbox.ReviewerIsUser(s.Run.Template),
+		Permissions:    mapAll(s.Permissions, func(d store.PermissionDecision) PermissionDecision { return PermissionDecision(d) }),
 	}
 	if s.FinalReport != nil {
 		rep := FinalReportOf(*s.FinalReport)
