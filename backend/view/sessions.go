@@ -7,6 +7,7 @@ import (
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
+	"github.com/baton-app/baton/backend/store"
 )
 
 // What the Sessions view and the Inbox show: the host's sessions, their
@@ -91,6 +92,12 @@ type InboxItem struct {
 	RequestID string    `json:"requestId,omitempty"`
 	SessionID string    `json:"sessionId,omitempty"`
 	Since     time.Time `json:"since"`
+	// Key is the same for identical permission prompts (grouped under one
+	// set of buttons); Summary says what the call does; Suggestions are
+	// the rules "Allow for this run" offers.
+	Key         string       `json:"key,omitempty"`
+	Summary     string       `json:"summary,omitempty"`
+	Suggestions []Suggestion `json:"suggestions"`
 }
 
 // SessionsOf is the view of the host's sessions.
@@ -124,6 +131,7 @@ func PermissionPromptsOf(list []sessions.Permission) []PermissionPrompt {
 func InboxOf(items []inbox.Item) []InboxItem {
 	return mapAll(items, func(i inbox.Item) InboxItem {
 		return InboxItem{Kind: string(i.Kind), RunID: i.RunID, RunName: i.RunName, TaskID: i.TaskID, Title: i.Title,
-			Detail: i.Detail, RequestID: i.RequestID, SessionID: i.SessionID, Since: i.Since}
+			Detail: i.Detail, RequestID: i.RequestID, SessionID: i.SessionID, Since: i.Since, Key: i.Key, Summary: i.Summary,
+			Suggestions: mapAll(i.Suggestions, func(s store.Suggestion) Suggestion { return Suggestion(s) })}
 	})
 }

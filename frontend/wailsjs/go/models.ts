@@ -111,6 +111,8 @@ export namespace view {
 	    permissionMode?: string;
 	    budget?: Budget;
 	    isolation?: string;
+	    allow?: string[];
+	    deny?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -125,6 +127,8 @@ export namespace view {
 	        this.permissionMode = source["permissionMode"];
 	        this.budget = this.convertValues(source["budget"], Budget);
 	        this.isolation = source["isolation"];
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -888,6 +892,20 @@ export namespace view {
 	        this.page = source["page"];
 	    }
 	}
+	export class Suggestion {
+	    rule: string;
+	    label: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Suggestion(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rule = source["rule"];
+	        this.label = source["label"];
+	    }
+	}
 	export class InboxItem {
 	    kind: string;
 	    runId: string;
@@ -899,6 +917,9 @@ export namespace view {
 	    sessionId?: string;
 	    // Go type: time
 	    since: any;
+	    key?: string;
+	    summary?: string;
+	    suggestions: Suggestion[];
 	
 	    static createFrom(source: any = {}) {
 	        return new InboxItem(source);
@@ -915,6 +936,9 @@ export namespace view {
 	        this.requestId = source["requestId"];
 	        this.sessionId = source["sessionId"];
 	        this.since = this.convertValues(source["since"], null);
+	        this.key = source["key"];
+	        this.summary = source["summary"];
+	        this.suggestions = this.convertValues(source["suggestions"], Suggestion);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1029,6 +1053,9 @@ export namespace view {
 	    requestId: string;
 	    toolName: string;
 	    input?: number[];
+	    summary?: string;
+	    key?: string;
+	    suggestions: Suggestion[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Permission(source);
@@ -1039,7 +1066,75 @@ export namespace view {
 	        this.requestId = source["requestId"];
 	        this.toolName = source["toolName"];
 	        this.input = source["input"];
+	        this.summary = source["summary"];
+	        this.key = source["key"];
+	        this.suggestions = this.convertValues(source["suggestions"], Suggestion);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PermissionDecision {
+	    id: number;
+	    taskId: string;
+	    // Go type: time
+	    at: any;
+	    tool: string;
+	    summary: string;
+	    decision: string;
+	    decidedBy: string;
+	    rule?: string;
+	    source?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionDecision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.taskId = source["taskId"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.decision = source["decision"];
+	        this.decidedBy = source["decidedBy"];
+	        this.rule = source["rule"];
+	        this.source = source["source"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class PermissionPrompt {
 	    requestId: string;
@@ -1081,6 +1176,20 @@ export namespace view {
 	        this.toolName = source["toolName"];
 	        this.input = source["input"];
 	        this.suggestions = source["suggestions"];
+	    }
+	}
+	export class PermissionRules {
+	    allow?: string[];
+	    deny?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRules(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
 	    }
 	}
 	export class PhaseAnswer {
@@ -1485,6 +1594,7 @@ export namespace view {
 	    retryFailedReports?: boolean;
 	    isolation?: string;
 	    budget?: Budget;
+	    permissions?: PermissionRules;
 	
 	    static createFrom(source: any = {}) {
 	        return new TemplateConfig(source);
@@ -1508,6 +1618,7 @@ export namespace view {
 	        this.retryFailedReports = source["retryFailedReports"];
 	        this.isolation = source["isolation"];
 	        this.budget = this.convertValues(source["budget"], Budget);
+	        this.permissions = this.convertValues(source["permissions"], PermissionRules);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1750,6 +1861,7 @@ export namespace view {
 	    claudePath: string;
 	    reconnectForSeconds: number;
 	    autoResumeAfterLimit: boolean;
+	    permissions: PermissionRules;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -1770,7 +1882,26 @@ export namespace view {
 	        this.claudePath = source["claudePath"];
 	        this.reconnectForSeconds = source["reconnectForSeconds"];
 	        this.autoResumeAfterLimit = source["autoResumeAfterLimit"];
+	        this.permissions = this.convertValues(source["permissions"], PermissionRules);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class SettingsView {
 	    settings: Settings;
@@ -2054,6 +2185,7 @@ export namespace view {
 	    reconnecting?: Reconnecting;
 	    worktree?: Worktree;
 	    userReviews: boolean;
+	    permissions: PermissionDecision[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -2070,6 +2202,7 @@ export namespace view {
 	        this.reconnecting = this.convertValues(source["reconnecting"], Reconnecting);
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.userReviews = source["userReviews"];
+	        this.permissions = this.convertValues(source["permissions"], PermissionDecision);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2090,6 +2223,7 @@ export namespace view {
 		    return a;
 		}
 	}
+	
 	
 	
 	

@@ -1,4 +1,4 @@
-import { writable, type Readable } from 'svelte/store';
+import { get, writable, type Readable } from 'svelte/store';
 import { api, type InboxItem, type PermissionDecision } from '../api';
 import { on } from '../events';
 
@@ -14,6 +14,41 @@ export type InboxState = {
   itemError?: { key: string; error: Error };
 };
 
+/** Identical pending permission prompts of one run, answered together. */
+export type InboxGroup = { key: string; item: InboxItem; items: InboxItem[] };
+
+/**
+ * Groups the items: identical permission prompts of one run (same tool and
+ * input) become one group under the first of them; every other item is a
+ * group of its own. The order is the items' order.
+ */
+export function groupItems(items: InboxItem[]): InboxGroup[] {
+  const out: InboxGroup[] = [];
+  const byKey = new Map<string, InboxGroup>();
+  for (const item of items) {
+    if (item.kind === 'permission' && item.key) {
+      const k = `${item.runId}\u0000${item.key}`;
+      const g = byKey.get(k);
+      if (g) {
+        g.items.push(item);
+        continue;
+      }
+      const group = { key: itemKey(item), item, items: [item] };
+      byKey.set(k, group);
+      out.push(group);
+      continue;
+    }
+    out.push({ key: itemKey(item), item, items: [item] });
+  }
+  return out;
+}
+
+/** "go test ./... — 4 workers": what a group of identical prompts asks, and of how many. */
+export function groupTitle(g: InboxGroup): string {
+  if (g.items.length < 2) return g.item.title;
+  return `${g.item.summary || g.item.detail || g.item.title} — ${g.items.length} ${g.items.every((i) => i.taskId) ? 'workers' : 'sessions'}`;
+}
+
 /** Names one inbox item. */
 export function itemKey(item: InboxItem): string {
   return `${item.kind}:${item.runId}:${item.taskId ?? ''}:${item.requestId ?? ''}`;
@@ -24,6 +59,10 @@ export function createInboxStore(): Readable<InboxState> & {
   load: () => Promise<void>;
   listen: () => () => void;
   answer: (item: InboxItem, decision: PermissionDecision) => Promise<void>;
+  /** Answers every prompt of a group the same way. */
+  answerAll: (items: InboxItem[], decision: PermissionDecision) => Promise<void>;
+  /** Allows rule for the run of item: the engine answers every pending prompt it covers. */
+  allowForRun: (item: InboxItem, rule: string) => Promise<void>;
   review: (item: InboxItem, approve: boolean, reason: string) => Promise<boolean>;
   clarify: (item: InboxItem, text: string) => Promise<boolean>;
   /** Resume now: ends the wait of a run whose limit reset (the automatic resume is off). */
@@ -58,6 +97,20 @@ export function createInboxStore(): Readable<InboxState> & {
       state.update((s) => ({ ...s, busy: s.busy.filter((b) => b !== key) }));
     }
   }
+  /** Answers a permission prompt or question: a worker's and a main session's through the engine, which logs it. */
+  async function respond(item: InboxItem, decision: PermissionDecision) {
+    if (item.sessionId) await api.runs.answerMain(item.runId, item.requestId ?? '', decision);
+    else await api.runs.answer(item.runId, item.taskId ?? '', decision);
+  }
+  async function answerItems(items: InboxItem[], fn: () => Promise<void>) {
+    try {
+      await fn();
+      state.update((s) => ({ ...s, answerError: undefined, items: s.items.filter((i) => !items.includes(i)) }));
+      await load();
+    } catch (error) {
+      state.update((s) => ({ ...s, answerError: error as Error }));
+    }
+  }
   return {
     subscribe: state.subscribe,
     load,
@@ -65,16 +118,18 @@ export function createInboxStore(): Readable<InboxState> & {
       seq++;
       state.set({ loading: true, items: [], active: 0, busy: [] });
     },
-    /** Answers a permission prompt or question from the inbox: a worker's through the engine, the main session's through the host. */
+    /** Answers a permission prompt or question from the inbox. */
     async answer(item, decision) {
-      try {
-        if (item.sessionId) await api.sessions.respond(item.requestId ?? '', decision);
-        else await api.runs.answer(item.runId, item.taskId ?? '', decision);
-        state.update((s) => ({ ...s, answerError: undefined, items: s.items.filter((i) => i !== item) }));
-        await load();
-      } catch (error) {
-        state.update((s) => ({ ...s, answerError: error as Error }));
-      }
+      await answerItems([item], () => respond(item, decision));
+    },
+    async answerAll(items, decision) {
+      await answerItems(items, async () => {
+        for (const item of items) await respond(item, decision);
+      });
+    },
+    async allowForRun(item, rule) {
+      const mine = (i: InboxItem) => i.runId === item.runId && i.kind === 'permission' && i.key === item.key;
+      await answerItems(get(state).items.filter(mine), () => api.runs.allowForRun(item.runId, rule));
     },
     /** Approves or rejects a task that waits for the user's review. */
     review: (item, approve, reason) => act(item, () => api.runs.review(item.runId, item.taskId ?? '', approve, reason)),
