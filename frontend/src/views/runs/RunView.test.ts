@@ -65,13 +65,13 @@ describe('RunView worker grid', () => {
         { requestId: 'x1', sessionId: 'local_other', tool: 'Bash', summary: 'Bash rm -rf /', input: '{}' },
       ]),
     );
-    answer('RespondPermission', () => Promise.resolve());
+    answer('AnswerMain', () => Promise.resolve());
     render(RunView, { runId: 'r1' });
     const prompt = await screen.findByRole('group', { name: 'The main session waits for you' });
     expect(within(prompt).getByText('Write notes.md')).toBeTruthy();
     expect(screen.queryByText('Bash rm -rf /')).toBeNull();
     await fireEvent.click(within(prompt).getByRole('button', { name: 'Allow once' }));
-    await waitFor(() => expect(calls.find((x) => x.name === 'RespondPermission')?.args).toEqual(['m1', 'once']));
+    await waitFor(() => expect(calls.find((x) => x.name === 'AnswerMain')?.args).toEqual(['r1', 'm1', 'once']));
   });
 
   it('offers to skip a question of the main session or open its session', async () => {
@@ -79,14 +79,14 @@ describe('RunView worker grid', () => {
     answer('PendingPermissions', () =>
       Promise.resolve([{ requestId: 'm2', sessionId: 'local_main', tool: 'AskUserQuestion', summary: '', input: '{}', question: 'Which part first?' }]),
     );
-    answer('RespondPermission', () => Promise.resolve());
+    answer('AnswerMain', () => Promise.resolve());
     render(RunView, { runId: 'r1' });
     const prompt = await screen.findByRole('group', { name: 'The main session waits for you' });
     expect(within(prompt).getByText('Which part first?')).toBeTruthy();
     expect(within(prompt).queryByRole('button', { name: 'Allow once' })).toBeNull();
     expect(within(prompt).getByRole('button', { name: 'Open the session' })).toBeTruthy();
     await fireEvent.click(within(prompt).getByRole('button', { name: 'Skip the question' }));
-    await waitFor(() => expect(calls.find((x) => x.name === 'RespondPermission')?.args).toEqual(['m2', 'deny']));
+    await waitFor(() => expect(calls.find((x) => x.name === 'AnswerMain')?.args).toEqual(['r1', 'm2', 'deny']));
   });
 
   it('answers a question of a worker with an option or own words', async () => {
