@@ -138,6 +138,14 @@ func (a *App) PendingPermissions() ([]view.PermissionPrompt, error) {
 	return view.PermissionPromptsOf(sessions.Permissions(reqs)), nil
 }
 
+// inRun answers requestID through its run, when an active run waits on it.
+func (a *App) inRun(ctx context.Context, requestID string, d session.PermissionDecision) (bool, error) {
+	if a.Runs == nil {
+		return false, nil
+	}
+	return a.Runs.Respond(ctx, requestID, d)
+}
+
 // RespondPermission answers a permission prompt: "once", "always" or "deny".
 func (a *App) RespondPermission(requestID, decision string) error {
 	if strings.TrimSpace(requestID) == "" {
@@ -149,6 +157,14 @@ func (a *App) RespondPermission(requestID, decision string) error {
 	}
 	ctx, cancel := sessionCtx()
 	defer cancel()
+	// A prompt of an active run takes the run's path (the engine answers
+	// it and logs it); any other session's goes to the host.
+	if inRun, err := a.inRun(ctx, requestID, d); inRun {
+		if err != nil {
+			return runError("answer the permission prompt", err)
+		}
+		return nil
+	}
 	if err := a.Hosts.RespondPermission(ctx, requestID, d, nil); err != nil {
 		return sessionError(err, "answer the permission prompt")
 	}

@@ -283,3 +283,24 @@ func (r *Runs) ResolveConflict(ctx context.Context, runID string, resolved bool)
 func (r *Runs) Inbox(ctx context.Context) ([]inbox.Item, error) {
 	return inbox.Collect(ctx, r.engine, r.host)
 }
+
+// Respond answers permission prompt requestID where it waits, for a face
+// that knows only the request (the Sessions view): a prompt of an active
+// run, a worker's or its main session's, goes through the engine, which
+// logs it with the run; false when no active run waits on it.
+func (r *Runs) Respond(ctx context.Context, requestID string, d session.PermissionDecision) (bool, error) {
+	items, err := r.Inbox(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, it := range items {
+		switch {
+		case it.RequestID != requestID:
+		case it.SessionID != "":
+			return true, r.RespondMainPermission(ctx, it.RunID, requestID, d, nil)
+		case it.TaskID != "":
+			return true, r.RespondPermission(ctx, it.RunID, it.TaskID, d)
+		}
+	}
+	return false, nil
+}
