@@ -108,6 +108,10 @@ type Engine struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// branchMu keeps changes to finished runs' branches (Apply, Discard,
+	// push) one at a time.
+	branchMu sync.Mutex
+
 	mu       sync.Mutex
 	closing  bool
 	runs     map[string]*runner
@@ -269,6 +273,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if sh, ok := e.host.Inner().(simulatedHost); ok && sh.Simulated() {
 		r.limits.Simulated = true
 	}
+	r.checks = newChecks(tmpl.Config.Checks)
 	if r.iso != nil {
 		// The run says before anything starts that it isolates its
 		// workers and which uncommitted changes it leaves out.
@@ -404,6 +409,9 @@ type Snapshot struct {
 	// Permissions is the run's permission log: every answer to a
 	// permission prompt, oldest first.
 	Permissions []store.PermissionDecision `json:"permissions"`
+	// Checks are the project's checks Baton ran for the run (nil: the run
+	// does not check, it was made before Baton did).
+	Checks *RunChecks `json:"checks,omitempty"`
 }
 
 // Snapshot returns the current state of run id from the store, which holds

@@ -86,7 +86,7 @@ func EventNames() []string {
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
-		EventWorkerMerged, EventMergeConflict, EventWorktree, EventPermissionDecided}
+		EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved, EventPermissionDecided}
 }
 
 // Emitter receives every event after the change it describes is committed.
@@ -129,4 +129,7 @@ type Payload struct {
 	// kind of limit (limit events).
 	ResumesAt *time.Time `json:"resumesAt,omitempty"`
 	Limit     string     `json:"limit,omitempty"`
+	// Tool is the main session's tool call that runs now, on
+	// orchestrator:progress (nil: none; Message is its latest action).
+	Tool *store.RunningTool `json:"tool,omitempty"`
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -36,6 +37,8 @@ type runState struct {
 	Limits limits.State `json:"limits,omitzero"`
 	// Worktree is the run's worktree isolation.
 	Worktree *isolation.State `json:"worktree,omitempty"`
+	// Checks are the project's checks Baton runs (checks.go).
+	Checks *checkState `json:"checks,omitempty"`
 }
 
 type startResult struct {
@@ -43,6 +46,9 @@ type startResult struct {
 	attempt int
 	id      session.ID
 	err     error
+	// before is the snapshot of the task's scope taken before it started
+	// (a shared run).
+	before *scope.Snapshot
 }
 
 // runner owns one run: its loop, its status and its phase machine. It
@@ -71,6 +77,12 @@ type runner struct {
 	link link
 	// gate answers the permission prompts the run's rules cover.
 	gate *gate
+	// move, on a run taken up on another host, says what moved (host.go).
+	moved *Move
+	// checks are the project's checks (checks.go); a round that ended
+	// comes back on checked.
+	checks  *checkState
+	checked chan checkRound
 
 	cmds     chan command
 	started  chan startResult
@@ -99,7 +111,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), done: make(chan struct{}), finished: make(chan struct{})}
+		started: make(chan startResult, 64), checked: make(chan checkRound, 1), done: make(chan struct{}), finished: make(chan struct{})}
 	var perms permrules.Lists
 	if tmpl.Config.Permissions != nil {
 		perms = *tmpl.Config.Permissions
@@ -143,6 +155,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		r.pollEvery = 2 * time.Second
 	}
 	r.limits = rs.Limits
+	r.checks = restoredChecks(rs.Checks)
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 	}
@@ -202,6 +215,10 @@ func (r *runner) loop(parent context.Context) {
 				return
 			}
 			if r.halted(r.onStarted(ctx, res)) {
+				return
+			}
+		case res := <-r.checked:
+			if r.halted(r.onChecked(ctx, res)) {
 				return
 			}
 		case rep := <-r.flows.Reports():
@@ -296,7 +313,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 func (r *runner) sync() error {
 	r.run.Status = r.status.String()
 	r.run.ResumeStatus = ""
-	st := runState{Main: *r.main, Reviewing: r.review.Reviewing, Remediation: r.review.Remediation, Limits: r.limits}
+	st := runState{Main: *r.main, Reviewing: r.review.Reviewing, Remediation: r.review.Remediation, Limits: r.limits, Checks: r.checks}
 	if r.iso != nil {
 		st.Worktree = r.iso.State
 	}
@@ -340,7 +357,11 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			r.run.Message = *c.note
 		}
 		for _, d := range c.done {
-			r.flows.Finished(d.id, d.ok)
+			done := workflows.Done{Notes: d.notes}
+			if ws := r.plan.workers[d.id]; ws != nil {
+				done.Summary, done.Files = ws.w.Summary, ws.w.OutputFiles
+			}
+			r.flows.Finished(d.id, d.ok, done)
 		}
 		if len(c.skipped) > 0 {
 			r.flows.Skipped(c.skipped)
@@ -349,7 +370,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			if err := r.sync(); err != nil {
 				return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 			}
-			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers)
+			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
 			c.report = &built
 		}
 		if r.status.Finished() && r.iso != nil {

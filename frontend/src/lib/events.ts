@@ -10,6 +10,7 @@ export type EventName =
   | 'template:deleted'
   | 'inbox:changed'
   | 'run:open'
+  | 'inbox:open'
   | RunEventName;
 
 /** The engine's events (backend/engine/events.go). */
@@ -58,6 +59,8 @@ export const runEventNames = [
   'worker:merged',
   'orchestrator:mergeConflict',
   'orchestrator:worktree',
+  'orchestrator:checks',
+  'orchestrator:hostMoved',
   'permission:decided',
 ] as const;
 export type RunEventName = (typeof runEventNames)[number];
