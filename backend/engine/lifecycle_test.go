@@ -526,3 +526,67 @@ func TestUserRulesAnswerBeforeThePromptShows(t *testing.T) {
 		t.Errorf("responses = %v", h.host.responses)
 	}
 }
+
+// The main session's prompts are answered by the rules too, before the
+// user sees them: the template's allow rule lets ls run, the user's deny
+// rule refuses rm, and both answers are in the permission log without a
+// task (the main session's).
+func TestMainSessionPromptsAnsweredByRules(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil})
+	worker := scripted(tasks, nil)
+	agent := func(h *fakeHost, s *fakeSession, text string) {
+		if m := askRe.FindStringSubmatch(text); m != nil && m[1] == "analysis" && !strings.Contains(string(s.id), "_worker_") {
+			s.asked = "analysis"
+			s.tool("Bash", map[string]any{"command": "ls -la"})
+			s.tool("Bash", map[string]any{"command": "rm -rf build"})
+			s.pending = []session.PermissionRequest{
+				{RequestID: "m1", ToolName: "Bash", Input: []byte(`{"command":"ls -la"}`)},
+				{RequestID: "m2", ToolName: "Bash", Input: []byte(`{"command":"rm -rf build"}`)},
+			}
+			return
+		}
+		worker(h, s, text)
+	}
+	h := newHarness(t, testTemplate(func(tp *template.Template) {
+		tp.Config.Permissions = &permrules.Lists{Allow: []string{"Bash(ls:*)"}}
+	}), agent, true)
+	h.eng.userRules = func() permrules.Lists { return permrules.Lists{Deny: []string{"Bash(rm:*)"}} }
+	h.host.onRespond = func(s *fakeSession) {
+		// The analysis goes on once both prompts are answered.
+		if !strings.Contains(string(s.id), "_worker_") && len(s.pending) == 0 {
+			s.say(block("analysis", map[string]any{"summary": "A project.", "recommended_splits": 1}))
+			s.endTurn(h.host)
+		}
+	}
+	id := h.create()
+	ctx := context.Background()
+	if err := h.eng.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" {
+		t.Errorf("run = %s", run.Status)
+	}
+	log, err := h.st.PermissionLog(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.PermissionDecision{
+		{Tool: "Bash", Summary: "ls -la", Decision: "allow", DecidedBy: DecidedByRule, Rule: "Bash(ls:*)", Source: "template"},
+		{Tool: "Bash", Summary: "rm -rf build", Decision: "deny", DecidedBy: DecidedByRule, Rule: "Bash(rm:*)", Source: "settings"},
+	}
+	if len(log) != len(want) {
+		t.Fatalf("log = %+v", log)
+	}
+	for i, d := range log {
+		d.ID, d.At = 0, time.Time{}
+		if d != want[i] {
+			t.Errorf("log row %d = %+v, want %+v", i, d, want[i])
+		}
+	}
+	h.host.mu.Lock()
+	defer h.host.mu.Unlock()
+	if got := strings.Join(h.host.responses, " "); got != "m1:once m2:deny" {
+		t.Errorf("responses = %s", got)
+	}
+}

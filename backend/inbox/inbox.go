@@ -60,7 +60,7 @@ type Item struct {
 	// RequestID answers a permission or question.
 	RequestID string `json:"requestId,omitempty"`
 	// SessionID is set for a prompt of the run's main session, which is
-	// answered through the session host, not the engine.
+	// answered through its run (RespondMainPermission), by request.
 	SessionID string    `json:"sessionId,omitempty"`
 	Since     time.Time `json:"since"`
 	// A permission prompt's Key is the same for identical prompts (the

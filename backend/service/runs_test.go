@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/view"
 )
@@ -256,5 +258,104 @@ func TestActionsOnARunThisEngineDoesNotDrive(t *testing.T) {
 	}
 	if run, _ := s.store.Run(ctx, "orch_confirming"); run.Status != view.RunConfirming {
 		t.Errorf("the refused calls changed the run: %s", run.Status)
+	}
+}
+
+// Respond answers a prompt by its request alone, as the Sessions view
+// knows it: the main session's and a worker's go through their run, which
+// logs each answer as the user's; a request no active run waits on is left
+// to the host (false). The simulator asks before every Write here.
+func TestRespondAnswersAPromptThroughItsRun(t *testing.T) {
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	s, err := Open(Options{Logger: quiet(), Host: HostOverrides{Host: "sim", Scenario: "needs-permission", Speed: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := s.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	ctx := context.Background()
+	project := t.TempDir()
+	for name, body := range map[string]string{
+		"go.mod":           "module example.com/shop\n\ngo 1.22\n",
+		"README.md":        "# shop\n\nA tiny shop: a store and a command.\n",
+		"store/store.go":   "// Package store keeps the items.\npackage store\n\n// Item is one thing for sale.\ntype Item struct{ Name string }\n",
+		"cmd/shop/main.go": "package main\n\nfunc main() {}\n",
+	} {
+		p := filepath.Join(project, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mode := "default"
+	run, err := s.Runs.Create(ctx, view.CreateRequest{TemplateID: "documentation", Cwd: project, Request: "Document it",
+		Overrides: &view.Overrides{PermissionMode: &mode}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Runs.Start(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Runs.Cancel(context.Background(), run.ID) })
+	if ok, err := s.Runs.Respond(ctx, "perm_nobody", session.AllowOnce); ok || err != nil {
+		t.Errorf("a request no run waits on: %v, %v", ok, err)
+	}
+
+	var mainAnswered, workerAnswered bool
+	answered := map[string]bool{}
+	deadline := time.Now().Add(90 * time.Second)
+	for !mainAnswered || !workerAnswered {
+		if time.Now().After(deadline) {
+			snap, _ := s.Runs.Snapshot(ctx, run.ID)
+			items, _ := s.Runs.Inbox(ctx)
+			t.Fatalf("main session answered %v, a worker answered %v; run %s (%s), workers %+v, inbox %+v", mainAnswered, workerAnswered, snap.Run.Status, snap.Run.Error, snap.Workers, items)
+		}
+		items, err := s.Runs.Inbox(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			switch {
+			case it.RunID != run.ID:
+			case it.Kind == inbox.KindReview:
+				if err := s.Runs.Confirm(ctx, run.ID, view.Modifications{}); err != nil && !errors.Is(err, ErrIllegalTransition) {
+					t.Fatal(err)
+				}
+			case it.Kind == inbox.KindPermission && !answered[it.RequestID]:
+				ok, err := s.Runs.Respond(ctx, it.RequestID, session.AllowOnce)
+				if !ok || err != nil {
+					t.Fatalf("respond to %+v: %v, %v", it, ok, err)
+				}
+				answered[it.RequestID] = true
+				mainAnswered = mainAnswered || it.SessionID != ""
+				workerAnswered = workerAnswered || it.TaskID != ""
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	snap, err := s.Runs.Snapshot(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var byMain, byWorker int
+	for _, d := range snap.Permissions {
+		if d.DecidedBy != engine.DecidedByUser || d.Decision != "allow" || d.Tool != "Write" {
+			t.Errorf("log row %+v", d)
+		}
+		if d.TaskID == "" {
+			byMain++
+		} else {
+			byWorker++
+		}
+	}
+	if byMain == 0 || byWorker == 0 || len(snap.Permissions) != len(answered) {
+		t.Errorf("%d answers logged (main session %d, workers %d) for %d given: %+v", len(snap.Permissions), byMain, byWorker, len(answered), snap.Permissions)
 	}
 }
