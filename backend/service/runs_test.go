@@ -23,8 +23,15 @@ import (
 // simulator as host, never reached) and closes them when the test ends.
 func openRuns(t *testing.T) *Services {
 	t.Helper()
+	return openOn(t, HostOverrides{Host: "sim", Speed: 50})
+}
+
+// openOn opens every service on host over a fresh configuration directory
+// and closes them when the test ends.
+func openOn(t *testing.T, host HostOverrides) *Services {
+	t.Helper()
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
-	s, err := Open(Options{Logger: quiet(), Host: HostOverrides{Host: "sim", Speed: 50}})
+	s, err := Open(Options{Logger: quiet(), Host: host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,18 +273,7 @@ func TestActionsOnARunThisEngineDoesNotDrive(t *testing.T) {
 // logs each answer as the user's; a request no active run waits on is left
 // to the host (false). The simulator asks before every Write here.
 func TestRespondAnswersAPromptThroughItsRun(t *testing.T) {
-	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
-	s, err := Open(Options{Logger: quiet(), Host: HostOverrides{Host: "sim", Scenario: "needs-permission", Speed: 50}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		if err := s.Close(ctx); err != nil {
-			t.Error(err)
-		}
-	})
+	s := openOn(t, HostOverrides{Host: "sim", Scenario: "needs-permission", Speed: 50})
 	ctx := context.Background()
 	project := t.TempDir()
 	for name, body := range map[string]string{
