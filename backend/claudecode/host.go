@@ -83,6 +83,10 @@ type Options struct {
 	StopGrace time.Duration
 	// ReadLimit is the most entries one Read returns; 2000 when zero.
 	ReadLimit int
+	// ProbeEvery is how often the host checks a model its CLIs could not
+	// reach, once none of them retries any more (see Link); 3 seconds when
+	// zero.
+	ProbeEvery time.Duration
 	// Notices receives the sessions' notices; when nil the Host makes its
 	// own channel, which Notices returns.
 	Notices chan<- session.Notice
@@ -105,12 +109,15 @@ type Host struct {
 
 	readers sync.WaitGroup
 	ctrlSeq atomic.Int64
+	// model is the link: whether the children reach the model.
+	model *modelLink
 }
 
 var (
 	_ session.Host           = (*Host)(nil)
 	_ session.Browser        = (*Host)(nil)
 	_ session.SystemPrompter = (*Host)(nil)
+	_ session.HostLink       = (*Host)(nil)
 )
 
 // New makes a Host; no child starts until a session does. It fails when
@@ -141,12 +148,21 @@ func New(opts Options) (*Host, error) {
 	if opts.ReadLimit <= 0 {
 		opts.ReadLimit = 2000
 	}
+	if opts.ProbeEvery <= 0 {
+		opts.ProbeEvery = 3 * time.Second
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	h := &Host{opts: opts, path: path, log: log.With("component", "claudecode"), notices: opts.Notices,
 		sessions: map[session.ID]*cliSession{}}
+	var probe func(context.Context) error
+	if p, ok := opts.Launcher.(ModelProber); ok {
+		env := h.childEnv()
+		probe = func(ctx context.Context) error { return p.ProbeModel(ctx, env) }
+	}
+	h.model = newModelLink(opts.ProbeEvery, probe, h.log)
 	if h.notices == nil {
 		h.own = make(chan session.Notice, 1024)
 		h.notices = h.own
@@ -346,6 +362,7 @@ func (h *Host) Close(ctx context.Context) error {
 		wg.Go(func() { p.stop(ctx, min(h.opts.StopGrace, time.Second)) })
 	}
 	wg.Wait()
+	h.model.close()
 	done := make(chan struct{})
 	go func() { h.readers.Wait(); close(done) }()
 	select {

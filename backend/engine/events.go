@@ -70,6 +70,11 @@ const (
 	EventBudgetReached = "orchestrator:budgetReached"
 	// EventBudgetRaised: the budget was raised (the run goes on).
 	EventBudgetRaised = "orchestrator:budgetRaised"
+	// EventModelRetry: the Claude Code CLI of a worker (TaskID) or of the
+	// main session (no TaskID) retries a request to the model; the message
+	// says why and which attempt ("waiting for the model (rate limited),
+	// attempt 2 of 10").
+	EventModelRetry = "orchestrator:modelRetry"
 	// EventPermissionDecided: a permission prompt of the run was answered
 	// (by the user or by a rule) and logged, or the user added a rule to
 	// the run; the message says which.
@@ -86,7 +91,7 @@ func EventNames() []string {
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
-		EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved, EventPermissionDecided}
+		EventModelRetry, EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved, EventPermissionDecided}
 }
 
 // Emitter receives every event after the change it describes is committed.
