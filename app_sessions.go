@@ -135,7 +135,15 @@ func (a *App) PendingPermissions() ([]view.PermissionPrompt, error) {
 	if err != nil {
 		return nil, sessionError(err, "read the pending permission prompts")
 	}
-	return view.PermissionPromptsOf(sessions.Permissions(reqs)), nil
+	if a.Runs == nil {
+		return view.PermissionPromptsOf(sessions.Permissions(reqs)), nil
+	}
+	// The prompts of active runs carry their run and suggested rules.
+	prompts, err := a.Runs.Prompts(ctx, reqs)
+	if err != nil {
+		return nil, sessionError(err, "read the pending permission prompts")
+	}
+	return prompts, nil
 }
 
 // inRun answers requestID through its run, when an active run waits on it.

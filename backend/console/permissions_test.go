@@ -63,26 +63,22 @@ type logRow struct {
 // list them too; every Write was allowed by the docs rule.
 func permissionLog(t *testing.T, runID string) []logRow {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	if code := ExportCLI([]string{"--format", "json", runID}, &out, &errOut); code != ExitOK {
-		t.Fatalf("baton export: %d %s", code, errOut.String())
-	}
-	var snap struct {
-		Permissions []logRow `json:"permissions"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &snap); err != nil {
-		t.Fatalf("export: %v\n%s", err, out.String())
-	}
 	var bash []logRow
-	for _, d := range snap.Permissions {
+	for _, d := range exportedLog(t, runID) {
 		switch {
+		case d.DecidedBy == "mode":
+			// What the default mode lets run without a prompt: reading,
+			// listing; never a write or the touch it asks about.
+			if d.Source != "default" || d.Decision != "allow" || d.Tool == "Write" || d.Summary == "touch .baton-model-sim" {
+				t.Errorf("log row %+v", d)
+			}
 		case d.Tool == "Bash":
 			bash = append(bash, d)
 		case d.Tool != "Write" || d.Decision != "allow" || d.Rule != "Edit(/docs/**)" || d.Source != "run" || d.DecidedBy != "rule":
 			t.Errorf("log row %+v", d)
 		}
 	}
-	out.Reset()
+	var out, errOut bytes.Buffer
 	if code := ExportCLI([]string{"--format", "md", runID}, &out, &errOut); code != ExitOK ||
 		!strings.Contains(out.String(), "## Permissions") || strings.Count(out.String(), "| Bash | `touch .baton-model-sim` |") != len(bash) {
 		t.Errorf("the Markdown export does not list the %d answers:\n%s", len(bash), out.String())
@@ -93,6 +89,22 @@ func permissionLog(t *testing.T, runID string) []logRow {
 		t.Errorf("baton show does not list the %d answers:\n%s", len(bash), out.String())
 	}
 	return bash
+}
+
+// exportedLog is the run's permission log as baton export's JSON has it.
+func exportedLog(t *testing.T, runID string) []logRow {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := ExportCLI([]string{"--format", "json", runID}, &out, &errOut); code != ExitOK {
+		t.Fatalf("baton export: %d %s", code, errOut.String())
+	}
+	var snap struct {
+		Permissions []logRow `json:"permissions"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &snap); err != nil {
+		t.Fatalf("export: %v\n%s", err, out.String())
+	}
+	return snap.Permissions
 }
 
 // TestOneAnswerAllowsEveryWorkerOnClaudeCode: five workers ask the same
@@ -161,5 +173,50 @@ func TestRunRulesAnswerWithoutAPromptOnClaudeCode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestModeDecidesWithoutAPromptOnClaudeCode: under acceptEdits the CLI
+// writes the workers' pages without a prompt; every Write is in the
+// permission log once, decided by the permission mode acceptEdits, and so
+// are the reads the CLI never asks about; each worker's touch is logged
+// once, by whoever decided it (the run's rule when the CLI asked, the
+// mode when it did not), never twice.
+func TestModeDecidesWithoutAPromptOnClaudeCode(t *testing.T) {
+	dir := fiveParts(t)
+	stdout, runID := permissionRun(t, dir, "", "--permission-mode", "acceptEdits", "--allow", "Bash(touch:*)")
+	if strings.Contains(stdout, "asks permission") {
+		t.Errorf("a prompt reached the terminal:\n%s", stdout)
+	}
+	log := exportedLog(t, runID)
+	writes, touches, reads := map[string]int{}, map[string]int{}, 0
+	for _, d := range log {
+		byMode := d.DecidedBy == "mode" && d.Source == "acceptEdits" && d.Rule == "" && d.Decision == "allow"
+		switch {
+		case d.Tool == "Write" && byMode && d.TaskID != "":
+			writes[d.TaskID]++
+		case d.Summary == "touch .baton-model-sim" && d.TaskID != "" && (byMode || d.DecidedBy == "rule" && d.Rule == "Bash(touch:*)"):
+			touches[d.TaskID]++
+		case (d.Tool == "Glob" || d.Tool == "Read") && byMode:
+			reads++
+		case d.Tool == "Bash" && byMode:
+		default:
+			t.Errorf("log row %+v", d)
+		}
+	}
+	if len(writes) < 5 || reads == 0 {
+		t.Errorf("writes by the mode %v and %d reads, want every one of at least five workers' and some:\n%+v", writes, reads, log)
+	}
+	for w, n := range touches {
+		if n != 1 {
+			t.Errorf("%s's touch is logged %d times, want once: %+v", w, n, log)
+		}
+	}
+	if len(touches) < 5 {
+		t.Errorf("touches logged for %d workers, want at least five: %+v", len(touches), log)
+	}
+	var out, errOut bytes.Buffer
+	if code := ShowCLI([]string{runID}, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "the permission mode acceptEdits (no prompt)") {
+		t.Errorf("baton show does not say the mode decided:\n%s", out.String())
 	}
 }

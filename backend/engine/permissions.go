@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/transcript"
 )
 
 // Permission prompts of a run: those its rules cover are answered here at
@@ -39,6 +41,49 @@ type gate struct {
 	// answered holds the requests answered by a rule, so a host that still
 	// lists one for a moment does not get a second answer.
 	answered map[string]bool
+	// calls follows each session's tool calls for the log (byMode).
+	calls map[session.ID]*callLog
+}
+
+// callLog is what the log knows of one session's tool calls: the prompts
+// it showed (request id → key) and its calls not yet finished.
+type callLog struct {
+	prompted map[string]string
+	open     map[string]transcript.ToolCall
+	// failed are calls that ended in an error and asked nothing: the
+	// turn's result says whether the mode denied them.
+	failed map[string]transcript.ToolCall
+}
+
+// session is the call log of session id.
+func (g *gate) session(id session.ID) *callLog {
+	l := g.calls[id]
+	if l == nil {
+		l = &callLog{prompted: map[string]string{}, open: map[string]transcript.ToolCall{}, failed: map[string]transcript.ToolCall{}}
+		g.calls[id] = l
+	}
+	return l
+}
+
+// prompted notes that session id showed the prompt req (answered by
+// anyone), so its call is not counted as the mode's.
+func (g *gate) prompted(id session.ID, req session.PermissionRequest) {
+	if req.RequestID != "" && req.ToolName != "AskUserQuestion" {
+		g.session(id).prompted[req.RequestID] = permrules.Key(req.ToolName, req.Input)
+	}
+}
+
+// unprompted says whether call of session id ran without a prompt; a
+// prompt it matches is used up.
+func (l *callLog) unprompted(call transcript.ToolCall) bool {
+	key := permrules.Key(call.Name, call.Raw)
+	for req, k := range l.prompted {
+		if k == key {
+			delete(l.prompted, req)
+			return false
+		}
+	}
+	return true
 }
 
 func newGate(e *Engine, tmpl permrules.Lists, log *slog.Logger) *gate {
@@ -46,7 +91,7 @@ func newGate(e *Engine, tmpl permrules.Lists, log *slog.Logger) *gate {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return &gate{user: e.userRules, template: tmpl, home: home, log: log, answered: map[string]bool{}}
+	return &gate{user: e.userRules, template: tmpl, home: home, log: log, answered: map[string]bool{}, calls: map[session.ID]*callLog{}}
 }
 
 // rules is the rule set in force now. A list that does not parse (checked
@@ -135,16 +180,103 @@ func (r *runner) byRules(ctx context.Context, ws *workerState, pending []session
 	return left, c
 }
 
+// mode is the permission mode the run's sessions run in.
+func (r *runner) mode() string {
+	if m := r.tmpl.Config.PermissionMode; m != "" {
+		return m
+	}
+	return session.ModeDefault
+}
+
+// byMode is the change that logs the tool calls of worker ws (nil: the
+// main session) that d shows finished without a prompt: the host let them
+// run (or denied them) by the session's permission mode and its own
+// settings. A call is logged when its result comes; one that ended in an
+// error waits for the turn's result, which lists the calls denied.
+func (r *runner) byMode(ws *workerState, d transcript.Digest) change {
+	id := session.ID(r.run.MainSessionID)
+	if ws != nil {
+		id = session.ID(ws.w.SessionID)
+	}
+	if len(d.Calls)+len(d.Done) == 0 && !d.Result {
+		return change{}
+	}
+	l := r.gate.session(id)
+	for _, call := range d.Calls {
+		if call.Name != "AskUserQuestion" {
+			l.open[call.ID] = call
+		}
+	}
+	var (
+		ran    []transcript.ToolCall
+		denied []transcript.ToolCall
+	)
+	for _, cid := range d.Done {
+		call, ok := l.open[cid]
+		delete(l.open, cid)
+		if !ok || !l.unprompted(call) {
+			continue
+		}
+		if slices.Contains(d.Failed, cid) {
+			l.failed[cid] = call
+		} else {
+			ran = append(ran, call)
+		}
+	}
+	if d.Result {
+		for cid, call := range l.failed {
+			if slices.Contains(d.Denied, cid) {
+				denied = append(denied, call)
+			} else {
+				ran = append(ran, call)
+			}
+		}
+		clear(l.failed)
+		clear(l.open)
+	}
+	if len(ran)+len(denied) == 0 {
+		return change{}
+	}
+	var c change
+	mode := r.mode()
+	for i, calls := range [][]transcript.ToolCall{ran, denied} {
+		for _, call := range calls {
+			row := r.row(ws, call.Name, call.Raw, "allow", DecidedByMode, "", mode)
+			if i == 1 {
+				row.Decision = "deny"
+			}
+			c.Decisions = append(c.Decisions, row)
+		}
+	}
+	who := "the main session"
+	if ws != nil {
+		who = ws.w.TaskID
+	}
+	msg := fmt.Sprintf("%s: %d tool call(s) decided without a prompt by the permission mode %s", who, len(c.Decisions), mode)
+	return c.with(nil, event{name: EventPermissionDecided, p: Payload{TaskID: c.Decisions[0].TaskID, Message: msg}})
+}
+
+// row is a row of the permission log for a call of worker ws (nil: the
+// main session).
+func (r *runner) row(ws *workerState, tool string, input json.RawMessage, decision, by, rule, source string) store.PermissionDecision {
+	d := store.PermissionDecision{At: r.e.now(), Tool: tool, Summary: permrules.Summary(tool, input),
+		Decision: decision, DecidedBy: by, Rule: rule, Source: source}
+	if ws != nil {
+		d.TaskID = ws.w.TaskID
+	}
+	return d
+}
+
 // logged is the change that adds an answer to req of worker ws (nil: the
 // main session) to the permission log, with its event.
 func (r *runner) logged(ws *workerState, req session.PermissionRequest, decision, by, rule, source string) change {
-	d := store.PermissionDecision{At: r.e.now(), Tool: req.ToolName, Summary: permrules.Summary(req.ToolName, req.Input),
-		Decision: decision, DecidedBy: by, Rule: rule, Source: source}
+	d := r.row(ws, req.ToolName, req.Input, decision, by, rule, source)
 	who := "the main session"
+	id := session.ID(r.run.MainSessionID)
 	if ws != nil {
-		d.TaskID = ws.w.TaskID
-		who = ws.w.TaskID
+		who, id = ws.w.TaskID, session.ID(ws.w.SessionID)
 	}
+	r.gate.prompted(id, req)
 	msg := fmt.Sprintf("%s: %s %s %s", who, decision, d.Tool, d.Summary)
 	if rule != "" {
 		msg += " by the rule " + rule
@@ -160,6 +292,7 @@ func (r *runner) describe(ws *workerState) {
 	if p == nil {
 		return
 	}
+	r.gate.prompted(session.ID(ws.w.SessionID), session.PermissionRequest{RequestID: p.RequestID, ToolName: p.ToolName, Input: p.Input})
 	p.Summary = permrules.Summary(p.ToolName, p.Input)
 	p.Key = permrules.Key(p.ToolName, p.Input)
 	p.Suggestions = nil
@@ -179,6 +312,9 @@ func (r *runner) checkMainPermissions(ctx context.Context) error {
 	info, err := r.e.host.Session(ctx, session.ID(r.run.MainSessionID))
 	if err != nil || len(info.Pending) == 0 {
 		return nil
+	}
+	for _, req := range info.Pending {
+		r.gate.prompted(session.ID(r.run.MainSessionID), req)
 	}
 	_, c := r.byRules(ctx, nil, info.Pending)
 	if len(c.Decisions) == 0 {

@@ -32,6 +32,11 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	now := r.e.now()
 	ws.took(d, r.prompts.Folder(ws.w.TaskID), now)
+	if c := r.byMode(ws, d); len(c.Decisions) > 0 {
+		if err := r.apply(ctx, c); err != nil {
+			return err
+		}
+	}
 	if c, changed := ws.retrying(); changed {
 		if err := r.apply(ctx, c); err != nil {
 			return err

@@ -32,8 +32,9 @@ func WhoLabel(taskID string) string {
 	return taskID
 }
 
-// DecidedByLabel says who decided: "you", "rule Bash(go test:*) (run)" or
-// "the permission mode".
+// DecidedByLabel says who decided: "you", "rule Bash(go test:*) (run)" or,
+// for a call the host let run (or refused) without a prompt, "the
+// permission mode acceptEdits (no prompt)".
 func DecidedByLabel(by, rule, source string) string {
 	switch by {
 	case "rule":
@@ -42,7 +43,10 @@ func DecidedByLabel(by, rule, source string) string {
 		}
 		return "rule " + rule
 	case "mode":
-		return "the permission mode"
+		if source != "" {
+			return "the permission mode " + source + " (no prompt)"
+		}
+		return "the permission mode (no prompt)"
 	}
 	return "you"
 }

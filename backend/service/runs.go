@@ -10,6 +10,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/sessions"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/view"
@@ -340,6 +341,19 @@ func (r *Runs) ResolveConflict(ctx context.Context, runID string, resolved bool)
 // engine drives.
 func (r *Runs) Inbox(ctx context.Context) ([]inbox.Item, error) {
 	return inbox.Collect(ctx, r.engine, r.host)
+}
+
+// Prompts is what the Sessions view shows of the prompts reqs: a prompt
+// an active run waits on carries its run, its task and the rules "Allow
+// for this run" offers (as in the Inbox), and every prompt its key, so
+// identical ones are shown under one set of buttons.
+func (r *Runs) Prompts(ctx context.Context, reqs []session.PermissionRequest) ([]view.PermissionPrompt, error) {
+	prompts := view.PermissionPromptsOf(sessions.Permissions(reqs))
+	items, err := r.Inbox(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return view.InRuns(prompts, items), nil
 }
 
 // Respond answers permission prompt requestID where it waits, for a face

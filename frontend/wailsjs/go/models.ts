@@ -1352,6 +1352,11 @@ export namespace view {
 	    summary: string;
 	    input: string;
 	    question?: string;
+	    key: string;
+	    runId?: string;
+	    runName?: string;
+	    taskId?: string;
+	    suggestions: Suggestion[];
 	
 	    static createFrom(source: any = {}) {
 	        return new PermissionPrompt(source);
@@ -1365,7 +1370,30 @@ export namespace view {
 	        this.summary = source["summary"];
 	        this.input = source["input"];
 	        this.question = source["question"];
+	        this.key = source["key"];
+	        this.runId = source["runId"];
+	        this.runName = source["runName"];
+	        this.taskId = source["taskId"];
+	        this.suggestions = this.convertValues(source["suggestions"], Suggestion);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class PermissionRequest {
 	    requestId: string;
