@@ -31,8 +31,15 @@ func fiveParts(t *testing.T) string {
 // (Edit covers Write), so the Bash prompt is the one left to answer.
 func permissionRun(t *testing.T, dir, stdin string, args ...string) (stdout, runID string) {
 	t.Helper()
+	return permissionRunFor(t, "task_0", dir, stdin, args...)
+}
+
+// permissionRunFor is permissionRun with the sessions that match (model-sim's
+// rule: "" for all, the main session too) in the needs-permission scenario.
+func permissionRunFor(t *testing.T, match, dir, stdin string, args ...string) (stdout, runID string) {
+	t.Helper()
 	bin := claudecodetest.Binary(t)
-	url := modelSim(t, "task_0", "needs-permission")
+	url := modelSim(t, match, "needs-permission")
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("ANTHROPIC_BASE_URL", url)
@@ -218,5 +225,33 @@ func TestModeDecidesWithoutAPromptOnClaudeCode(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := ShowCLI([]string{runID}, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "the permission mode acceptEdits (no prompt)") {
 		t.Errorf("baton show does not say the mode decided:\n%s", out.String())
+	}
+}
+
+// TestRunRuleAnswersTheMainSessionOnClaudeCode: the main session's prompts
+// are answered by the run's rule as the workers' are, without a prompt,
+// and logged as the main session's.
+func TestRunRuleAnswersTheMainSessionOnClaudeCode(t *testing.T) {
+	dir := fiveParts(t)
+	stdout, runID := permissionRunFor(t, "", dir, "", "--allow", "Bash(touch:*)")
+	if strings.Contains(stdout, "asks permission") || strings.Contains(stdout, "No input to read") {
+		t.Errorf("a prompt reached the terminal:\n%s", stdout)
+	}
+	main, workers := 0, map[string]bool{}
+	for _, d := range exportedLog(t, runID) {
+		if d.Summary != "touch .baton-model-sim" {
+			continue
+		}
+		if d.Decision != "allow" || d.DecidedBy != "rule" || d.Rule != "Bash(touch:*)" || d.Source != "run" {
+			t.Errorf("log row %+v", d)
+		}
+		if d.TaskID == "" {
+			main++
+		} else {
+			workers[d.TaskID] = true
+		}
+	}
+	if main == 0 || len(workers) < 5 {
+		t.Errorf("the rule answered %d prompts of the main session and the prompts of %d workers, want some and at least five", main, len(workers))
 	}
 }

@@ -46,7 +46,8 @@ Code's syntax for this run, such as --allow 'Bash(go test:*)' --allow
 'Edit(docs/**)' --deny 'Bash(rm:*)'; with the rules of the template and of
 settings.json ("permissions": {"allow": [...], "deny": [...]}) they answer a
 prompt they cover at once, deny winning, and every answer is kept in the
-run's permission log (baton show). A prompt asked on the terminal offers
+run's permission log (baton show), with the calls the permission mode let run
+(or denied) without a prompt. A prompt asked on the terminal offers
 "r" (allow for this run): pick a suggested rule and every identical prompt
 of the run, now and later, is allowed.
 With --host claude-code every session is a Claude Code CLI process (claude on

@@ -86,7 +86,7 @@ type PermissionPrompt struct {
 	RunID       string       `json:"runId,omitempty"`
 	RunName     string       `json:"runName,omitempty"`
 	TaskID      string       `json:"taskId,omitempty"`
-	Suggestions []Suggestion `json:"suggestions"`
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
 }
 
 // InboxItem is one thing that waits for the user.
@@ -137,7 +137,7 @@ func TranscriptItemsOf(items []sessions.Item) []TranscriptItem {
 func PermissionPromptsOf(list []sessions.Permission) []PermissionPrompt {
 	return mapAll(list, func(p sessions.Permission) PermissionPrompt {
 		return PermissionPrompt{RequestID: p.RequestID, SessionID: p.SessionID, Tool: p.Tool, Summary: p.Summary, Input: p.Input,
-			Question: p.Question, Key: p.Key, Suggestions: []Suggestion{}}
+			Question: p.Question, Key: p.Key}
 	})
 }
 

@@ -1356,7 +1356,7 @@ export namespace view {
 	    runId?: string;
 	    runName?: string;
 	    taskId?: string;
-	    suggestions: Suggestion[];
+	    suggestions?: Suggestion[];
 	
 	    static createFrom(source: any = {}) {
 	        return new PermissionPrompt(source);
