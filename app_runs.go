@@ -166,6 +166,36 @@ func (a *App) AnswerWorker(runID, taskID, decision string) error {
 	return nil
 }
 
+// AnswerMain answers a permission prompt of a run's main session: "once",
+// "always" or "deny"; the answer goes into the run's permission log.
+func (a *App) AnswerMain(runID, requestID, decision string) error {
+	d := session.PermissionDecision(decision)
+	if !d.Valid() {
+		return fmt.Errorf("%q is not an answer to a permission prompt: use Allow once, Always or Deny.", decision)
+	}
+	ctx, cancel := runCtx()
+	defer cancel()
+	if err := a.Runs.RespondMainPermission(ctx, runID, requestID, d, nil); err != nil {
+		return runError("answer the main session", err)
+	}
+	return nil
+}
+
+// AllowForRun allows a permission rule (one of a prompt's suggestions, such
+// as "Bash(go test:*)") for the rest of a run: every pending prompt of the
+// run it covers is answered at once, and later ones as they come.
+func (a *App) AllowForRun(runID, rule string) error {
+	if strings.TrimSpace(rule) == "" {
+		return errors.New("Choose a rule to allow for this run.")
+	}
+	ctx, cancel := runCtx()
+	defer cancel()
+	if err := a.Runs.AllowForRun(ctx, runID, rule); err != nil {
+		return runError("allow it for this run", err)
+	}
+	return nil
+}
+
 // ReviewTask approves or rejects a task that waits for the user's review; a
 // rejection sends the task back to its worker with the reason.
 func (a *App) ReviewTask(runID, taskID string, approve bool, reason string) error {

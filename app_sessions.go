@@ -135,7 +135,23 @@ func (a *App) PendingPermissions() ([]view.PermissionPrompt, error) {
 	if err != nil {
 		return nil, sessionError(err, "read the pending permission prompts")
 	}
-	return view.PermissionPromptsOf(sessions.Permissions(reqs)), nil
+	if a.Runs == nil {
+		return view.PermissionPromptsOf(sessions.Permissions(reqs)), nil
+	}
+	// The prompts of active runs carry their run and suggested rules.
+	prompts, err := a.Runs.Prompts(ctx, reqs)
+	if err != nil {
+		return nil, sessionError(err, "read the pending permission prompts")
+	}
+	return prompts, nil
+}
+
+// inRun answers requestID through its run, when an active run waits on it.
+func (a *App) inRun(ctx context.Context, requestID string, d session.PermissionDecision) (bool, error) {
+	if a.Runs == nil {
+		return false, nil
+	}
+	return a.Runs.Respond(ctx, requestID, d)
 }
 
 // RespondPermission answers a permission prompt: "once", "always" or "deny".
@@ -149,6 +165,14 @@ func (a *App) RespondPermission(requestID, decision string) error {
 	}
 	ctx, cancel := sessionCtx()
 	defer cancel()
+	// A prompt of an active run takes the run's path (the engine answers
+	// it and logs it); any other session's goes to the host.
+	if inRun, err := a.inRun(ctx, requestID, d); inRun {
+		if err != nil {
+			return runError("answer the permission prompt", err)
+		}
+		return nil
+	}
 	if err := a.Hosts.RespondPermission(ctx, requestID, d, nil); err != nil {
 		return sessionError(err, "answer the permission prompt")
 	}

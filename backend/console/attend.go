@@ -3,7 +3,6 @@ package console
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
@@ -44,11 +44,10 @@ type attention struct {
 	echo bool
 }
 
-// mainHost is the session host, for the prompts of the run's main session,
-// which the engine does not follow.
+// mainHost is the session host, for the prompts of the run's main session
+// (the engine answers them and logs the answers).
 type mainHost interface {
 	Session(ctx context.Context, id session.ID) (session.Info, error)
-	RespondPermission(ctx context.Context, requestID string, decision session.PermissionDecision, updatedInput json.RawMessage) error
 }
 
 func newAttention(runs *service.Runs, host mainHost, runID string, stdin io.Reader, in *lineReader, out io.Writer) *attention {
@@ -153,9 +152,15 @@ func (a *attention) check(ctx context.Context) string {
 				}
 				continue
 			}
-			a.permission(w.TaskID, p, func(d session.PermissionDecision) error {
+			var sugg []view.Suggestion
+			if w.Waiting != nil {
+				sugg = w.Waiting.Suggestions
+			}
+			if a.permission(w.TaskID, p, sugg, func(d session.PermissionDecision) error {
 				return a.runs.RespondPermission(ctx, a.runID, w.TaskID, d)
-			})
+			}) {
+				return "" // a rule for the run answered others: look again
+			}
 		}
 	}
 	if a.eof {
@@ -196,16 +201,22 @@ func (a *attention) check(ctx context.Context) string {
 			}
 			input, err := answeredInput(req.Input, answers)
 			if err == nil {
-				err = a.host.RespondPermission(ctx, p.RequestID, session.AllowOnce, input)
+				err = a.runs.RespondMainPermission(ctx, a.runID, p.RequestID, session.AllowOnce, input)
 			}
 			a.report(err, "send the answer")
 			continue
 		}
-		a.permission("The main session", p, func(d session.PermissionDecision) error {
+		var sugg []view.Suggestion
+		for _, s := range permrules.Suggest(permrules.Call{Tool: req.ToolName, Input: req.Input, Root: snap.Run.Cwd}) {
+			sugg = append(sugg, view.Suggestion(s))
+		}
+		if a.permission("The main session", p, sugg, func(d session.PermissionDecision) error {
 			rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			return a.host.RespondPermission(rctx, p.RequestID, d, nil)
-		})
+			return a.runs.RespondMainPermission(rctx, a.runID, p.RequestID, d, nil)
+		}) {
+			return "" // a rule for the run answered others: look again
+		}
 	}
 	if a.eof && len(info.Pending) > 0 {
 		return "the main session asks permission" // the input ended while it was asked
@@ -231,23 +242,59 @@ func waitsFor(snap view.Snapshot, w view.Worker) string {
 	return ""
 }
 
-// permission asks about one permission prompt of who, once.
-func (a *attention) permission(who string, p sessions.Permission, respond func(session.PermissionDecision) error) {
+// permission asks about one permission prompt of who, once; r allows it
+// for the run by one of the rules suggested (sugg), which answers every
+// identical prompt of the run too: then it returns true.
+func (a *attention) permission(who string, p sessions.Permission, sugg []view.Suggestion, respond func(session.PermissionDecision) error) bool {
 	if a.eof || a.once("permission", who, p.RequestID) {
-		return
+		return false
 	}
 	fmt.Fprintf(a.out, "\n%s asks permission: %s\n", who, p.Summary)
-	line, ok := a.read("Allow it? o once, a always, d deny, Enter leaves it: ")
+	ask := "Allow it? o once, a always, d deny, Enter leaves it: "
+	if len(sugg) > 0 {
+		ask = "Allow it? o once, r for this run, a always, d deny, Enter leaves it: "
+	}
+	line, ok := a.read(ask)
 	if !ok {
-		return
+		return false
+	}
+	if l := strings.ToLower(line); len(sugg) > 0 && (l == "r" || l == "run") {
+		return a.allowForRun(sugg)
 	}
 	decision, known := map[string]session.PermissionDecision{"o": session.AllowOnce, "once": session.AllowOnce,
 		"a": session.AllowAlways, "always": session.AllowAlways, "d": session.Deny, "deny": session.Deny}[strings.ToLower(line)]
 	if !known {
-		fmt.Fprintf(a.out, "%q is not o, a or d: the prompt stays open.\n", line)
-		return
+		fmt.Fprintf(a.out, "%q is not o, r, a or d: the prompt stays open.\n", line)
+		return false
 	}
 	a.report(respond(decision), "answer the prompt")
+	return false
+}
+
+// allowForRun asks which suggested rule to allow for the run (Enter takes
+// the first) and adds it; true when it was added.
+func (a *attention) allowForRun(sugg []view.Suggestion) bool {
+	fmt.Fprintln(a.out, "Allow for this run:")
+	for i, s := range sugg {
+		fmt.Fprintf(a.out, "  %d. %s — %s\n", i+1, s.Rule, s.Label)
+	}
+	rule := sugg[0].Rule
+	if line, ok := a.read("Which rule? a number (Enter takes 1): "); ok {
+		n, err := strconv.Atoi(line)
+		if err != nil || n < 1 || n > len(sugg) {
+			fmt.Fprintf(a.out, "%q is not a number from 1 to %d: the prompt stays open.\n", line, len(sugg))
+			return false
+		}
+		rule = sugg[n-1].Rule
+	} else if a.eof || a.ctx.Err() != nil {
+		return false
+	}
+	if err := a.runs.AllowForRun(a.ctx, a.runID, rule); err != nil {
+		a.report(err, "allow it for the run")
+		return false
+	}
+	fmt.Fprintf(a.out, "Allowed for this run: %s\n", rule)
+	return true
 }
 
 // once reports whether this item was asked already, and marks it asked.

@@ -25,7 +25,8 @@ func deadEndpoint(t *testing.T) string {
 }
 
 // The cheap checks come before the host is contacted: with nothing at the
-// endpoint, a bad permission mode, bad variables (every problem listed at
+// endpoint, a bad permission mode, a permission rule that does not parse
+// (each named), bad variables (every problem listed at
 // once, an unknown one too, exit 2 as every usage error), an unknown
 // template and a locked database are each reported as what they are, not
 // as a host that does not answer.
@@ -40,6 +41,8 @@ func TestRunChecksBeforeTheHost(t *testing.T) {
 	}{
 		{"permission mode", []string{"--template", "documentation", "--permission-mode", "yolo"}, ExitUsage,
 			[]string{`the permission mode (permissionMode) must be one of default, acceptEdits`, `not "yolo"`}},
+		{"permission rules", []string{"--template", "documentation", "--allow", "Bash(go test:*)", "--allow", "bash(ls)", "--deny", "Edit("}, ExitUsage,
+			[]string{"permission rules", `"bash(ls)"`, `"Edit("`}},
 		{"variables", []string{"--template", "documentation", "--var", "nope=1", "--var", "AUDIENCE=aliens", "--var", "OUTPUT_DIR="}, ExitUsage,
 			[]string{"the run cannot start (3 problems):", "  - the template has no variable nope", `  - Audience (AUDIENCE): "aliens" is not one of`, "(OUTPUT_DIR) is required", "--var AUDIENCE=…"}},
 		{"unknown variable", []string{"--template", "documentation", "--var", "nope=1"}, ExitUsage,

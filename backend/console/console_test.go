@@ -192,7 +192,7 @@ func TestRunAsksWhatTheRunWaitsFor(t *testing.T) {
 			[]string{"asks:\n  - Should the output of", "Your answer (Enter leaves the question open): ", "got the answer"}},
 		{"permission", answers("o"),
 			[]string{"--template", "test-coverage", "--message", "Cover the store", "--scenario", "needs-permission", "--permission-mode", "default"},
-			[]string{"asks permission: Write", "Allow it? o once, a always, d deny"}},
+			[]string{"asks permission: Write", "Allow it? o once, r for this run, a always, d deny"}},
 		// AskUserQuestion, of the main session and of the workers: the
 		// options are listed and picked by number in the terminal.
 		{"AskUserQuestion", answers("2"),

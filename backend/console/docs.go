@@ -201,8 +201,9 @@ const runTerminalDetails = `It shows a progress bar per worker (plain lines when
 terminal) and first names the host it uses ("the embedded simulator",
 "Claude Desktop at ...", "Claude Code CLI ..."). Its questions are answered
 right there: AskUserQuestion options by number (several as 1,3 where
-allowed) or your own words, permission prompts with o (once), a (always) or
-d (deny), reviews with y (approve) or a reason (reject); an empty line
+allowed) or your own words, permission prompts with o (once), r (allow for this
+run: a suggested rule answers every identical prompt), a (always) or d
+(deny), reviews with y (approve) or a reason (reject); an empty line
 leaves the question open. The template, the variables (every problem at
 once; an unknown variable is a usage error, exit code 2), the permission
 mode, the folder and the history database are checked before any host is

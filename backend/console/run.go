@@ -41,6 +41,15 @@ iterations, notes (such as the tasks you skipped), decisions and known
 limitations.
 --permission-mode sets the permission mode of every session of this run, the
 main session's included, one of the CLI's modes: MODES.
+--allow RULE and --deny RULE (repeatable) add permission rules in Claude
+Code's syntax for this run, such as --allow 'Bash(go test:*)' --allow
+'Edit(docs/**)' --deny 'Bash(rm:*)'; with the rules of the template and of
+settings.json ("permissions": {"allow": [...], "deny": [...]}) they answer a
+prompt they cover at once, deny winning, and every answer is kept in the
+run's permission log (baton show), with the calls the permission mode let run
+(or denied) without a prompt. A prompt asked on the terminal offers
+"r" (allow for this run): pick a suggested rule and every identical prompt
+of the run, now and later, is allowed.
 With --host claude-code every session is a Claude Code CLI process (claude on
 PATH, or --claude PATH) that inherits this environment: your login or
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
@@ -276,6 +285,12 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				req.Overrides = &view.Overrides{}
 			}
 			req.Overrides.Isolation = isolation
+		}
+		if len(o.allow)+len(o.deny) > 0 {
+			if req.Overrides == nil {
+				req.Overrides = &view.Overrides{}
+			}
+			req.Overrides.Allow, req.Overrides.Deny = o.allow, o.deny
 		}
 		// The cheap checks first (template, variables, permission mode,
 		// folder, the database's lock), then the host: a host that cannot
@@ -663,6 +678,7 @@ type runOptions struct {
 	budgetTokens *int64
 	isolation    *string
 	apply        *bool
+	allow, deny  multiFlag
 	// nonInteractive: nothing is read; the first thing the run waits for
 	// pauses it and ends the command (exit 7).
 	nonInteractive *bool
@@ -692,5 +708,7 @@ func runFlagSet() (*flag.FlagSet, *runOptions) {
 	o.nonInteractive = fs.Bool("non-interactive", false, "read nothing: the first question, permission prompt or plan to confirm (without --yes) pauses the run and ends the command with exit code 7")
 	o.vars = varFlags{}
 	fs.Var(o.vars, "var", "template variable NAME=VALUE (repeatable)")
+	fs.Var(&o.allow, "allow", "a permission rule whose prompts Baton allows in this run, such as 'Bash(go test:*)' (repeatable)")
+	fs.Var(&o.deny, "deny", "a permission rule whose prompts Baton denies in this run, such as 'Bash(rm:*)' (repeatable)")
 	return fs, o
 }

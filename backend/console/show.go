@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
@@ -194,6 +195,7 @@ func printRun(w io.Writer, snap view.Snapshot) {
 			fmt.Fprintf(w, "Answer them with: baton run --resume %s\n", r.ID)
 		}
 	}
+	printPermissions(w, snap.Permissions)
 	rep := snap.FinalReport
 	if rep == nil {
 		if !view.Finished(r.Status) {
@@ -495,4 +497,20 @@ func noFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs
+}
+
+// printPermissions lists the run's permission log: every answer to a
+// permission prompt, who gave it and when.
+func printPermissions(w io.Writer, log []view.PermissionDecision) {
+	if len(log) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nPermissions:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TIME\tWORKER\tTOOL\tINPUT\tDECISION\tBY")
+	for _, d := range log {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", d.At.Local().Format("15:04:05"), report.WhoLabel(d.TaskID), d.Tool,
+			clip(line(d.Summary), 60), d.Decision, report.DecidedByLabel(d.DecidedBy, d.Rule, d.Source))
+	}
+	tw.Flush()
 }

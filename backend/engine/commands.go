@@ -160,7 +160,8 @@ func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, de
 			return change{}, fmt.Errorf("answer the permission request of %s: %w", taskID, err)
 		}
 		r.follow.Mark(session.ID(ws.w.SessionID), session.NoticePermission)
-		return ws.permitted(decision, r.e.now()), nil
+		req := session.PermissionRequest{RequestID: ws.w.Waiting.RequestID, ToolName: ws.w.Waiting.ToolName, Input: ws.w.Waiting.Input}
+		return r.logged(ws, req, decisionWord(decision), DecidedByUser, "", "").and(ws.permitted(decision, r.e.now())), nil
 	})
 }
 

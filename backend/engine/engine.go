@@ -17,6 +17,7 @@ import (
 	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/owner"
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -73,6 +74,10 @@ type Options struct {
 	// Workflows opens the seed workflows of a run (default: the mailbox,
 	// skills and journal of backend/workflows).
 	Workflows func(workflows.Run) Workflows
+	// UserRules are the user's permission rules (the settings'), which
+	// every run answers prompts by besides its template's and its own.
+	// Asked each time, so a changed setting counts; nil: none.
+	UserRules func() permrules.Lists
 	// Owner is the process the engine drives its runs as, which each run's
 	// lock names (default: this process, owner.Self with no face).
 	Owner owner.Owner
@@ -95,6 +100,8 @@ type Engine struct {
 	reconnectFor time.Duration
 	// autoResumeFn is Options.AutoResumeAfterLimit.
 	autoResumeFn func() bool
+	// userRules is Options.UserRules.
+	userRules func() permrules.Lists
 	// worktreeRoot is Options.WorktreeRoot.
 	worktreeRoot string
 	workflows    func(workflows.Run) Workflows
@@ -126,7 +133,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{store: opts.Store, templates: opts.Templates, emitter: opts.Emitter,
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
-		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit,
+		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, userRules: opts.UserRules,
 		worktreeRoot: opts.WorktreeRoot, workflows: opts.Workflows, jitter: limits.Jitter,
 		owner: opts.Owner, runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
 	if e.owner.PID == 0 {
@@ -331,6 +338,20 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if err := r.ledger.create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
+	if o := req.Overrides; o != nil && len(o.Allow)+len(o.Deny) > 0 {
+		// The run's own rules, kept with the rules added to it later.
+		var rules []store.PermissionRule
+		for i, list := range [][]string{o.Allow, o.Deny} {
+			for _, s := range list {
+				p, _ := permrules.Parse(s) // checked by Overrides.apply
+				rules = append(rules, store.PermissionRule{Rule: p.String(), Deny: i == 1, AddedAt: run.CreatedAt})
+			}
+		}
+		r.gate.run = rules
+		if err := r.ledger.commit(ctx, store.Change{Rules: rules}); err != nil {
+			return store.Run{}, fmt.Errorf("create run: %w", err)
+		}
+	}
 	if err := r.ledger.lock(ctx, e.owner); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
@@ -457,6 +478,9 @@ type Snapshot struct {
 	// Worktree is the run's worktree isolation (nil when its workers
 	// share the folder).
 	Worktree *Worktree `json:"worktree,omitempty"`
+	// Permissions is the run's permission log: every answer to a
+	// permission prompt, oldest first.
+	Permissions []store.PermissionDecision `json:"permissions"`
 	// Checks are the project's checks Baton ran for the run (nil: the run
 	// does not check, it was made before Baton did).
 	Checks *RunChecks `json:"checks,omitempty"`

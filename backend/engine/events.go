@@ -75,6 +75,10 @@ const (
 	// says why and which attempt ("waiting for the model (rate limited),
 	// attempt 2 of 10").
 	EventModelRetry = "orchestrator:modelRetry"
+	// EventPermissionDecided: a permission prompt of the run was answered
+	// (by the user or by a rule) and logged, or the user added a rule to
+	// the run; the message says which.
+	EventPermissionDecided = "permission:decided"
 )
 
 // EventNames lists every event the engine emits.
@@ -87,7 +91,7 @@ func EventNames() []string {
 		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
-		EventModelRetry, EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved}
+		EventModelRetry, EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved, EventPermissionDecided}
 }
 
 // Emitter receives every event after the change it describes is committed.

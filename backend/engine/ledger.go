@@ -83,6 +83,8 @@ func (c change) and(o change) change {
 	c.Tasks = append(c.Tasks, o.Tasks...)
 	c.ReplaceTasks = c.ReplaceTasks || o.ReplaceTasks
 	c.Answers = append(c.Answers, o.Answers...)
+	c.Decisions = append(c.Decisions, o.Decisions...)
+	c.Rules = append(c.Rules, o.Rules...)
 	if o.FinalReport != nil {
 		c.FinalReport = o.FinalReport
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -430,5 +431,162 @@ func TestMainPhaseTimeout(t *testing.T) {
 	defer h.host.mu.Unlock()
 	if len(h.host.interrupts) != 1 {
 		t.Errorf("the main session was interrupted %d times", len(h.host.interrupts))
+	}
+}
+
+// Three workers wait on the same prompt; AllowForRun answers all three at
+// once by the rule picked, and each answer is in the permission log.
+func TestAllowForRunAnswersEveryPendingPrompt(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, nil}, planned{"c", 5, nil})
+	h := newHarness(t, testTemplate(func(tp *template.Template) { tp.Config.MaxWorkers = 3 }), scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+		s.tool("Bash", map[string]any{"command": "go test ./..."})
+		s.pending = []session.PermissionRequest{{RequestID: "req-" + task, ToolName: "Bash", Input: []byte(`{"command":"go test ./...","description":"` + task + `"}`)}}
+		return true
+	}), true)
+	h.host.onRespond = func(s *fakeSession) {
+		task := workerRe.FindStringSubmatch(string(s.id))[1]
+		s.say(block("completion", map[string]any{"task_id": task, "status": "success"}))
+		s.endTurn(h.host)
+	}
+	id := h.create()
+	ctx := context.Background()
+	if err := h.eng.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("three workers waiting", func() bool { return h.rec.count(EventWorkerWaiting) >= 3 })
+	w := h.workers(id)["b"]
+	if w.Waiting == nil || w.Waiting.Summary != "go test ./..." || len(w.Waiting.Suggestions) < 2 || w.Waiting.Suggestions[1].Rule != "Bash(go test:*)" ||
+		w.Waiting.Key != h.workers(id)["a"].Waiting.Key {
+		t.Fatalf("the prompt is not described: %+v", w.Waiting)
+	}
+	if err := h.eng.AllowForRun(ctx, id, "bash(go test)"); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "bash(go test)") {
+		t.Errorf("a rule that does not parse: %v", err)
+	}
+	if err := h.eng.AllowForRun(ctx, id, "Bash(go test:*)"); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" {
+		t.Errorf("run = %s", run.Status)
+	}
+	log, err := h.st.PermissionLog(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 3 {
+		t.Fatalf("log = %+v", log)
+	}
+	for _, d := range log {
+		if d.Decision != "allow" || d.DecidedBy != DecidedByRule || d.Rule != "Bash(go test:*)" || d.Source != "run" || d.Summary != "go test ./..." {
+			t.Errorf("log row %+v", d)
+		}
+	}
+	if rules, _ := h.st.PermissionRules(ctx, id); len(rules) != 1 || rules[0].Rule != "Bash(go test:*)" || rules[0].Deny {
+		t.Errorf("stored rules = %+v", rules)
+	}
+	h.host.mu.Lock()
+	defer h.host.mu.Unlock()
+	if len(h.host.responses) != 3 {
+		t.Errorf("responses = %v", h.host.responses)
+	}
+}
+
+// The user's rules (the settings', asked each time) answer a prompt before
+// it is shown: a deny rule wins over an allow rule.
+func TestUserRulesAnswerBeforeThePromptShows(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil})
+	h := newHarness(t, testTemplate(nil), scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
+		s.tool("Bash", map[string]any{"command": "rm -rf build"})
+		s.pending = []session.PermissionRequest{{RequestID: "req1", ToolName: "Bash", Input: []byte(`{"command":"rm -rf build"}`)}}
+		return true
+	}), true)
+	h.eng.userRules = func() permrules.Lists { return permrules.Lists{Allow: []string{"Bash"}, Deny: []string{"Bash(rm:*)"}} }
+	h.host.onRespond = func(s *fakeSession) {
+		s.say(block("completion", map[string]any{"task_id": "a", "status": "success"}))
+		s.endTurn(h.host)
+	}
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" {
+		t.Errorf("run = %s", run.Status)
+	}
+	if n := h.rec.count(EventWorkerWaiting); n != 0 {
+		t.Errorf("the prompt was shown (%d worker:permission events)", n)
+	}
+	log, _ := h.st.PermissionLog(context.Background(), id)
+	if len(log) != 1 || log[0].Decision != "deny" || log[0].Rule != "Bash(rm:*)" || log[0].Source != "settings" || log[0].TaskID != "a" {
+		t.Errorf("log = %+v", log)
+	}
+	h.host.mu.Lock()
+	defer h.host.mu.Unlock()
+	if len(h.host.responses) != 1 || h.host.responses[0] != "req1:deny" {
+		t.Errorf("responses = %v", h.host.responses)
+	}
+}
+
+// The main session's prompts are answered by the rules too, before the
+// user sees them: the template's allow rule lets ls run, the user's deny
+// rule refuses rm, and both answers are in the permission log without a
+// task (the main session's).
+func TestMainSessionPromptsAnsweredByRules(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil})
+	worker := scripted(tasks, nil)
+	agent := func(h *fakeHost, s *fakeSession, text string) {
+		if m := askRe.FindStringSubmatch(text); m != nil && m[1] == "analysis" && !strings.Contains(string(s.id), "_worker_") {
+			s.asked = "analysis"
+			s.tool("Bash", map[string]any{"command": "ls -la"})
+			s.tool("Bash", map[string]any{"command": "rm -rf build"})
+			s.pending = []session.PermissionRequest{
+				{RequestID: "m1", ToolName: "Bash", Input: []byte(`{"command":"ls -la"}`)},
+				{RequestID: "m2", ToolName: "Bash", Input: []byte(`{"command":"rm -rf build"}`)},
+			}
+			return
+		}
+		worker(h, s, text)
+	}
+	h := newHarness(t, testTemplate(func(tp *template.Template) {
+		tp.Config.Permissions = &permrules.Lists{Allow: []string{"Bash(ls:*)"}}
+	}), agent, true)
+	h.eng.userRules = func() permrules.Lists { return permrules.Lists{Deny: []string{"Bash(rm:*)"}} }
+	h.host.onRespond = func(s *fakeSession) {
+		// The analysis goes on once both prompts are answered.
+		if !strings.Contains(string(s.id), "_worker_") && len(s.pending) == 0 {
+			s.say(block("analysis", map[string]any{"summary": "A project.", "recommended_splits": 1}))
+			s.endTurn(h.host)
+		}
+	}
+	id := h.create()
+	ctx := context.Background()
+	if err := h.eng.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" {
+		t.Errorf("run = %s", run.Status)
+	}
+	log, err := h.st.PermissionLog(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []store.PermissionDecision{
+		{Tool: "Bash", Summary: "ls -la", Decision: "allow", DecidedBy: DecidedByRule, Rule: "Bash(ls:*)", Source: "template"},
+		{Tool: "Bash", Summary: "rm -rf build", Decision: "deny", DecidedBy: DecidedByRule, Rule: "Bash(rm:*)", Source: "settings"},
+	}
+	if len(log) != len(want) {
+		t.Fatalf("log = %+v", log)
+	}
+	for i, d := range log {
+		d.ID, d.At = 0, time.Time{}
+		if d != want[i] {
+			t.Errorf("log row %d = %+v, want %+v", i, d, want[i])
+		}
+	}
+	h.host.mu.Lock()
+	defer h.host.mu.Unlock()
+	if got := strings.Join(h.host.responses, " "); got != "m1:once m2:deny" {
+		t.Errorf("responses = %s", got)
 	}
 }

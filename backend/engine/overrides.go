@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/template"
 )
@@ -37,6 +38,11 @@ type Overrides struct {
 	// Isolation is "worktree" or "shared" for this run (such as shared in a
 	// folder that is not a git repository).
 	Isolation *string `json:"isolation,omitempty"`
+	// Allow and Deny are permission rules for this run (Claude Code's
+	// syntax), added to the template's; they are stored with the run's
+	// permission rules (store.PermissionRule), not in its template.
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
 }
 
 // apply returns cfg with the overrides set. A value out of range is an
@@ -77,6 +83,9 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 	}
 	if o.Isolation != nil && *o.Isolation != template.IsolationWorktree && *o.Isolation != template.IsolationShared {
 		problems = append(problems, fmt.Sprintf("the isolation (isolation) must be worktree or shared, not %q", *o.Isolation))
+	}
+	if err := (permrules.Lists{Allow: o.Allow, Deny: o.Deny}).Check(); err != nil {
+		problems = append(problems, "the run's permission rules: "+err.Error())
 	}
 	if len(problems) > 0 {
 		return cfg, &OverridesError{Problems: problems}

@@ -204,6 +204,8 @@ func TestBadOverridesAreRefused(t *testing.T) {
 		{"too many retries", Overrides{MaxRetries: ptr(11)}, []string{"maxRetries", "from 0 to 10"}},
 		{"unknown permission mode", Overrides{PermissionMode: ptr("yolo")}, []string{"permissionMode", `not "yolo"`, "bypassPermissions"}},
 		{"two at once", Overrides{MaxWorkers: ptr(99), PermissionMode: ptr("")}, []string{"maxWorkers", "permissionMode"}},
+		{"a rule that does not parse", Overrides{Allow: []string{"Bash(go test:*)", "bash(ls)"}, Deny: []string{"Edit("}},
+			[]string{"permission rules", `"bash(ls)"`, `"Edit("`}},
 	} {
 		_, err := h.createWith(&tc.o)
 		if !errors.Is(err, ErrBadRequest) {

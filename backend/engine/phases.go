@@ -208,6 +208,11 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return nil
 	}
 	r.main.took(d)
+	if c := r.byMode(nil, d); len(c.Decisions) > 0 {
+		if err := r.apply(ctx, c); err != nil {
+			return err
+		}
+	}
 	if c, changed := r.main.retrying(r.run.Message); changed {
 		if err := r.apply(ctx, c); err != nil {
 			return err

@@ -58,7 +58,7 @@ func ConflictOpen(resolution string) bool { return report.ConflictOpen(resolutio
 
 // Report writes a run as a Markdown document (report.Markdown).
 func Report(s Snapshot) string {
-	return report.Markdown(s.Run, s.Tasks, s.Workers, s.Answers, s.FinalReport)
+	return report.Markdown(s.Run, s.Tasks, s.Workers, s.Answers, s.FinalReport) + report.PermissionLog(s.Permissions)
 }
 
 // BuildFinalReport builds the final report of a run from its state and its
@@ -259,7 +259,11 @@ func LoadSnapshot(ctx context.Context, st *store.Store, runID string) (Snapshot,
 	if err != nil {
 		return Snapshot{}, err
 	}
-	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks)}
+	perms, err := st.PermissionLog(ctx, runID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks), Permissions: perms}
 	if snap.Checks, err = runChecks(ctx, st, run); err != nil {
 		return Snapshot{}, err
 	}

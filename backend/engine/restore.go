@@ -77,6 +77,9 @@ func (e *Engine) restoreRun(ctx context.Context, run store.Run, mv *Move) (err e
 			r.ledger.unlock(e.owner)
 		}
 	}()
+	if r.gate.run, err = e.store.PermissionRules(ctx, run.ID); err != nil {
+		return err
+	}
 	r.moved = mv
 	if err := r.reattach(ctx); err != nil {
 		return err

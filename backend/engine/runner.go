@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/scope"
@@ -74,6 +75,8 @@ type runner struct {
 	// iso is the worktree isolation (nil: the workers share the folder).
 	iso  *isolation.Workspace
 	link link
+	// gate answers the permission prompts the run's rules cover.
+	gate *gate
 	// move, on a run taken up on another host, says what moved (host.go).
 	moved *Move
 	// checks are the project's checks (checks.go); a round that ended
@@ -109,6 +112,11 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
 		started: make(chan startResult, 64), checked: make(chan checkRound, 1), done: make(chan struct{}), finished: make(chan struct{})}
+	var perms permrules.Lists
+	if tmpl.Config.Permissions != nil {
+		perms = *tmpl.Config.Permissions
+	}
+	r.gate = newGate(e, perms, r.log)
 	var rs runState
 	if len(run.State) > 0 {
 		if err := json.Unmarshal(run.State, &rs); err != nil {
@@ -266,6 +274,11 @@ func (r *runner) step(ctx context.Context, poll bool) {
 		// A phase of the main session without its prompt: the process
 		// stopped between the status change and the prompt. Ask again.
 		if r.halted(r.askAgain(ctx)) || r.status.Finished() {
+			return
+		}
+	}
+	if kind, ok := dirty[session.ID(r.run.MainSessionID)]; (ok && kind != session.NoticeMessage || poll) && !r.status.held() {
+		if r.halted(r.checkMainPermissions(ctx)) {
 			return
 		}
 	}

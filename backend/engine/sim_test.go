@@ -15,6 +15,7 @@ import (
 	"github.com/baton-app/baton/backend/claude"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/store"
@@ -207,6 +208,21 @@ func TestSimulatorRuns(t *testing.T) {
 					t.Errorf("%d worker:permission events for %d tasks", ev.count(engine.EventWorkerWaiting), s.Run.TasksTotal)
 				}
 			}},
+		// The simulator's page on the CDP host: a template's rule answers
+		// every worker's prompt at once (an Edit rule covers Write), and a
+		// deny rule wins over an allow rule; no prompt waits for the user.
+		{name: "rules answer permissions", rules: map[string]string{"_worker_": "needs-permission"},
+			tune: func(tp *template.Template) {
+				tp.Config.PermissionMode = "default"
+				tp.Config.Permissions = &permrules.Lists{Allow: []string{"Edit(/NOTES.md)"}}
+			},
+			check: func(t *testing.T, s engine.Snapshot, ev *events) { checkRuled(t, s, ev, "allow", "Edit(/NOTES.md)") }},
+		{name: "a deny rule wins", rules: map[string]string{"_worker_": "needs-permission"},
+			tune: func(tp *template.Template) {
+				tp.Config.PermissionMode = "default"
+				tp.Config.Permissions = &permrules.Lists{Allow: []string{"Write"}, Deny: []string{"Write(NOTES.md)"}}
+			},
+			check: func(t *testing.T, s engine.Snapshot, ev *events) { checkRuled(t, s, ev, "deny", "Write(NOTES.md)") }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -408,4 +424,35 @@ func startSimRun(ctx context.Context, t *testing.T, host session.Host, tmpl temp
 		t.Fatal(err)
 	}
 	return eng, ev, run, stop
+}
+
+// checkRuled checks that every worker's prompt was answered by rule with
+// decision, logged, and none waited for the user.
+func checkRuled(t *testing.T, s engine.Snapshot, ev *events, decision, rule string) {
+	t.Helper()
+	if s.Run.Status != "completed" || s.Run.TasksCompleted != s.Run.TasksTotal {
+		t.Fatalf("run %s: %d of %d", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal)
+	}
+	if n := ev.count(engine.EventWorkerWaiting); n != 0 {
+		t.Errorf("%d prompts waited for the user", n)
+	}
+	ruled := 0
+	for _, d := range s.Permissions {
+		if d.DecidedBy == engine.DecidedByMode {
+			// What the page ran without a prompt; the prompted call is
+			// logged once, by its rule.
+			if strings.HasSuffix(d.Summary, "/NOTES.md") || d.Source != "default" || d.Decision != "allow" {
+				t.Errorf("log row %+v", d)
+			}
+			continue
+		}
+		ruled++
+		if d.Tool != "Write" || !strings.HasSuffix(d.Summary, "/NOTES.md") || d.Decision != decision || d.DecidedBy != engine.DecidedByRule ||
+			d.Rule != rule || d.Source != "template" || d.TaskID == "" {
+			t.Errorf("log row %+v", d)
+		}
+	}
+	if ruled < s.Run.TasksTotal || ev.count(engine.EventPermissionDecided) < ruled {
+		t.Errorf("%d answers logged by the rule (%d events) for %d tasks", ruled, ev.count(engine.EventPermissionDecided), s.Run.TasksTotal)
+	}
 }

@@ -32,6 +32,11 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	now := r.e.now()
 	ws.took(d, r.prompts.Folder(ws.w.TaskID), now)
+	if c := r.byMode(ws, d); len(c.Decisions) > 0 {
+		if err := r.apply(ctx, c); err != nil {
+			return err
+		}
+	}
 	if c, changed := ws.retrying(); changed {
 		if err := r.apply(ctx, c); err != nil {
 			return err
@@ -61,7 +66,15 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		return nil
 	}
 	info, over := r.follow.TurnOver(ctx, id, &ws.book.Cursor)
+	left, byRule := r.byRules(ctx, ws, info.Pending)
+	if len(byRule.Decisions) > 0 {
+		if err := r.apply(ctx, byRule); err != nil {
+			return err
+		}
+	}
+	info.Pending = left
 	if c, changed := ws.permission(info, r.e.now()); changed {
+		r.describe(ws)
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
@@ -59,9 +60,15 @@ type Item struct {
 	// RequestID answers a permission or question.
 	RequestID string `json:"requestId,omitempty"`
 	// SessionID is set for a prompt of the run's main session, which is
-	// answered through the session host, not the engine.
+	// answered through its run (RespondMainPermission), by request.
 	SessionID string    `json:"sessionId,omitempty"`
 	Since     time.Time `json:"since"`
+	// A permission prompt's Key is the same for identical prompts (the
+	// Inbox groups them); Summary says what the call does; Suggestions are
+	// the rules "Allow for this run" offers, narrowest first.
+	Key         string             `json:"key,omitempty"`
+	Summary     string             `json:"summary,omitempty"`
+	Suggestions []store.Suggestion `json:"suggestions,omitempty"`
 }
 
 // Runs is what the inbox reads: the engine.
@@ -125,11 +132,17 @@ func mainPrompts(ctx context.Context, host Sessions, run store.Run) []Item {
 	}
 	name := runName(run)
 	var out []Item
-	for _, p := range sessions.Permissions(info.Pending) {
+	for i, p := range sessions.Permissions(info.Pending) {
 		it := Item{Kind: KindPermission, RunID: run.ID, RunName: name, RequestID: p.RequestID, SessionID: run.MainSessionID,
 			Title: "The main session wants permission", Detail: p.Summary, Since: since}
 		if p.Question != "" {
 			it.Kind, it.Title, it.Detail = KindQuestion, "The main session asks you", p.Question
+		} else {
+			req := info.Pending[i]
+			it.Key, it.Summary = permrules.Key(req.ToolName, req.Input), permrules.Summary(req.ToolName, req.Input)
+			for _, s := range permrules.Suggest(permrules.Call{Tool: req.ToolName, Input: req.Input, Root: run.Cwd}) {
+				it.Suggestions = append(it.Suggestions, store.Suggestion(s))
+			}
 		}
 		out = append(out, it)
 	}
@@ -204,6 +217,7 @@ func fromSnapshot(s engine.Snapshot) []Item {
 			it.Kind, it.Title, it.Detail = KindQuestion, who+" asks you", perm.Question
 		} else {
 			it.Title, it.Detail = who+" wants permission", inFolder(perm.Summary, s.Run.Cwd)
+			it.Key, it.Summary, it.Suggestions = w.Waiting.Key, inFolder(w.Waiting.Summary, s.Run.Cwd), w.Waiting.Suggestions
 		}
 		out = append(out, it)
 	}

@@ -282,7 +282,9 @@ func TestCollectMainSessionPrompts(t *testing.T) {
 	}
 	want := []Item{
 		{Kind: KindPermission, RunID: "a", RunName: "Docs — Document it", RequestID: "m1", SessionID: "main_a",
-			Title: "The main session wants permission", Detail: "Bash ls docs", Since: t0.Add(time.Minute)},
+			Title: "The main session wants permission", Detail: "Bash ls docs", Since: t0.Add(time.Minute),
+			Key: "Bash\x00{\"command\":\"ls docs\"}", Summary: "ls docs", Suggestions: []store.Suggestion{
+				{Rule: "Bash(ls docs)", Label: "this exact command"}, {Rule: "Bash(ls:*)", Label: "commands that start with ls"}, {Rule: "Bash", Label: "every Bash call"}}},
 		{Kind: KindQuestion, RunID: "b", RunName: "b", RequestID: "m2", SessionID: "main_b",
 			Title: "The main session asks you", Detail: "Which module first?", Since: t0.Add(2 * time.Minute)},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/sessions"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/view"
@@ -270,6 +271,21 @@ func (r *Runs) RespondPermission(ctx context.Context, runID, taskID string, d se
 	return r.checked(ctx, runID, r.engine.RespondPermission(ctx, runID, taskID, d, nil))
 }
 
+// RespondMainPermission answers the permission prompt requestID of a
+// run's main session (updatedInput, when given, replaces the call's input,
+// as an AskUserQuestion's answers do); the answer goes into the run's
+// permission log.
+func (r *Runs) RespondMainPermission(ctx context.Context, runID, requestID string, d session.PermissionDecision, updatedInput json.RawMessage) error {
+	return r.checked(ctx, runID, r.engine.RespondMainPermission(ctx, runID, requestID, d, updatedInput))
+}
+
+// AllowForRun adds rule (Claude Code's syntax, such as one of a prompt's
+// suggestions) to a run's allow rules: every pending prompt of the run it
+// covers is answered at once, and later ones as they come.
+func (r *Runs) AllowForRun(ctx context.Context, runID, rule string) error {
+	return r.checked(ctx, runID, r.engine.AllowForRun(ctx, runID, rule))
+}
+
 // AnswerQuestion answers the AskUserQuestion call a worker waits on:
 // answers maps each question to the chosen option or the user's words.
 func (r *Runs) AnswerQuestion(ctx context.Context, runID, taskID string, answers map[string]string) error {
@@ -325,4 +341,38 @@ func (r *Runs) ResolveConflict(ctx context.Context, runID string, resolved bool)
 // engine drives.
 func (r *Runs) Inbox(ctx context.Context) ([]inbox.Item, error) {
 	return inbox.Collect(ctx, r.engine, r.host)
+}
+
+// Prompts is what the Sessions view shows of the prompts reqs: a prompt
+// an active run waits on carries its run, its task and the rules "Allow
+// for this run" offers (as in the Inbox), and every prompt its key, so
+// identical ones are shown under one set of buttons.
+func (r *Runs) Prompts(ctx context.Context, reqs []session.PermissionRequest) ([]view.PermissionPrompt, error) {
+	prompts := view.PermissionPromptsOf(sessions.Permissions(reqs))
+	items, err := r.Inbox(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return view.InRuns(prompts, items), nil
+}
+
+// Respond answers permission prompt requestID where it waits, for a face
+// that knows only the request (the Sessions view): a prompt of an active
+// run, a worker's or its main session's, goes through the engine, which
+// logs it with the run; false when no active run waits on it.
+func (r *Runs) Respond(ctx context.Context, requestID string, d session.PermissionDecision) (bool, error) {
+	items, err := r.Inbox(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, it := range items {
+		switch {
+		case it.RequestID != requestID:
+		case it.SessionID != "":
+			return true, r.RespondMainPermission(ctx, it.RunID, requestID, d, nil)
+		case it.TaskID != "":
+			return true, r.RespondPermission(ctx, it.RunID, it.TaskID, d)
+		}
+	}
+	return false, nil
 }

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/owner"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/view"
@@ -24,8 +26,15 @@ import (
 // simulator as host, never reached) and closes them when the test ends.
 func openRuns(t *testing.T) *Services {
 	t.Helper()
+	return openOn(t, HostOverrides{Host: "sim", Speed: 50})
+}
+
+// openOn opens every service on host over a fresh configuration directory
+// and closes them when the test ends.
+func openOn(t *testing.T, host HostOverrides) *Services {
+	t.Helper()
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
-	s, err := Open(Options{Logger: quiet(), Host: HostOverrides{Host: "sim", Speed: 50}})
+	s, err := Open(Options{Logger: quiet(), Host: host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,6 +284,210 @@ func TestActionsOnARunThisEngineDoesNotDrive(t *testing.T) {
 	}
 	if run, _ := s.store.Run(ctx, "orch_confirming"); run.Status != view.RunConfirming {
 		t.Errorf("the refused calls changed the run: %s", run.Status)
+	}
+}
+
+// startShopRun starts a documentation run, in the default permission mode,
+// on a small Go project; the run is cancelled when the test ends.
+func startShopRun(t *testing.T, s *Services) view.Run {
+	t.Helper()
+	ctx := context.Background()
+	project := t.TempDir()
+	for name, body := range map[string]string{
+		"go.mod":           "module example.com/shop\n\ngo 1.22\n",
+		"README.md":        "# shop\n\nA tiny shop: a store and a command.\n",
+		"store/store.go":   "// Package store keeps the items.\npackage store\n\n// Item is one thing for sale.\ntype Item struct{ Name string }\n",
+		"cmd/shop/main.go": "package main\n\nfunc main() {}\n",
+		"api/api.go":       "// Package api serves the shop.\npackage api\n",
+	} {
+		p := filepath.Join(project, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mode := "default"
+	run, err := s.Runs.Create(ctx, view.CreateRequest{TemplateID: "documentation", Cwd: project, Request: "Document it",
+		Overrides: &view.Overrides{PermissionMode: &mode}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Runs.Start(ctx, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Runs.Cancel(context.Background(), run.ID) })
+	return run
+}
+
+// The Sessions view's prompts take the Inbox's path: a prompt of an active
+// run carries its run, its task, its key and the rules "Allow for this
+// run" offers; allowing one of them for the run answers every pending
+// prompt it covers at once, across the workers, each logged by the rule;
+// a prompt the view answers by itself is logged as the user's.
+func TestSessionsViewPromptsTakeTheRunsPath(t *testing.T) {
+	s := openOn(t, HostOverrides{Host: "sim", Scenario: "needs-permission", Speed: 50})
+	ctx := context.Background()
+	run := startShopRun(t, s)
+	prompts := func() []view.PermissionPrompt {
+		reqs, err := s.Hosts.Pending(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := s.Runs.Prompts(ctx, reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ps
+	}
+	// Wait for two workers' prompts that one suggested rule covers,
+	// answering the main session's (as the user) on the way.
+	var rule string
+	var covered []view.PermissionPrompt
+	answered := map[string]bool{}
+	deadline := time.Now().Add(90 * time.Second)
+	for rule == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no two workers' prompts one rule covers: %+v", prompts())
+		}
+		if snap, _ := s.Runs.Snapshot(ctx, run.ID); snap.Run.Status == "confirming" {
+			if err := s.Runs.Confirm(ctx, run.ID, view.Modifications{}); err != nil && !errors.Is(err, ErrIllegalTransition) {
+				t.Fatal(err)
+			}
+		}
+		byRule := map[string][]view.PermissionPrompt{}
+		for _, p := range prompts() {
+			if p.Key == "" {
+				t.Fatalf("a prompt without its key: %+v", p)
+			}
+			if p.RunID == "" {
+				continue // the engine has not seen it yet
+			}
+			if p.TaskID == "" {
+				if !answered[p.RequestID] {
+					if ok, err := s.Runs.Respond(ctx, p.RequestID, session.AllowOnce); !ok || err != nil {
+						t.Fatalf("answer the main session's prompt %+v: %v %v", p, ok, err)
+					}
+					answered[p.RequestID] = true
+				}
+				continue
+			}
+			if len(p.Suggestions) == 0 || p.RunName == "" {
+				t.Fatalf("a worker's prompt without its run's name or suggested rules: %+v", p)
+			}
+			for _, sg := range p.Suggestions {
+				byRule[sg.Rule] = append(byRule[sg.Rule], p)
+			}
+		}
+		for r, ps := range byRule {
+			if len(ps) >= 2 && ps[0].TaskID != ps[1].TaskID {
+				rule, covered = r, ps
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := s.Runs.AllowForRun(ctx, run.ID, rule); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompts() {
+		for _, c := range covered {
+			if p.RequestID == c.RequestID {
+				t.Errorf("%s still waits after %s was allowed for the run: %+v", c.TaskID, rule, p)
+			}
+		}
+	}
+	snap, err := s.Runs.Snapshot(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRule := map[string]bool{}
+	for _, d := range snap.Permissions {
+		switch d.DecidedBy {
+		case engine.DecidedByRule:
+			if d.Rule != rule || d.Source != "run" || d.Decision != "allow" {
+				t.Errorf("log row %+v", d)
+			}
+			byRule[d.TaskID] = true
+		case engine.DecidedByUser:
+			if d.TaskID != "" || d.Decision != "allow" {
+				t.Errorf("log row %+v", d)
+			}
+		}
+	}
+	for _, c := range covered {
+		if !byRule[c.TaskID] {
+			t.Errorf("%s's prompt is not logged as answered by %s: %+v", c.TaskID, rule, snap.Permissions)
+		}
+	}
+}
+
+// Respond answers a prompt by its request alone, as the Sessions view
+// knows it: the main session's and a worker's go through their run, which
+// logs each answer as the user's; a request no active run waits on is left
+// to the host (false). The simulator asks before every Write here.
+func TestRespondAnswersAPromptThroughItsRun(t *testing.T) {
+	s := openOn(t, HostOverrides{Host: "sim", Scenario: "needs-permission", Speed: 50})
+	ctx := context.Background()
+	run := startShopRun(t, s)
+	if ok, err := s.Runs.Respond(ctx, "perm_nobody", session.AllowOnce); ok || err != nil {
+		t.Errorf("a request no run waits on: %v, %v", ok, err)
+	}
+
+	var mainAnswered, workerAnswered bool
+	answered := map[string]bool{}
+	deadline := time.Now().Add(90 * time.Second)
+	for !mainAnswered || !workerAnswered {
+		if time.Now().After(deadline) {
+			snap, _ := s.Runs.Snapshot(ctx, run.ID)
+			items, _ := s.Runs.Inbox(ctx)
+			t.Fatalf("main session answered %v, a worker answered %v; run %s (%s), workers %+v, inbox %+v", mainAnswered, workerAnswered, snap.Run.Status, snap.Run.Error, snap.Workers, items)
+		}
+		items, err := s.Runs.Inbox(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			switch {
+			case it.RunID != run.ID:
+			case it.Kind == inbox.KindReview:
+				if err := s.Runs.Confirm(ctx, run.ID, view.Modifications{}); err != nil && !errors.Is(err, ErrIllegalTransition) {
+					t.Fatal(err)
+				}
+			case it.Kind == inbox.KindPermission && !answered[it.RequestID]:
+				ok, err := s.Runs.Respond(ctx, it.RequestID, session.AllowOnce)
+				if !ok || err != nil {
+					t.Fatalf("respond to %+v: %v, %v", it, ok, err)
+				}
+				answered[it.RequestID] = true
+				mainAnswered = mainAnswered || it.SessionID != ""
+				workerAnswered = workerAnswered || it.TaskID != ""
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	snap, err := s.Runs.Snapshot(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var byMain, byWorker int
+	var byUser int
+	for _, d := range snap.Permissions {
+		if d.DecidedBy == engine.DecidedByMode {
+			continue // what the simulator ran without a prompt
+		}
+		byUser++
+		if d.DecidedBy != engine.DecidedByUser || d.Decision != "allow" || d.Tool != "Write" {
+			t.Errorf("log row %+v", d)
+		}
+		if d.TaskID == "" {
+			byMain++
+		} else {
+			byWorker++
+		}
+	}
+	if byMain == 0 || byWorker == 0 || byUser != len(answered) {
+		t.Errorf("%d answers logged (main session %d, workers %d) for %d given: %+v", byUser, byMain, byWorker, len(answered), snap.Permissions)
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/notify"
 	"github.com/baton-app/baton/backend/owner"
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -167,7 +168,8 @@ func Open(o Options) (*Services, error) {
 		WorktreeRoot: wtRoot, Owner: owner.Self(face),
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
-		AutoResumeAfterLimit: func() bool { return s.Settings.Get().AutoResumeAfterLimit }})
+		AutoResumeAfterLimit: func() bool { return s.Settings.Get().AutoResumeAfterLimit },
+		UserRules:            func() permrules.Lists { return s.Settings.Get().Permissions }})
 	if err != nil {
 		return fail(&OpenError{StageEngine, err})
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 )
@@ -183,6 +184,8 @@ type Permission struct {
 	Input     string `json:"input"`
 	// Question is set for AskUserQuestion prompts: what the agent asks.
 	Question string `json:"question,omitempty"`
+	// Key is the same for identical prompts (permrules.Key).
+	Key string `json:"key"`
 }
 
 // Permissions converts pending requests for display.
@@ -195,6 +198,7 @@ func Permissions(reqs []session.PermissionRequest) []Permission {
 			Tool:      r.ToolName,
 			Summary:   ToolSummary(r.ToolName, r.Input),
 			Input:     prettyJSON(r.Input),
+			Key:       permrules.Key(r.ToolName, r.Input),
 		}
 		if r.ToolName == "AskUserQuestion" {
 			p.Question = question(r.Input)

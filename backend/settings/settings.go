@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/baton-app/baton/backend/atomicfile"
+	"github.com/baton-app/baton/backend/permrules"
 )
 
 // Host names the session host Baton drives: one of the kinds that
@@ -69,6 +70,9 @@ type Settings struct {
 	// limit goes on by itself once it resets (default true); when false it
 	// waits for Resume now in the Inbox.
 	AutoResumeAfterLimit bool `json:"autoResumeAfterLimit"`
+	// Permissions are the user's allow and deny rules (Claude Code's
+	// syntax) that Baton answers prompts by in every run.
+	Permissions permrules.Lists `json:"permissions"`
 }
 
 // Reconnect bounds of ReconnectForSeconds.
@@ -125,6 +129,9 @@ func (s Settings) Validate() error {
 	case ThemeSystem, ThemeLight, ThemeDark:
 	default:
 		return fmt.Errorf("%w: theme must be \"system\", \"light\" or \"dark\", not %q", ErrInvalid, s.Theme)
+	}
+	if err := s.Permissions.Check(); err != nil {
+		return fmt.Errorf("%w: the permission rules: %w", ErrInvalid, err)
 	}
 	if len(s.RecentFolders) > MaxRecentFolders {
 		return fmt.Errorf("%w: at most %d recent folders are kept", ErrInvalid, MaxRecentFolders)

@@ -147,6 +147,7 @@ func TestInvalidSettingsAreRefusedAndNothingChanges(t *testing.T) {
 		{"poll interval too short", func(s *Settings) { s.PollIntervalMs = 10 }, "between 100 and 60000"},
 		{"unknown theme", func(s *Settings) { s.Theme = "sepia" }, "theme must be"},
 		{"too many recent folders", func(s *Settings) { s.RecentFolders = make([]string, MaxRecentFolders+1) }, "at most 10"},
+		{"a permission rule that does not parse", func(s *Settings) { s.Permissions.Deny = []string{"Bash(rm:*)", "rm -rf"} }, `"rm -rf"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -107,7 +107,7 @@ func TestFinalReportMigrationUpgradesAnOlderDatabase(t *testing.T) {
 	}
 	// Back to version 2: without the tables and columns of the later
 	// migrations.
-	if _, err := s.db.Exec(`DROP TABLE final_reports; ALTER TABLE runs DROP COLUMN limits;
+	if _, err := s.db.Exec(`DROP TABLE final_reports; DROP TABLE permission_decisions; DROP TABLE permission_rules; ALTER TABLE runs DROP COLUMN limits;
 		ALTER TABLE workers DROP COLUMN model; ALTER TABLE runs DROP COLUMN issues;
 		ALTER TABLE runs DROP COLUMN host; ALTER TABLE workers DROP COLUMN missing_outputs;
 		ALTER TABLE workers DROP COLUMN out_of_scope; DROP TABLE check_results; DROP TABLE run_locks;

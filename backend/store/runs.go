@@ -167,6 +167,9 @@ func (s *Store) Commit(ctx context.Context, runID string, c Change) error {
 				return fmt.Errorf("commit run %s: final report: %w", runID, err)
 			}
 		}
+		if err := insertPermissions(ctx, tx, runID, c); err != nil {
+			return fmt.Errorf("commit run %s: %w", runID, err)
+		}
 		return s.insertEvents(ctx, tx, runID, c.Events)
 	})
 }

@@ -201,6 +201,19 @@ type Permission struct {
 	RequestID string          `json:"requestId"`
 	ToolName  string          `json:"toolName"`
 	Input     json.RawMessage `json:"input,omitempty"`
+	// Summary says what the call does (its command, file or URL); Key is
+	// the same for identical prompts; Suggestions are the rules that would
+	// allow it for the run, narrowest first.
+	Summary     string       `json:"summary,omitempty"`
+	Key         string       `json:"key,omitempty"`
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
+}
+
+// Suggestion is a permission rule offered for a prompt, with what it
+// covers in words.
+type Suggestion struct {
+	Rule  string `json:"rule"`
+	Label string `json:"label"`
 }
 
 // Worker is the session that runs one task (its latest attempt).
@@ -290,6 +303,10 @@ type Change struct {
 	// comes only with a run row in a finished status and replaces any
 	// report stored before.
 	FinalReport json.RawMessage
+	// Decisions are answers to permission prompts, added to the run's
+	// permission log; Rules are rules the user added to the run.
+	Decisions []PermissionDecision
+	Rules     []PermissionRule
 }
 
 // HistoryQuery selects runs for the history view.

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/baton-app/baton/backend/atomicfile"
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/templates"
 )
 
@@ -202,7 +203,28 @@ func (m *Manager) check(doc any, overlay map[string]map[string]any) []Validation
 		}
 		return []ValidationError{{Pointer: "/extends", Message: err.Error(), kind: kind}}
 	}
-	return m.v.validate(res.merged)
+	if problems := m.v.validate(res.merged); len(problems) > 0 {
+		return problems
+	}
+	return ruleProblems(res.merged)
+}
+
+// ruleProblems names each permission rule of doc's config that does not
+// parse, at its place.
+func ruleProblems(doc map[string]any) []ValidationError {
+	cfg, _ := doc["config"].(map[string]any)
+	perms, _ := cfg["permissions"].(map[string]any)
+	var out []ValidationError
+	for _, list := range []string{"allow", "deny"} {
+		rules, _ := perms[list].([]any)
+		for i, r := range rules {
+			s, _ := r.(string)
+			if _, err := permrules.Parse(s); err != nil {
+				out = append(out, ValidationError{Pointer: fmt.Sprintf("/config/permissions/%s/%d", list, i), Message: err.Error()})
+			}
+		}
+	}
+	return out
 }
 
 // resolve resolves and checks template id.
@@ -218,7 +240,7 @@ func (m *Manager) resolve(id string, overlay map[string]map[string]any) (Resolve
 	if err != nil {
 		return Resolved{}, err
 	}
-	if problems := m.v.validate(res.merged); len(problems) > 0 {
+	if problems := append(m.v.validate(res.merged), ruleProblems(res.merged)...); len(problems) > 0 {
 		return Resolved{}, invalidError(id, problems)
 	}
 	t, err := toTemplate(res.merged)

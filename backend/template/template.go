@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/baton-app/baton/backend/permrules"
 )
 
 // Event names sent to the notifier. The payload is a TemplateInfo for
@@ -111,6 +113,9 @@ type Config struct {
 	// StrictScope makes a write outside a task's scope an error (the task
 	// fails) instead of a warning.
 	StrictScope bool `json:"strictScope,omitempty"`
+	// Permissions are allow and deny rules in Claude Code's syntax that
+	// Baton answers prompts by (backend/permrules).
+	Permissions *permrules.Lists `json:"permissions,omitempty"`
 }
 
 // CheckTimeoutDefault is the seconds a check may run when the template

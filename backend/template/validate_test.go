@@ -2,6 +2,7 @@ package template
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,5 +107,35 @@ func TestSchemaPermissionModesAreTheSessionContracts(t *testing.T) {
 		if valid := session.ValidPermissionMode(mode); valid != (problems == nil) {
 			t.Errorf("permission mode %q: problems %v", mode, problems)
 		}
+	}
+}
+
+// A template's permission rules are checked: one that does not parse is a
+// problem at its place that names it; good ones resolve into the config.
+func TestValidatePermissionRules(t *testing.T) {
+	t.Parallel()
+	m, _ := newManager(t, true)
+	good := `{"id": "ruled", "name": "Ruled", "extends": "_default", "config": {"permissions": {"allow": ["Bash(go test:*)", "Edit(docs/**)", "Read"], "deny": ["WebFetch(domain:example.com)"]}}}`
+	if problems := m.Validate([]byte(good)); problems != nil {
+		t.Fatalf("Validate: %v", problems)
+	}
+	bad := `{"id": "ruled", "name": "Ruled", "extends": "_default", "config": {"permissions": {"allow": ["Bash(go test:*)", "bash(ls)"], "deny": ["Edit("]}}}`
+	problems := m.Validate([]byte(bad))
+	if len(problems) != 2 {
+		t.Fatalf("problems %v, want the two bad rules", problems)
+	}
+	if problems[0].Pointer != "/config/permissions/allow/1" || !strings.Contains(problems[0].Message, `"bash(ls)"`) ||
+		problems[1].Pointer != "/config/permissions/deny/0" || !strings.Contains(problems[1].Message, `"Edit("`) {
+		t.Errorf("problems %v do not name the rules at their places", problems)
+	}
+	if _, err := m.Create([]byte(bad)); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "bash(ls)") {
+		t.Errorf("Create of a template with a bad rule: %v", err)
+	}
+	tmpl, err := m.Create([]byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := tmpl.Config.Permissions; p == nil || len(p.Allow) != 3 || p.Deny[0] != "WebFetch(domain:example.com)" {
+		t.Errorf("resolved permissions %+v", p)
 	}
 }

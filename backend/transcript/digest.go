@@ -40,6 +40,11 @@ type rawEntry struct {
 	// BatonCut marks the result the Claude Code host writes for a turn
 	// that no result ended (its process exited, or Baton stopped).
 	BatonCut bool `json:"baton_cut"`
+	// PermissionDenials are the tool calls of the turn that were denied.
+	PermissionDenials []struct {
+		ToolUseID  string `json:"tool_use_id"`
+		ToolUseID2 string `json:"toolUseId"`
+	} `json:"permission_denials"`
 }
 
 // usageJSON is the usage of a message or of a turn, as the Messages API
@@ -209,15 +214,21 @@ type Digest struct {
 	// before it ended by itself.
 	Cut bool
 	// Calls are the tool calls made, in order; Done are the ids of the
-	// calls whose results came (Cursor.Running follows them).
-	Calls []ToolCall
-	Done  []string
+	// calls whose results came (Cursor.Running follows them), Failed those
+	// of them whose result is an error.
+	Calls  []ToolCall
+	Done   []string
+	Failed []string
+	// Denied are the ids of the calls the turn's result lists as denied
+	// permission (its permission_denials).
+	Denied []string
 }
 
 // ToolCall is one tool call of the agent: its id, its tool and the gist of
-// its input.
+// its input; Raw is the input as the agent gave it.
 type ToolCall struct {
 	ID, Name, Input string
+	Raw             json.RawMessage `json:"-"`
 }
 
 // digest reads new entries; book remembers what earlier reads of the
@@ -277,7 +288,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				d.LastAction = session.ToolSummary(b.Name, b.Input, session.ToolCard)
 				d.Made = append(d.Made, session.ToolSummary(b.Name, b.Input, session.ToolLine))
 				if b.ID != "" {
-					d.Calls = append(d.Calls, ToolCall{ID: b.ID, Name: b.Name, Input: toolInputGist(b.Name, b.Input)})
+					d.Calls = append(d.Calls, ToolCall{ID: b.ID, Name: b.Name, Input: toolInputGist(b.Name, b.Input), Raw: b.Input})
 				}
 				if f := writtenFile(b.Name, b.Input); f != "" {
 					d.Files = append(d.Files, f)
@@ -290,11 +301,19 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 			for _, b := range e.Message.Content {
 				if b.Type == "tool_result" && b.ToolUseID != "" {
 					d.Done = append(d.Done, b.ToolUseID)
+					if b.IsError {
+						d.Failed = append(d.Failed, b.ToolUseID)
+					}
 				}
 			}
 		case "result":
 			d.Result, d.Retrying = true, false
 			d.Cut = d.Cut || re.BatonCut
+			for _, p := range re.PermissionDenials {
+				if id := p.ToolUseID + p.ToolUseID2; id != "" {
+					d.Denied = append(d.Denied, id)
+				}
+			}
 			d.Settled, d.OpenPricedUSD = true, 0
 			d.CostUSD += book.turnCost(re)
 			d.addTokens(book.result(re.Usage))

@@ -7,6 +7,7 @@ import (
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/sessions"
+	"github.com/baton-app/baton/backend/store"
 )
 
 // What the Sessions view and the Inbox show: the host's sessions, their
@@ -75,6 +76,17 @@ type PermissionPrompt struct {
 	Input     string `json:"input"`
 	// Question is set for AskUserQuestion prompts: what the agent asks.
 	Question string `json:"question,omitempty"`
+	// Key is the same for identical prompts (the view groups them under
+	// one set of buttons).
+	Key string `json:"key"`
+	// RunID is set for a prompt of an active run (answered through the
+	// run, which logs it), with its run's name and the task (empty: the
+	// main session); Suggestions are the rules "Allow for this run"
+	// offers, narrowest first.
+	RunID       string       `json:"runId,omitempty"`
+	RunName     string       `json:"runName,omitempty"`
+	TaskID      string       `json:"taskId,omitempty"`
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
 }
 
 // InboxItem is one thing that waits for the user.
@@ -91,6 +103,12 @@ type InboxItem struct {
 	RequestID string    `json:"requestId,omitempty"`
 	SessionID string    `json:"sessionId,omitempty"`
 	Since     time.Time `json:"since"`
+	// Key is the same for identical permission prompts (grouped under one
+	// set of buttons); Summary says what the call does; Suggestions are
+	// the rules "Allow for this run" offers.
+	Key         string       `json:"key,omitempty"`
+	Summary     string       `json:"summary,omitempty"`
+	Suggestions []Suggestion `json:"suggestions"`
 }
 
 // SessionsOf is the view of the host's sessions.
@@ -117,13 +135,41 @@ func TranscriptItemsOf(items []sessions.Item) []TranscriptItem {
 
 // PermissionPromptsOf is the view of the prompts sessions wait on.
 func PermissionPromptsOf(list []sessions.Permission) []PermissionPrompt {
-	return mapAll(list, func(p sessions.Permission) PermissionPrompt { return PermissionPrompt(p) })
+	return mapAll(list, func(p sessions.Permission) PermissionPrompt {
+		return PermissionPrompt{RequestID: p.RequestID, SessionID: p.SessionID, Tool: p.Tool, Summary: p.Summary, Input: p.Input,
+			Question: p.Question, Key: p.Key}
+	})
+}
+
+// InRuns completes the prompts that active runs wait on with their run,
+// task, key and suggested rules, from the Inbox's items of those runs.
+func InRuns(prompts []PermissionPrompt, items []inbox.Item) []PermissionPrompt {
+	byRequest := map[string]inbox.Item{}
+	for _, it := range items {
+		if it.RequestID != "" && (it.Kind == inbox.KindPermission || it.Kind == inbox.KindQuestion) {
+			byRequest[it.RequestID] = it
+		}
+	}
+	for i, p := range prompts {
+		it, ok := byRequest[p.RequestID]
+		if !ok {
+			continue
+		}
+		p.RunID, p.RunName, p.TaskID = it.RunID, it.RunName, it.TaskID
+		if it.Key != "" {
+			p.Key = it.Key
+		}
+		p.Suggestions = mapAll(it.Suggestions, func(s store.Suggestion) Suggestion { return Suggestion(s) })
+		prompts[i] = p
+	}
+	return prompts
 }
 
 // InboxOf is the view of the inbox.
 func InboxOf(items []inbox.Item) []InboxItem {
 	return mapAll(items, func(i inbox.Item) InboxItem {
 		return InboxItem{Kind: string(i.Kind), RunID: i.RunID, RunName: i.RunName, TaskID: i.TaskID, Title: i.Title,
-			Detail: i.Detail, RequestID: i.RequestID, SessionID: i.SessionID, Since: i.Since}
+			Detail: i.Detail, RequestID: i.RequestID, SessionID: i.SessionID, Since: i.Since, Key: i.Key, Summary: i.Summary,
+			Suggestions: mapAll(i.Suggestions, func(s store.Suggestion) Suggestion { return Suggestion(s) })}
 	})
 }

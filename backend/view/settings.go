@@ -4,6 +4,7 @@ import (
 	"github.com/baton-app/baton/backend/desktop"
 	"github.com/baton-app/baton/backend/doctor"
 	"github.com/baton-app/baton/backend/hosts"
+	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/settings"
 )
 
@@ -36,6 +37,25 @@ type Settings struct {
 	ClaudePath           string   `json:"claudePath"`
 	ReconnectForSeconds  int      `json:"reconnectForSeconds"`
 	AutoResumeAfterLimit bool     `json:"autoResumeAfterLimit"`
+	// Permissions are the user's permission rules for every run.
+	Permissions PermissionRules `json:"permissions"`
+}
+
+// PermissionRules are allow and deny rules in Claude Code's syntax
+// (Bash(go test:*), Edit(docs/**)); deny wins.
+type PermissionRules struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// PermissionRulesOf is the view of rule lists.
+func PermissionRulesOf(l permrules.Lists) PermissionRules {
+	return PermissionRules{Allow: l.Allow, Deny: l.Deny}
+}
+
+// Lists is the permrules form of the rules.
+func (p PermissionRules) Lists() permrules.Lists {
+	return permrules.Lists{Allow: p.Allow, Deny: p.Deny}
 }
 
 // SettingsView is what the Settings view shows: the settings in force, and
@@ -131,6 +151,7 @@ func SettingsOf(s settings.Settings) Settings {
 		ChromePath: s.ChromePath, Headless: s.Headless, PollIntervalMs: s.PollIntervalMs, Notifications: s.Notifications,
 		Theme: string(s.Theme), RecentFolders: s.RecentFolders, ClaudePath: s.ClaudePath,
 		ReconnectForSeconds: s.ReconnectForSeconds, AutoResumeAfterLimit: s.AutoResumeAfterLimit,
+		Permissions: PermissionRulesOf(s.Permissions),
 	}
 }
 
@@ -141,6 +162,7 @@ func FileSettings(s Settings) settings.Settings {
 		ChromePath: s.ChromePath, Headless: s.Headless, PollIntervalMs: s.PollIntervalMs, Notifications: s.Notifications,
 		Theme: settings.Theme(s.Theme), RecentFolders: s.RecentFolders, ClaudePath: s.ClaudePath,
 		ReconnectForSeconds: s.ReconnectForSeconds, AutoResumeAfterLimit: s.AutoResumeAfterLimit,
+		Permissions: s.Permissions.Lists(),
 	}
 }
 

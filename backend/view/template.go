@@ -49,6 +49,8 @@ type TemplateConfig struct {
 	Isolation string `json:"isolation,omitempty"`
 	// Budget caps what a run may spend (nil: no cap).
 	Budget *Budget `json:"budget,omitempty"`
+	// Permissions are the template's permission rules.
+	Permissions *PermissionRules `json:"permissions,omitempty"`
 	// Checks are the project's checks Baton runs itself (none: detected);
 	// CheckTimeout the seconds each may run (0: the default).
 	Checks       []string `json:"checks,omitempty"`
@@ -224,6 +226,10 @@ func TemplateOf(t template.Template) Template {
 	if c.Budget != nil {
 		b := Budget(*c.Budget)
 		v.Config.Budget = &b
+	}
+	if c.Permissions != nil {
+		p := PermissionRules{Allow: c.Permissions.Allow, Deny: c.Permissions.Deny}
+		v.Config.Permissions = &p
 	}
 	if t.Variables != nil {
 		v.Variables = make(map[string]TemplateVariable, len(t.Variables))

@@ -227,6 +227,27 @@ type Permission struct {
 	RequestID string          `json:"requestId"`
 	ToolName  string          `json:"toolName"`
 	Input     json.RawMessage `json:"input,omitempty"`
+	// Summary says what the call does; Key is the same for identical
+	// prompts; Suggestions are the rules "Allow for this run" offers.
+	Summary     string       `json:"summary,omitempty"`
+	Key         string       `json:"key,omitempty"`
+	Suggestions []Suggestion `json:"suggestions"`
+}
+
+// Suggestion is a permission rule offered for a prompt ("Bash(go
+// test:*)") with what it covers in words.
+type Suggestion struct {
+	Rule  string `json:"rule"`
+	Label string `json:"label"`
+}
+
+// PermissionOf is the view of a prompt a worker waits on.
+func PermissionOf(p store.Permission) Permission {
+	v := Permission{RequestID: p.RequestID, ToolName: p.ToolName, Input: p.Input, Summary: p.Summary, Key: p.Key, Suggestions: []Suggestion{}}
+	for _, s := range p.Suggestions {
+		v.Suggestions = append(v.Suggestions, Suggestion(s))
+	}
+	return v
 }
 
 // Worker is the worker of one task.
@@ -295,6 +316,24 @@ type Snapshot struct {
 	// Checks are the project's checks Baton ran for the run (nil: the run
 	// does not check, it was made before Baton did).
 	Checks *RunChecks `json:"checks,omitempty"`
+	// Permissions is the run's permission log, oldest first.
+	Permissions []PermissionDecision `json:"permissions"`
+}
+
+// PermissionDecision is one answer to a permission prompt of a run: by
+// whom ("user", "rule" or "mode"), allow or deny, by which rule and from
+// where ("settings", "template", "run"), for which worker (TaskID; empty
+// for the main session), the tool and a summary of its input.
+type PermissionDecision struct {
+	ID        int64     `json:"id"`
+	TaskID    string    `json:"taskId"`
+	At        time.Time `json:"at"`
+	Tool      string    `json:"tool"`
+	Summary   string    `json:"summary"`
+	Decision  string    `json:"decision"`
+	DecidedBy string    `json:"decidedBy"`
+	Rule      string    `json:"rule,omitempty"`
+	Source    string    `json:"source,omitempty"`
 }
 
 // HistoryPage is one page of past runs.
@@ -348,7 +387,7 @@ func WorkerOf(w store.Worker) Worker {
 		UpdatedAt: w.UpdatedAt,
 	}
 	if w.Waiting != nil {
-		p := Permission(*w.Waiting)
+		p := PermissionOf(*w.Waiting)
 		v.Waiting = &p
 	}
 	return v
@@ -370,6 +409,7 @@ func SnapshotOf(s engine.Snapshot) Snapshot {
 		Reconnecting:   ReconnectingOf(s.Reconnecting),
 		Worktree:       WorktreeOf(s.Worktree),
 		UserReviews:    inbox.ReviewerIsUser(s.Run.Template),
+		Permissions:    mapAll(s.Permissions, func(d store.PermissionDecision) PermissionDecision { return PermissionDecision(d) }),
 		Checks:         RunChecksOf(s.Checks),
 	}
 	if s.FinalReport != nil {

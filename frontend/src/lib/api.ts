@@ -157,6 +157,11 @@ export const api = {
     /** Answers the permission prompt a worker waits on. */
     answer: (runId: string, taskId: string, decision: PermissionDecision): Promise<void> =>
       call('AnswerWorker', () => App.AnswerWorker(runId, taskId, decision)),
+    /** Answers a permission prompt of a run's main session (logged with the run). */
+    answerMain: (runId: string, requestId: string, decision: PermissionDecision): Promise<void> =>
+      call('AnswerMain', () => App.AnswerMain(runId, requestId, decision)),
+    /** Allows a rule (one of a prompt's suggestions) for the rest of a run: every pending prompt it covers is answered. */
+    allowForRun: (runId: string, rule: string): Promise<void> => call('AllowForRun', () => App.AllowForRun(runId, rule)),
     /** Answers the question a worker asks: question text → chosen option or own words. */
     answerQuestion: (runId: string, taskId: string, answers: Record<string, string>): Promise<void> =>
       call('AnswerWorkerQuestion', () => App.AnswerWorkerQuestion(runId, taskId, answers)),

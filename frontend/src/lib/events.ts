@@ -63,6 +63,7 @@ export const runEventNames = [
   'orchestrator:worktree',
   'orchestrator:checks',
   'orchestrator:hostMoved',
+  'permission:decided',
 ] as const;
 export type RunEventName = (typeof runEventNames)[number];
 

@@ -129,6 +129,29 @@ describe('New run wizard', () => {
     await waitFor(() => expect(get(openRun)).toBe('r10'));
   });
 
+  it("sends the run's allow and deny rules, one a line, and puts a rule Go refused next to them", async () => {
+    setup();
+    answer('StartRun', () =>
+      Promise.reject(
+        'Create run: the run\'s permission rules: not a permission rule: "bash(ls)" does not start with a tool name such as Bash, Edit, Read, WebFetch or mcp__server (tool names start with a capital letter).',
+      ),
+    );
+    await fireEvent.click(await screen.findByRole('radio', { name: /Documentation/ }));
+    await screen.findByLabelText(/Output folder/);
+    await fireEvent.input(screen.getByLabelText('Project folder'), { target: { value: '/src/app' } });
+    await fireEvent.input(screen.getByLabelText('Request'), { target: { value: 'Document it' } });
+    await fireEvent.input(screen.getByLabelText('Allow for this run'), { target: { value: ' Bash(go test:*)\n\nbash(ls)\n' } });
+    await fireEvent.input(screen.getByLabelText('Deny for this run'), { target: { value: 'Bash(rm:*)' } });
+    await start();
+    await waitFor(() => expect(calls.some((c) => c.name === 'StartRun')).toBe(true));
+    const sent = JSON.parse(JSON.stringify(calls.find((c) => c.name === 'StartRun')?.args[0]));
+    expect(sent.overrides).toEqual({ allow: ['Bash(go test:*)', 'bash(ls)'], deny: ['Bash(rm:*)'] });
+    const allow = screen.getByLabelText('Allow for this run');
+    await waitFor(() => expect(allow.getAttribute('aria-invalid')).toBe('true'));
+    expect(screen.getByText(/"bash\(ls\)" does not start with a tool name/)).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
   it("sends the isolation only when the user changes the template's", async () => {
     setup();
     answer('StartRun', () => Promise.resolve(run({ id: 'r11', status: 'analyzing' })));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { answer, calls } from '../test/fakes/App';
 import Sessions from './Sessions.svelte';
 
@@ -55,6 +55,66 @@ describe('Sessions view', () => {
     expect(await screen.findByText('Bash rm -rf build')).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Allow once' }));
     await waitFor(() => expect(calls.find((c) => c.name === 'RespondPermission')?.args).toEqual(['perm_1', 'once']));
+  });
+
+  it('groups identical prompts of a run under one set of buttons and answers them all through the run', async () => {
+    const suggestions = [
+      { rule: 'Bash(go test ./...)', label: 'this exact command' },
+      { rule: 'Bash(go test:*)', label: 'commands that start with go test' },
+    ];
+    const prompt = (requestId: string, taskId: string) => ({
+      requestId, sessionId: `local___orch_r1_worker_${taskId}`, tool: 'Bash', summary: 'Bash go test ./...', input: '{}',
+      key: 'Bash\u0000{"command":"go test ./..."}', runId: 'r1', runName: 'Cover the store', taskId, suggestions,
+    });
+    answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'connected' }));
+    answer('ListSessions', () => Promise.resolve([visible]));
+    answer('ReadSessionTranscript', () => Promise.resolve({ total: 0, skipped: 0, items: [] }));
+    let pending = [
+      prompt('perm_1', 'task_001'),
+      prompt('perm_2', 'task_002'),
+      { requestId: 'perm_3', sessionId: 'local_1', tool: 'Bash', summary: 'Bash go test ./...', input: '{}', key: 'Bash\u0000{"command":"go test ./..."}', suggestions: [] },
+    ];
+    answer('PendingPermissions', () => Promise.resolve(pending));
+    answer('RespondPermission', (id) => {
+      pending = pending.filter((p) => p.requestId !== id);
+      return Promise.resolve();
+    });
+    render(Sessions);
+    const title = await screen.findByText('Bash go test ./... — 2 workers');
+    const group = title.closest('article') as HTMLElement;
+    expect(group.textContent).toContain('Cover the store · task_001, task_002');
+    // The same prompt of a session outside the run stands apart, without Allow for this run.
+    expect(screen.getAllByRole('button', { name: 'Allow once' })).toHaveLength(2);
+    expect(screen.getAllByRole('button', { name: 'Allow for this run' })).toHaveLength(1);
+    await fireEvent.click(within(group).getByRole('button', { name: 'Allow once' }));
+    await waitFor(() => expect(calls.filter((c) => c.name === 'RespondPermission').map((c) => c.args)).toEqual([['perm_1', 'once'], ['perm_2', 'once']]));
+    await waitFor(() => expect(screen.queryByText('Bash go test ./... — 2 workers')).toBeNull());
+    expect(screen.getByText('Bash wants permission')).toBeTruthy();
+  });
+
+  it('allows the rule picked for the run, which answers every prompt of the group', async () => {
+    const suggestions = [
+      { rule: 'Bash(go test ./...)', label: 'this exact command' },
+      { rule: 'Bash(go test:*)', label: 'commands that start with go test' },
+    ];
+    let pending = ['task_001', 'task_002', 'task_003'].map((taskId, i) => ({
+      requestId: `perm_${i}`, sessionId: `s_${taskId}`, tool: 'Bash', summary: 'Bash go test ./...', input: '{}',
+      key: 'k', runId: 'r1', runName: 'Cover the store', taskId, suggestions,
+    }));
+    answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'connected' }));
+    answer('ListSessions', () => Promise.resolve([visible]));
+    answer('PendingPermissions', () => Promise.resolve(pending));
+    answer('AllowForRun', () => {
+      pending = [];
+      return Promise.resolve();
+    });
+    render(Sessions);
+    await screen.findByText('Bash go test ./... — 3 workers');
+    await fireEvent.change(screen.getByRole('combobox', { name: /Rule to allow for this run/ }), { target: { value: 'Bash(go test:*)' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Allow for this run' }));
+    await waitFor(() => expect(calls.find((c) => c.name === 'AllowForRun')?.args).toEqual(['r1', 'Bash(go test:*)']));
+    expect(calls.filter((c) => c.name === 'RespondPermission')).toHaveLength(0);
+    await waitFor(() => expect(screen.queryByText(/3 workers/)).toBeNull());
   });
 
   it('explains when the host cannot be reached', async () => {

@@ -167,6 +167,22 @@ describe('Settings view', () => {
     expect(saved?.args[0]).toMatchObject({ notifications: false, host: 'simulator' });
   });
 
+  it("saves the user's permission rules one a line, and shows Go's refusal naming a rule that does not parse", async () => {
+    setup();
+    answer('SaveSettings', (s) =>
+      (s as { permissions: { deny: string[] } }).permissions.deny.includes('rm -rf')
+        ? Promise.reject('Settings: the permission rules: not a permission rule: "rm -rf" does not start with a tool name.')
+        : Promise.resolve(view(s as typeof defaults)),
+    );
+    await fireEvent.input(await screen.findByLabelText('Allow'), { target: { value: 'Bash(go test:*)\n \nEdit(docs/**) ' } });
+    await fireEvent.input(screen.getByLabelText('Deny'), { target: { value: 'Bash(rm:*)\nrm -rf' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('"rm -rf"');
+    expect(calls.find((c) => c.name === 'SaveSettings')?.args[0]).toMatchObject({
+      permissions: { allow: ['Bash(go test:*)', 'Edit(docs/**)'], deny: ['Bash(rm:*)', 'rm -rf'] },
+    });
+  });
+
   it('applies the theme once saved', async () => {
     setup();
     answer('SaveSettings', (s) => Promise.resolve(view(s as typeof defaults)));

@@ -194,6 +194,8 @@ export namespace view {
 	    permissionMode?: string;
 	    budget?: Budget;
 	    isolation?: string;
+	    allow?: string[];
+	    deny?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -208,6 +210,8 @@ export namespace view {
 	        this.permissionMode = source["permissionMode"];
 	        this.budget = this.convertValues(source["budget"], Budget);
 	        this.isolation = source["isolation"];
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1097,6 +1101,20 @@ export namespace view {
 	        this.page = source["page"];
 	    }
 	}
+	export class Suggestion {
+	    rule: string;
+	    label: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Suggestion(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rule = source["rule"];
+	        this.label = source["label"];
+	    }
+	}
 	export class InboxItem {
 	    kind: string;
 	    runId: string;
@@ -1108,6 +1126,9 @@ export namespace view {
 	    sessionId?: string;
 	    // Go type: time
 	    since: any;
+	    key?: string;
+	    summary?: string;
+	    suggestions: Suggestion[];
 	
 	    static createFrom(source: any = {}) {
 	        return new InboxItem(source);
@@ -1124,6 +1145,9 @@ export namespace view {
 	        this.requestId = source["requestId"];
 	        this.sessionId = source["sessionId"];
 	        this.since = this.convertValues(source["since"], null);
+	        this.key = source["key"];
+	        this.summary = source["summary"];
+	        this.suggestions = this.convertValues(source["suggestions"], Suggestion);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1238,6 +1262,9 @@ export namespace view {
 	    requestId: string;
 	    toolName: string;
 	    input?: number[];
+	    summary?: string;
+	    key?: string;
+	    suggestions: Suggestion[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Permission(source);
@@ -1248,7 +1275,75 @@ export namespace view {
 	        this.requestId = source["requestId"];
 	        this.toolName = source["toolName"];
 	        this.input = source["input"];
+	        this.summary = source["summary"];
+	        this.key = source["key"];
+	        this.suggestions = this.convertValues(source["suggestions"], Suggestion);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PermissionDecision {
+	    id: number;
+	    taskId: string;
+	    // Go type: time
+	    at: any;
+	    tool: string;
+	    summary: string;
+	    decision: string;
+	    decidedBy: string;
+	    rule?: string;
+	    source?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionDecision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.taskId = source["taskId"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.tool = source["tool"];
+	        this.summary = source["summary"];
+	        this.decision = source["decision"];
+	        this.decidedBy = source["decidedBy"];
+	        this.rule = source["rule"];
+	        this.source = source["source"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class PermissionPrompt {
 	    requestId: string;
@@ -1257,6 +1352,11 @@ export namespace view {
 	    summary: string;
 	    input: string;
 	    question?: string;
+	    key: string;
+	    runId?: string;
+	    runName?: string;
+	    taskId?: string;
+	    suggestions?: Suggestion[];
 	
 	    static createFrom(source: any = {}) {
 	        return new PermissionPrompt(source);
@@ -1270,7 +1370,30 @@ export namespace view {
 	        this.summary = source["summary"];
 	        this.input = source["input"];
 	        this.question = source["question"];
+	        this.key = source["key"];
+	        this.runId = source["runId"];
+	        this.runName = source["runName"];
+	        this.taskId = source["taskId"];
+	        this.suggestions = this.convertValues(source["suggestions"], Suggestion);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class PermissionRequest {
 	    requestId: string;
@@ -1290,6 +1413,20 @@ export namespace view {
 	        this.toolName = source["toolName"];
 	        this.input = source["input"];
 	        this.suggestions = source["suggestions"];
+	    }
+	}
+	export class PermissionRules {
+	    allow?: string[];
+	    deny?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRules(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.allow = source["allow"];
+	        this.deny = source["deny"];
 	    }
 	}
 	export class PhaseAnswer {
@@ -1851,6 +1988,7 @@ export namespace view {
 	    retryFailedReports?: boolean;
 	    isolation?: string;
 	    budget?: Budget;
+	    permissions?: PermissionRules;
 	    checks?: string[];
 	    checkTimeout?: number;
 	    strictScope?: boolean;
@@ -1877,6 +2015,7 @@ export namespace view {
 	        this.retryFailedReports = source["retryFailedReports"];
 	        this.isolation = source["isolation"];
 	        this.budget = this.convertValues(source["budget"], Budget);
+	        this.permissions = this.convertValues(source["permissions"], PermissionRules);
 	        this.checks = source["checks"];
 	        this.checkTimeout = source["checkTimeout"];
 	        this.strictScope = source["strictScope"];
@@ -2192,6 +2331,7 @@ export namespace view {
 	    claudePath: string;
 	    reconnectForSeconds: number;
 	    autoResumeAfterLimit: boolean;
+	    permissions: PermissionRules;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -2212,7 +2352,26 @@ export namespace view {
 	        this.claudePath = source["claudePath"];
 	        this.reconnectForSeconds = source["reconnectForSeconds"];
 	        this.autoResumeAfterLimit = source["autoResumeAfterLimit"];
+	        this.permissions = this.convertValues(source["permissions"], PermissionRules);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class SettingsView {
 	    settings: Settings;
@@ -2531,6 +2690,7 @@ export namespace view {
 	    worktree?: Worktree;
 	    userReviews: boolean;
 	    checks?: RunChecks;
+	    permissions: PermissionDecision[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -2548,6 +2708,7 @@ export namespace view {
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.userReviews = source["userReviews"];
 	        this.checks = this.convertValues(source["checks"], RunChecks);
+	        this.permissions = this.convertValues(source["permissions"], PermissionDecision);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2568,6 +2729,7 @@ export namespace view {
 		    return a;
 		}
 	}
+	
 	
 	
 	

@@ -32,16 +32,16 @@ describe('createInboxStore', () => {
     expect(get(store).active).toBe(3);
   });
 
-  it('answers a worker through the engine and the main session through the host', async () => {
+  it('answers a worker and the main session through the engine', async () => {
     answer('Inbox', () => Promise.resolve([]));
     answer('AnswerWorker', () => Promise.resolve());
-    answer('RespondPermission', () => Promise.resolve());
+    answer('AnswerMain', () => Promise.resolve());
     const store = createInboxStore();
     await store.answer(item(), 'once');
     await store.answer(item({ taskId: undefined, sessionId: 'main-1', requestId: 'p7' }), 'deny');
     expect(calls.filter((c) => c.name !== 'Inbox').map((c) => [c.name, c.args])).toEqual([
       ['AnswerWorker', ['r1', 't1', 'once']],
-      ['RespondPermission', ['p7', 'deny']],
+      ['AnswerMain', ['r1', 'p7', 'deny']],
     ]);
 
     expect(get(store).done).toEqual({ [itemKey(item())]: 'Allowed once', [itemKey(item({ taskId: undefined, sessionId: 'main-1', requestId: 'p7' }))]: 'Denied' });

@@ -1,4 +1,4 @@
-import { writable, type Readable } from 'svelte/store';
+import { get, writable, type Readable } from 'svelte/store';
 import { api, type InboxItem, type PermissionDecision } from '../api';
 import { on } from '../events';
 
@@ -39,6 +39,41 @@ export function keepPlaces(shown: ShownItem[], live: InboxItem[], done: Record<s
 
 const decided: Record<PermissionDecision, string> = { once: 'Allowed once', always: 'Always allowed', deny: 'Denied' };
 
+/**
+ * Identical permission prompts of one run, shown and answered together
+ * under the first of them (key is its itemKey); done as in ShownItem.
+ */
+export type InboxGroup = { key: string; item: InboxItem; items: InboxItem[]; done?: string };
+
+/**
+ * Groups the shown items: identical permission prompts of one run (same
+ * tool and input) that were handled alike, or all wait, become one group
+ * under the first of them; every other item is a group of its own. The
+ * order is the items' order, so groups keep their places too.
+ */
+export function groupItems(shown: ShownItem[]): InboxGroup[] {
+  const out: InboxGroup[] = [];
+  const byKey = new Map<string, InboxGroup>();
+  for (const { item, done } of shown) {
+    const k = item.kind === 'permission' && item.key ? `${item.runId}\u0000${item.key}\u0000${done ?? ''}` : '';
+    const g = k ? byKey.get(k) : undefined;
+    if (g) {
+      g.items.push(item);
+      continue;
+    }
+    const group = { key: itemKey(item), item, items: [item], done };
+    if (k) byKey.set(k, group);
+    out.push(group);
+  }
+  return out;
+}
+
+/** "go test ./... — 4 workers": what a group of identical prompts asks, and of how many. */
+export function groupTitle(g: InboxGroup): string {
+  if (g.items.length < 2) return g.item.title;
+  return `${g.item.summary || g.item.detail || g.item.title} — ${g.items.length} ${g.items.every((i) => i.taskId) ? 'workers' : 'sessions'}`;
+}
+
 /** Names one inbox item. */
 export function itemKey(item: InboxItem): string {
   return `${item.kind}:${item.runId}:${item.taskId ?? ''}:${item.requestId ?? ''}`;
@@ -48,7 +83,11 @@ export function itemKey(item: InboxItem): string {
 export function createInboxStore(): Readable<InboxState> & {
   load: () => Promise<void>;
   listen: () => () => void;
-  answer: (item: InboxItem, decision: PermissionDecision) => Promise<void>;
+  answer: (item: InboxItem, decision: PermissionDecision) => Promise<boolean>;
+  /** Answers every prompt of a group the same way. */
+  answerAll: (items: InboxItem[], decision: PermissionDecision) => Promise<boolean>;
+  /** Allows rule for the run of item: the engine answers every pending prompt it covers. */
+  allowForRun: (item: InboxItem, rule: string) => Promise<boolean>;
   review: (item: InboxItem, approve: boolean, reason: string) => Promise<boolean>;
   clarify: (item: InboxItem, text: string) => Promise<boolean>;
   /** Resume now: ends the wait of a run whose limit reset (the automatic resume is off). */
@@ -69,21 +108,34 @@ export function createInboxStore(): Readable<InboxState> & {
       if (mine === seq) state.update((s) => ({ ...s, loading: false, error: error as Error }));
     }
   }
-  /** Runs an item's action; its error is shown next to the item, and what was done in its place. */
-  async function act(item: InboxItem, label: string, fn: () => Promise<void>): Promise<boolean> {
-    const key = itemKey(item);
-    state.update((s) => ({ ...s, busy: [...s.busy, key], itemError: s.itemError?.key === key ? undefined : s.itemError }));
+  /**
+   * Runs the action of one item, or of a group of items handled as one; its
+   * error is shown next to the first, and what was done in their places.
+   */
+  async function act(items: InboxItem[], label: string, fn: () => Promise<void>): Promise<boolean> {
+    const keys = items.map(itemKey);
+    const key = keys[0];
+    state.update((s) => ({ ...s, busy: [...s.busy, ...keys], itemError: s.itemError && keys.includes(s.itemError.key) ? undefined : s.itemError }));
     try {
       await fn();
-      state.update((s) => ({ ...s, items: s.items.filter((i) => itemKey(i) !== key), done: { ...s.done, [key]: label } }));
+      state.update((s) => ({
+        ...s,
+        items: s.items.filter((i) => !keys.includes(itemKey(i))),
+        done: { ...s.done, ...Object.fromEntries(keys.map((k) => [k, label])) },
+      }));
       await load();
       return true;
     } catch (error) {
       state.update((s) => ({ ...s, itemError: { key, error: error as Error } }));
       return false;
     } finally {
-      state.update((s) => ({ ...s, busy: s.busy.filter((b) => b !== key) }));
+      state.update((s) => ({ ...s, busy: s.busy.filter((b) => !keys.includes(b)) }));
     }
+  }
+  /** Answers a permission prompt or question: a worker's and a main session's through the engine, which logs it. */
+  async function respond(item: InboxItem, decision: PermissionDecision) {
+    if (item.sessionId) await api.runs.answerMain(item.runId, item.requestId ?? '', decision);
+    else await api.runs.answer(item.runId, item.taskId ?? '', decision);
   }
   return {
     subscribe: state.subscribe,
@@ -93,18 +145,22 @@ export function createInboxStore(): Readable<InboxState> & {
       state.set({ loading: true, items: [], active: 0, busy: [], done: {} });
     },
     forget: () => state.update((s) => ({ ...s, done: {} })),
-    /** Answers a permission prompt or question from the inbox: a worker's through the engine, the main session's through the host. */
-    async answer(item, decision) {
-      await act(item, decided[decision], async () => {
-        if (item.sessionId) await api.sessions.respond(item.requestId ?? '', decision);
-        else await api.runs.answer(item.runId, item.taskId ?? '', decision);
-      });
+    /** Answers a permission prompt or question from the inbox. */
+    answer: (item, decision) => act([item], decided[decision], () => respond(item, decision)),
+    answerAll: (items, decision) =>
+      act(items, decided[decision], async () => {
+        for (const item of items) await respond(item, decision);
+      }),
+    allowForRun(item, rule) {
+      const mine = (i: InboxItem) => i.runId === item.runId && i.kind === 'permission' && i.key === item.key;
+      const items = get(state).items.filter(mine);
+      return act(items.length ? items : [item], 'Allowed for this run', () => api.runs.allowForRun(item.runId, rule));
     },
     /** Approves or rejects a task that waits for the user's review. */
-    review: (item, approve, reason) => act(item, approve ? 'Approved' : 'Rejected', () => api.runs.review(item.runId, item.taskId ?? '', approve, reason)),
+    review: (item, approve, reason) => act([item], approve ? 'Approved' : 'Rejected', () => api.runs.review(item.runId, item.taskId ?? '', approve, reason)),
     /** Answers the questions a worker asked. */
-    clarify: (item, text) => act(item, 'Answer sent', () => api.runs.answerClarification(item.runId, item.taskId ?? '', text)),
-    resumeAfterLimit: (item) => act(item, 'Resumed', () => api.runs.resumeAfterLimit(item.runId)),
+    clarify: (item, text) => act([item], 'Answer sent', () => api.runs.answerClarification(item.runId, item.taskId ?? '', text)),
+    resumeAfterLimit: (item) => act([item], 'Resumed', () => api.runs.resumeAfterLimit(item.runId)),
     listen() {
       return on<{ active: number; items: InboxItem[] | null }>('inbox:changed', (p) => {
         seq++; // an event is newer than a load under way

@@ -134,14 +134,14 @@ describe('createRunStore', () => {
         { requestId: 'q2', sessionId: 'other', toolName: 'Bash' },
       ]),
     );
-    answer('RespondPermission', () => Promise.resolve());
+    answer('AnswerMain', () => Promise.resolve());
     const store = createRunStore('r1');
     await store.load();
     await waitFor(() => expect(get(store).mainPrompts.map((p) => p.requestId)).toEqual(['q1']));
 
     answer('PendingPermissions', () => Promise.resolve([]));
     await store.answerMain('q1', 'once');
-    expect(calls.find((c) => c.name === 'RespondPermission')?.args).toEqual(['q1', 'once']);
+    expect(calls.find((c) => c.name === 'AnswerMain')?.args).toEqual(['r1', 'q1', 'once']);
     await waitFor(() => expect(get(store).mainPrompts).toEqual([]));
   });
 

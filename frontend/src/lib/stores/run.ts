@@ -82,6 +82,8 @@ export type RunStore = Readable<RunState> & {
   clarify: (taskId: string, text: string) => Promise<boolean>;
   /** Answers a prompt of the main session. */
   answerMain: (requestId: string, decision: PermissionDecision) => Promise<void>;
+  /** Allows rule for the rest of the run: every pending prompt it covers is answered, and later ones. */
+  allowForRun: (rule: string) => Promise<void>;
   exportReport: () => Promise<void>;
   openPath: (path: string) => Promise<void>;
 };
@@ -168,9 +170,10 @@ export function createRunStore(runId: string, refreshMs = 200, promptPollMs = 20
     },
     answerMain: async (requestId, decision) =>
       void (await act(`main:${requestId}`, async () => {
-        await api.sessions.respond(requestId, decision);
+        await api.runs.answerMain(runId, requestId, decision);
         patch({ mainPrompts: get(state).mainPrompts.filter((p) => p.requestId !== requestId) });
       })),
+    allowForRun: async (rule) => void (await act('allowForRun', () => api.runs.allowForRun(runId, rule))),
     confirm: (mods) => act('confirm', () => api.runs.confirm(runId, mods)),
     pause: async () => void (await act('pause', () => api.runs.pause(runId))),
     resume: async () => void (await act('resume', () => api.runs.resume(runId))),

@@ -30,6 +30,38 @@ const initial: SessionsState = {
   answering: [],
 };
 
+/**
+ * Identical pending prompts (same run, or none, and same key), shown and
+ * answered together under the first of them; a question is always alone.
+ */
+export type PromptGroup = { key: string; prompt: PermissionPrompt; prompts: PermissionPrompt[] };
+
+/** Groups the pending prompts, in their order, as the Inbox groups a run's. */
+export function groupPrompts(prompts: PermissionPrompt[]): PromptGroup[] {
+  const out: PromptGroup[] = [];
+  const byKey = new Map<string, PromptGroup>();
+  for (const p of prompts) {
+    const k = !p.question && p.key ? `${p.runId ?? ''}\u0000${p.key}` : '';
+    const g = k ? byKey.get(k) : undefined;
+    if (g) {
+      g.prompts.push(p);
+      continue;
+    }
+    const group = { key: p.requestId, prompt: p, prompts: [p] };
+    if (k) byKey.set(k, group);
+    out.push(group);
+  }
+  return out;
+}
+
+/** "Bash go test ./... — 3 sessions": what a group asks, and of how many. */
+export function promptTitle(g: PromptGroup): string {
+  const p = g.prompt;
+  if (p.question) return 'A session asks you';
+  if (g.prompts.length < 2) return `${p.tool} wants permission`;
+  return `${p.summary} — ${g.prompts.length} ${g.prompts.every((q) => q.taskId) ? 'workers' : 'sessions'}`;
+}
+
 /** The Sessions view's data: the host's sessions, one transcript, and pending prompts. */
 export function createSessionsStore(): Readable<SessionsState> & {
   refresh: () => Promise<void>;
@@ -38,6 +70,10 @@ export function createSessionsStore(): Readable<SessionsState> & {
   send: (text: string) => Promise<boolean>;
   start: (cwd: string, message: string) => Promise<boolean>;
   respond: (requestId: string, decision: PermissionDecision) => Promise<void>;
+  /** Answers every prompt of a group alike (a run's through the run, which logs it). */
+  respondAll: (requestIds: string[], decision: PermissionDecision) => Promise<void>;
+  /** Allows rule for the rest of a run: the engine answers every pending prompt of it the rule covers. */
+  allowForRun: (runId: string, rule: string, requestIds: string[]) => Promise<void>;
   /** The native folder dialog for a new session's folder; '' when the user cancelled. */
   chooseFolder: () => Promise<string>;
   reset: () => void;
@@ -65,6 +101,20 @@ export function createSessionsStore(): Readable<SessionsState> & {
       patch({ error: error as Error });
     } finally {
       patch({ loading: false });
+    }
+  }
+
+  /** Runs fn, which answers the prompts requestIds; its error is shown above the prompts. */
+  async function answer(requestIds: string[], fn: () => Promise<void>) {
+    patch({ answering: [...get(state).answering, ...requestIds], answerError: undefined });
+    try {
+      await fn();
+      patch({ permissions: get(state).permissions.filter((p) => !requestIds.includes(p.requestId)) });
+      await refresh();
+    } catch (error) {
+      patch({ answerError: error as Error });
+    } finally {
+      patch({ answering: get(state).answering.filter((r) => !requestIds.includes(r)) });
     }
   }
 
@@ -109,18 +159,12 @@ export function createSessionsStore(): Readable<SessionsState> & {
         patch({ starting: false });
       }
     },
-    async respond(requestId: string, decision: PermissionDecision) {
-      patch({ answering: [...get(state).answering, requestId], answerError: undefined });
-      try {
-        await api.sessions.respond(requestId, decision);
-        patch({ permissions: get(state).permissions.filter((p) => p.requestId !== requestId) });
-        await refresh();
-      } catch (error) {
-        patch({ answerError: error as Error });
-      } finally {
-        patch({ answering: get(state).answering.filter((r) => r !== requestId) });
-      }
-    },
+    respond: (requestId: string, decision: PermissionDecision) => answer([requestId], () => api.sessions.respond(requestId, decision)),
+    respondAll: (requestIds: string[], decision: PermissionDecision) =>
+      answer(requestIds, async () => {
+        for (const id of requestIds) await api.sessions.respond(id, decision);
+      }),
+    allowForRun: (runId: string, rule: string, requestIds: string[]) => answer(requestIds, () => api.runs.allowForRun(runId, rule)),
     chooseFolder: () => api.chooseFolder('Choose the folder the session works in'),
     reset() {
       state.set({ ...initial });

@@ -81,6 +81,9 @@ export const WorkerAction = (runId: string, taskId: string, action: string): Pro
   invoke('WorkerAction', runId, taskId, action);
 export const AnswerWorker = (runId: string, taskId: string, decision: string): Promise<void> =>
   invoke('AnswerWorker', runId, taskId, decision);
+export const AnswerMain = (runId: string, requestId: string, decision: string): Promise<void> =>
+  invoke('AnswerMain', runId, requestId, decision);
+export const AllowForRun = (runId: string, rule: string): Promise<void> => invoke('AllowForRun', runId, rule);
 export const AnswerWorkerQuestion = (runId: string, taskId: string, answers: Record<string, string>): Promise<void> =>
   invoke('AnswerWorkerQuestion', runId, taskId, answers);
 export const ReviewTask = (runId: string, taskId: string, approve: boolean, reason: string): Promise<void> =>

@@ -62,6 +62,52 @@ describe('Attention inbox', () => {
     await waitFor(() => expect(calls.find((c) => c.name === 'AnswerWorker')?.args).toEqual(['r2', 't4', 'deny']));
   });
 
+  it('groups identical prompts of a run under one set of buttons; Allow for this run sends the rule picked', async () => {
+    setup();
+    answer('AnswerWorker', () => Promise.resolve());
+    answer('AllowForRun', () => Promise.resolve());
+    const suggestions = [
+      { rule: 'Bash(go test ./...)', label: 'this exact command' },
+      { rule: 'Bash(go test:*)', label: 'commands that start with go test' },
+      { rule: 'Bash', label: 'every Bash call' },
+    ];
+    const prompt = (taskId: string, requestId: string) => ({
+      kind: 'permission', runId: 'r2', runName: 'Tests — Cover the store', taskId, requestId, title: `${taskId} wants permission`,
+      detail: 'Bash: go test ./...', summary: 'go test ./...', key: 'Bash\u0000{"command":"go test ./..."}', suggestions, since: '2026-11-22T06:01:00Z',
+    });
+    const grouped = [prompt('t1', 'p1'), prompt('t2', 'p2'), prompt('t3', 'p3'), prompt('t4', 'p4'),
+      { ...prompt('t5', 'p5'), key: 'Bash\u0000{"command":"go vet ./..."}', summary: 'go vet ./...', detail: 'Bash: go vet ./...' },
+      { ...prompt('t1', 'p6'), runId: 'r3' }];
+    answer('Inbox', () => Promise.resolve(grouped));
+    emit('inbox:changed', { active: 2, items: grouped });
+    navigation.go('inbox');
+    const list = await screen.findByRole('list', { name: 'Waiting for you' });
+    // Four identical prompts of r2 are one item; go vet and the prompt of r3 stand alone.
+    expect(within(list).getAllByRole('listitem')).toHaveLength(3);
+    const group = within(list).getByText('go test ./... — 4 workers').closest('li') as HTMLElement;
+    expect(within(group).getByText('t1, t2, t3, t4')).toBeTruthy();
+
+    await fireEvent.click(within(group).getByRole('button', { name: 'Allow once' }));
+    await waitFor(() => expect(calls.filter((c) => c.name === 'AnswerWorker').map((c) => c.args)).toEqual(
+      ['t1', 't2', 't3', 't4'].map((t) => ['r2', t, 'once']),
+    ));
+
+    // The group keeps its place as one item, saying what was done; the keyboard goes on to the next prompt.
+    await waitFor(() => expect(within(group).getByText('Allowed once')).toBeTruthy());
+    expect(within(list).getAllByRole('listitem')).toHaveLength(3);
+    expect(within(group).queryByRole('button', { name: 'Allow once' })).toBeNull();
+    const vet = within(list).getAllByRole('listitem')[1];
+    await waitFor(() => expect(document.activeElement).toBe(within(vet).getByRole('button', { name: 'Allow once' })));
+
+    const other = within(list).getAllByRole('listitem')[2];
+    expect(other.textContent).toContain('t1 wants permission');
+    await fireEvent.change(within(other).getByRole('combobox'), { target: { value: 'Bash(go test:*)' } });
+    await fireEvent.click(within(other).getByRole('button', { name: 'Allow for this run' }));
+    await waitFor(() => expect(calls.find((c) => c.name === 'AllowForRun')?.args).toEqual(['r3', 'Bash(go test:*)']));
+    expect(calls.filter((c) => c.name === 'AllowForRun')).toHaveLength(1);
+    expect(await within(other).findByText('Allowed for this run')).toBeTruthy();
+  });
+
   it('approves and rejects a task review inline; a refusal shows next to it', async () => {
     setup();
     const review = { kind: 'taskReview', runId: 'r3', runName: 'Docs — Write it', taskId: 't2', title: 't2 waits for your review', detail: 'Wrote the guide', since: '2026-11-22T06:02:00Z' };
@@ -146,19 +192,19 @@ describe('Attention inbox', () => {
     expect(screen.queryByRole('form', { name: 'Answer to t5' })).toBeNull();
   });
 
-  it('answers a prompt of a main session through the host, and opens the run of a failed verification', async () => {
+  it('answers a prompt of a main session through the engine, and opens the run of a failed verification', async () => {
     setup();
     const items = [
       { kind: 'permission', runId: 'r4', runName: 'Docs — Write it', requestId: 'm1', sessionId: 'local_main', title: 'The main session wants permission', detail: 'Bash ls', since: '2026-11-22T06:02:00Z' },
       { kind: 'verification', runId: 'r5', runName: 'Refactor — Split it', title: 'Verification failed', detail: 'go vet fails', since: '2026-11-22T06:03:00Z' },
     ];
-    answer('RespondPermission', () => Promise.resolve());
+    answer('AnswerMain', () => Promise.resolve());
     answer('Inbox', () => Promise.resolve(items.slice(1)));
     answer('RunSnapshot', () => new Promise(() => {}));
     emit('inbox:changed', { active: 2, items });
     navigation.go('inbox');
     await fireEvent.click(await screen.findByRole('button', { name: 'Always' }));
-    await waitFor(() => expect(calls.find((c) => c.name === 'RespondPermission')?.args).toEqual(['m1', 'always']));
+    await waitFor(() => expect(calls.find((c) => c.name === 'AnswerMain')?.args).toEqual(['r4', 'm1', 'always']));
     expect(calls.some((c) => c.name === 'AnswerWorker')).toBe(false);
 
     const verification = screen.getByText('Verification failed').closest('li')!;

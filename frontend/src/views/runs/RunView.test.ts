@@ -57,6 +57,44 @@ describe('RunView worker grid', () => {
     }
   });
 
+  it('offers the suggested rules on a waiting worker and allows the one picked for the run', async () => {
+    const suggestions = [
+      { rule: 'Bash(go test ./...)', label: 'this exact command' },
+      { rule: 'Bash(go test:*)', label: 'commands that start with go test' },
+    ];
+    const waiting = worker('t1', { waiting: { requestId: 'p1', toolName: 'Bash', input: { command: 'go test ./...' }, summary: 'go test ./...', key: 'k', suggestions } });
+    answer('RunSnapshot', () => Promise.resolve(snapshot({ workers: [waiting] })));
+    answer('AllowForRun', () => Promise.resolve());
+    render(RunView, { runId: 'r1' });
+    const c = await waitFor(() => card('t1'));
+    const pick = within(c).getByRole('combobox', { name: 'Rule to allow for this run (t1)' }) as HTMLSelectElement;
+    expect([...pick.options].map((o) => o.textContent)).toEqual(['Bash(go test ./...) — this exact command', 'Bash(go test:*) — commands that start with go test']);
+    await fireEvent.change(pick, { target: { value: 'Bash(go test:*)' } });
+    await fireEvent.click(within(c).getByRole('button', { name: 'Allow for this run' }));
+    await waitFor(() => expect(calls.find((x) => x.name === 'AllowForRun')?.args).toEqual(['r1', 'Bash(go test:*)']));
+  });
+
+  it('shows the permission log: who decided each call, a rule, the user or the permission mode', async () => {
+    const at = '2026-11-26T12:00:00Z';
+    const permissions = [
+      { id: 1, taskId: 't1', at, tool: 'Bash', summary: 'go test ./...', decision: 'allow', decidedBy: 'rule', rule: 'Bash(go test:*)', source: 'run' },
+      { id: 2, taskId: '', at, tool: 'Write', summary: 'notes.md', decision: 'deny', decidedBy: 'user', rule: '', source: '' },
+      { id: 3, taskId: 't2', at, tool: 'Edit', summary: 'docs/api.md', decision: 'allow', decidedBy: 'mode', rule: '', source: 'acceptEdits' },
+    ];
+    answer('RunSnapshot', () => Promise.resolve(snapshot({ permissions })));
+    render(RunView, { runId: 'r1' });
+    const log = await screen.findByRole('region', { name: 'Permission log' });
+    const rows = within(log)
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) => [...r.querySelectorAll('td')].slice(1).map((td) => td.textContent));
+    expect(rows).toEqual([
+      ['t1', 'Bash', 'go test ./...', 'allow', 'rule Bash(go test:*) (run)'],
+      ['main session', 'Write', 'notes.md', 'deny', 'you'],
+      ['t2', 'Edit', 'docs/api.md', 'allow', 'the permission mode acceptEdits (no prompt)'],
+    ]);
+  });
+
   it('shows a prompt of the main session during analysis and answers it', async () => {
     answer('RunSnapshot', () => Promise.resolve(snapshot({ run: run({ status: 'analyzing', phase: 'analysis', mainSessionId: 'local_main' }), tasks: [] })));
     answer('PendingPermissions', () =>
@@ -65,13 +103,13 @@ describe('RunView worker grid', () => {
         { requestId: 'x1', sessionId: 'local_other', tool: 'Bash', summary: 'Bash rm -rf /', input: '{}' },
       ]),
     );
-    answer('RespondPermission', () => Promise.resolve());
+    answer('AnswerMain', () => Promise.resolve());
     render(RunView, { runId: 'r1' });
     const prompt = await screen.findByRole('group', { name: 'The main session waits for you' });
     expect(within(prompt).getByText('Write notes.md')).toBeTruthy();
     expect(screen.queryByText('Bash rm -rf /')).toBeNull();
     await fireEvent.click(within(prompt).getByRole('button', { name: 'Allow once' }));
-    await waitFor(() => expect(calls.find((x) => x.name === 'RespondPermission')?.args).toEqual(['m1', 'once']));
+    await waitFor(() => expect(calls.find((x) => x.name === 'AnswerMain')?.args).toEqual(['r1', 'm1', 'once']));
   });
 
   it('offers to skip a question of the main session or open its session', async () => {
@@ -79,14 +117,14 @@ describe('RunView worker grid', () => {
     answer('PendingPermissions', () =>
       Promise.resolve([{ requestId: 'm2', sessionId: 'local_main', tool: 'AskUserQuestion', summary: '', input: '{}', question: 'Which part first?' }]),
     );
-    answer('RespondPermission', () => Promise.resolve());
+    answer('AnswerMain', () => Promise.resolve());
     render(RunView, { runId: 'r1' });
     const prompt = await screen.findByRole('group', { name: 'The main session waits for you' });
     expect(within(prompt).getByText('Which part first?')).toBeTruthy();
     expect(within(prompt).queryByRole('button', { name: 'Allow once' })).toBeNull();
     expect(within(prompt).getByRole('button', { name: 'Open the session' })).toBeTruthy();
     await fireEvent.click(within(prompt).getByRole('button', { name: 'Skip the question' }));
-    await waitFor(() => expect(calls.find((x) => x.name === 'RespondPermission')?.args).toEqual(['m2', 'deny']));
+    await waitFor(() => expect(calls.find((x) => x.name === 'AnswerMain')?.args).toEqual(['r1', 'm2', 'deny']));
   });
 
   it('answers a question of a worker with an option or own words', async () => {

@@ -4,7 +4,11 @@ import {view} from '../models';
 
 export function ActiveRuns():Promise<Array<view.Run>>;
 
+export function AllowForRun(arg1:string,arg2:string):Promise<void>;
+
 export function AnswerClarification(arg1:string,arg2:string,arg3:string):Promise<void>;
+
+export function AnswerMain(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function AnswerWorker(arg1:string,arg2:string,arg3:string):Promise<void>;
 

@@ -6,8 +6,16 @@ export function ActiveRuns() {
   return window['go']['main']['App']['ActiveRuns']();
 }
 
+export function AllowForRun(arg1, arg2) {
+  return window['go']['main']['App']['AllowForRun'](arg1, arg2);
+}
+
 export function AnswerClarification(arg1, arg2, arg3) {
   return window['go']['main']['App']['AnswerClarification'](arg1, arg2, arg3);
+}
+
+export function AnswerMain(arg1, arg2, arg3) {
+  return window['go']['main']['App']['AnswerMain'](arg1, arg2, arg3);
 }
 
 export function AnswerWorker(arg1, arg2, arg3) {
