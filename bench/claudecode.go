@@ -49,6 +49,8 @@ type cliResult struct {
 	// child started, the prompt written, its first event read.
 	StartTimes []time.Duration
 	Workers    cliWorkersResult
+	// Memory is the memory cap's row (memory.go); nil when left out.
+	Memory *memResult
 }
 
 // cliChild is what the -child-cli engine subprocess reports on stdout.
@@ -200,6 +202,14 @@ func measureCLI(ctx context.Context, cfg config, step func(string, ...any)) (*cl
 	step("Claude Code CLI: %d workers at once in an engine subprocess", cfg.cliWorkers)
 	if res.Workers, err = runCLIWorkers(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("CLI workers: %w", err)
+	}
+	if cfg.cliMemWorkers > 0 {
+		step("Claude Code CLI: %d workers requested in a %d MiB memory cgroup", cfg.cliMemWorkers, cfg.cliMemLimit)
+		m, err := runCLIMemory(ctx, cfg, cfg.cliMemWorkers, cfg.cliMemLimit<<20)
+		if err != nil {
+			return nil, fmt.Errorf("CLI memory cap: %w", err)
+		}
+		res.Memory = &m
 	}
 	return res, nil
 }
@@ -540,12 +550,18 @@ func (r *report) cliSummary(p func(string, ...any)) {
 	p("| Claude Code CLI host: completion detection p50 / p99 (result event read → `worker:completed`, 20-task DAG, %d detections) | — | %s / %s | |\n",
 		len(c.DAG.Detect), ms(percentile(c.DAG.Detect, .5)), ms(percentile(c.DAG.Detect, .99)))
 	if len(over) > 0 {
-		p("| Claude Code CLI host: scheduling overhead, 20-task DAG, maxWorkers 5 (median / worst of %d runs) | — | %s / %s | |\n",
-			len(over), ms(percentile(over, .5)), ms(maxDuration(over)))
+		p("| Claude Code CLI host: scheduling overhead, 20-task DAG, maxWorkers 5 (median / worst of %d runs) | ≤ 1 s | %s / %s | %s |\n",
+			len(over), ms(percentile(over, .5)), ms(maxDuration(over)), yesNo(maxDuration(over) <= time.Second))
 	}
 	w := c.Workers
 	p("| Claude Code CLI host, %d workers at once: Baton's CPU (%% of one core) / peak RSS | — | %.1f %% / %s | |\n", w.Child.Workers, w.GoSteady, mib(w.Child.MaxRSS))
 	p("| Claude Code CLI host, %d workers at once: the CLI processes' summed RSS (PSS) at peak | — | %s (%s) | |\n", w.Child.Workers, gib(w.CLIPeakRSS), gib(w.CLIPeakPS))
+	if m := c.Memory; m != nil && m.Skipped == "" {
+		c := m.Child
+		p("| Claude Code CLI host, %d workers requested in a %s memory cgroup: CLIs at once (peak) / memory waits / completed / OOM kills | fewer at once, all completed, no OOM kill | %d / %d / %d of %d / %d | %s |\n",
+			c.Requested, gib(m.Limit), c.PeakCLIs, c.Waits, c.Completed, c.Requested, m.OOMKills,
+			yesNo(c.PeakCLIs < c.Requested && c.Waits > 0 && c.Completed == c.Requested && m.OOMKills == 0))
+	}
 }
 
 // cliMarkdown is the report's section on the CLI host.
@@ -581,6 +597,26 @@ func (r *report) cliMarkdown(p func(string, ...any)) {
 	p("| Workers at once (peak) | Wall | Stretch with all running | Baton CPU, all running | Baton CPU, whole run | Baton CPU time | Baton peak RSS | CLI processes (peak) | CLI summed RSS, peak | CLI summed PSS, peak | CLI CPU, all running |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	p("| %d (%d) | %s | %s | %.1f %% | %.1f %% | %s | %s | %d | %s | %s | %.0f %% |\n\n", w.Child.Workers, w.Child.Peak, ms(w.Child.Wall), window,
 		w.GoSteady, w.GoAll, ms(w.Child.CPU), mib(w.Child.MaxRSS), w.CLIProcs, gib(w.CLIPeakRSS), gib(w.CLIPeakPS), w.CLISteady)
+	r.memoryMarkdown(p)
+}
+
+// memoryMarkdown is the memory cap's part of the CLI host's section.
+func (r *report) memoryMarkdown(p func(string, ...any)) {
+	m := r.cli.Memory
+	if m == nil {
+		return
+	}
+	p("**The memory-aware worker cap.** ")
+	if m.Skipped != "" {
+		p("Not measured: %s.\n\n", m.Skipped)
+		return
+	}
+	c := m.Child
+	p("%d CLI workers are requested at once (two runs of %d tasks without dependencies, `maxWorkers` %d each) by an engine subprocess (this program re-executed with `-child-cli-memory`) that first moves itself into a memory cgroup the bench makes under its own, limited to %s; the CLIs it starts are in that cgroup too. Before starting workers the engine asks the host how many more fit: the host reads the cgroup's limit and usage (less its inactive file cache) and the machine's `MemAvailable`, takes the smaller, holds back what its live CLIs may still grow to, and divides the rest, less a 256 MiB margin, by its running estimate of one CLI (the mean peak PSS of the CLIs it measured, 300 MiB before any). A worker that does not fit waits, pending, with \"%s\" (the first such message here) on its card and in the terminal. The workers' model is the fast model-sim (no slow scenario). Counts come from the host (its children, sampled every 100 ms) and the cgroup (`%s`, the OOM killer's count).\n\n",
+		c.Requested, n2(c.Requested), n2(c.Requested), gib(m.Limit), c.FirstWait, m.files())
+	p("| Requested | Limit | CLIs at once (peak) | Workers running at once (peak) | Memory waits (events) | Completed | Failed or cancelled | Cgroup peak usage | OOM kills | CLI summed RSS (PSS), peak | Wall |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| %d | %s | %d | %d | %d | %d | %d | %s | %d | %s (%s) | %s |\n\n", c.Requested, gib(m.Limit), c.PeakCLIs, c.PeakRun, c.Waits, c.Completed,
+		len(c.Problems), gib(m.Peak), m.OOMKills, gib(m.CLIRSS), gib(m.CLIPSS), ms(c.Wall))
 }
 
 func maxDuration(d []time.Duration) time.Duration {

@@ -32,7 +32,11 @@ type recorder struct {
 	detect   []time.Duration
 	running  int
 	problems []string
-	ready    chan string
+	// memoryWaits counts worker:waitingMemory events; the first one's
+	// message is kept.
+	memoryWaits     int
+	firstMemoryWait string
+	ready           chan string
 
 	// For the breakdown of each detection (tapHost fills these).
 	notices  map[string][]time.Time
@@ -100,6 +104,10 @@ func (r *recorder) Emit(name string, p engine.Payload) {
 	case engine.EventWorkerFailed, engine.EventWorkerTimeout, engine.EventWorkerCancelled:
 		r.running--
 		r.problems = append(r.problems, fmt.Sprintf("%s %s %s: %s", name, p.RunID, p.TaskID, p.Message))
+	case engine.EventWorkerMemory:
+		if r.memoryWaits++; r.memoryWaits == 1 {
+			r.firstMemoryWait = p.Message
+		}
 	case engine.EventError:
 		r.problems = append(r.problems, fmt.Sprintf("%s %s: %s", name, p.RunID, p.Message))
 	case engine.EventTasksReady:

@@ -36,7 +36,8 @@ func (h *Host) Stop(ctx context.Context, id session.ID) error {
 	return nil
 }
 
-// Running returns the process ids of the children that run now.
+// Running returns the process ids of the children that run now, warm
+// ones (Warm) included.
 func (h *Host) Running() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -45,6 +46,9 @@ func (h *Host) Running() []int {
 		if s.proc != nil {
 			out = append(out, s.proc.child.PID())
 		}
+	}
+	for _, w := range h.warm {
+		out = append(out, w.p.child.PID())
 	}
 	slices.Sort(out)
 	return out
@@ -87,6 +91,12 @@ func (h *Host) spawnLocked(s *cliSession) (*proc, error) {
 	if err := h.openLogLocked(s); err != nil {
 		return nil, err
 	}
+	return h.launchLocked(s)
+}
+
+// launchLocked starts a child for s without its stream log (a warm child
+// gets its log when a Start takes it).
+func (h *Host) launchLocked(s *cliSession) (*proc, error) {
 	base := h.opts.BaseEnv
 	if base == nil {
 		base = os.Environ()
@@ -238,8 +248,13 @@ func (h *Host) exited(s *cliSession, p *proc) {
 	if mine {
 		s.pending = nil
 	}
+	known := h.sessions[s.meta.ID] == s
+	h.dropWarmLocked(s.meta.ID, p)
 	h.mu.Unlock()
 	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.child.PID(), "err", p.waitErr, "cut", cut)
+	if !known {
+		return // a warm child no Start took: nobody follows its session
+	}
 	if cut {
 		h.notify(s.meta.ID, session.NoticeResult)
 	} else {

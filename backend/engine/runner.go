@@ -68,6 +68,9 @@ type runner struct {
 	// iso is the worktree isolation (nil: the workers share the folder).
 	iso  *isolation.Workspace
 	link link
+	// warm are the sessions the host started ahead for tasks that may
+	// start next (warm.go).
+	warm warmth
 
 	cmds     chan command
 	started  chan startResult
@@ -96,7 +99,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), done: make(chan struct{}), finished: make(chan struct{})}
+		started: make(chan startResult, 64), done: make(chan struct{}), finished: make(chan struct{}), warm: warmth{}}
 	var rs runState
 	if len(run.State) > 0 {
 		if err := json.Unmarshal(run.State, &rs); err != nil {
@@ -163,6 +166,7 @@ func (r *runner) loop(parent context.Context) {
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
 	defer r.archive.wait()
+	defer r.coolAll()
 	defer r.follow.Stop()
 	defer r.flows.Close()
 	ticker := time.NewTicker(r.pollEvery)
@@ -268,7 +272,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	}
 	for _, check := range []func(context.Context) error{
 		func(ctx context.Context) error { return r.checkWorkers(ctx, dirty, poll) },
-		r.checkBudget, r.checkLimits, r.checkTimeouts, r.mergeWork, r.schedule, r.checkDeadlock, r.afterWorkers,
+		r.checkBudget, r.checkLimits, r.checkTimeouts, r.mergeWork, r.schedule, r.warmSoon, r.checkDeadlock, r.afterWorkers,
 	} {
 		if r.halted(check(ctx)) {
 			return

@@ -31,6 +31,9 @@ type workerState struct {
 	// early is a mailbox report that came while the worker was still
 	// starting; it is taken once the worker runs.
 	early *workflows.Report
+	// memory is the free memory (MB, at least 1) last shown while the
+	// worker waits for memory to start; 0 when it does not wait.
+	memory int64
 }
 
 // workerBook is a worker's state beyond its row, stored with it.

@@ -51,6 +51,7 @@ export const runEventNames = [
   'worker:resumed',
   'worker:cancelled',
   'worker:permission',
+  'worker:waitingMemory',
   'worker:awaitingReview',
   'worker:rejected',
   'worker:question',

@@ -1,0 +1,142 @@
+package claudecode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/baton-app/baton/backend/session"
+)
+
+// Warm starts (session.Warmer): a CLI started with `-p --input-format
+// stream-json` waits for its first input line, and most of a session's
+// start (about 1.2 s of the pinned CLI's 1.3 s here) is the process
+// getting ready before it reads that line. A warm child is started with
+// everything but the first message (its session id, folder, model,
+// permission mode and system prompt); a Start with the same id and the same
+// options writes the message to it and meets a started CLI. Warm children
+// are bounded (Options.MaxWarm) and end when no Start took them within
+// Options.WarmFor, or when Cool or Close ends them.
+
+// warmChild is a child started for a session that does not exist yet.
+type warmChild struct {
+	s     *cliSession // not in h.sessions until a Start takes it
+	p     *proc
+	timer *time.Timer
+}
+
+var _ session.Warmer = (*Host)(nil)
+
+// Warm implements session.Warmer. It declines (returns nil, starts
+// nothing) when MaxWarm children are warm already, when the session exists,
+// or when memory would not hold one more CLI beside the sessions that may
+// start first (Room fits fewer than two).
+func (h *Host) Warm(ctx context.Context, opts session.StartOptions) (bool, error) {
+	if opts.ID == "" || opts.Cwd == "" {
+		return false, errors.New("warm session: id and cwd are required")
+	}
+	if opts.PermissionMode != "" && !session.ValidPermissionMode(opts.PermissionMode) {
+		return false, fmt.Errorf("warm session: unknown permission mode %q", opts.PermissionMode)
+	}
+	if err := h.opts.Launcher.CheckDir(ctx, opts.Cwd); err != nil {
+		return false, fmt.Errorf("warm session: %w", err)
+	}
+	h.mu.Lock()
+	_, warm := h.warm[opts.ID]
+	h.mu.Unlock()
+	if warm {
+		return true, nil
+	}
+	if h.opts.MaxWarm < 0 || h.Room().Fits() < 2 {
+		return false, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false, ErrClosed
+	}
+	if _, ok := h.warm[opts.ID]; ok {
+		return true, nil
+	}
+	if len(h.warm) >= h.opts.MaxWarm {
+		return false, nil
+	}
+	if _, err := h.sessionLocked(opts.ID); !errors.Is(err, ErrNoSession) {
+		return false, err // known already (nil): a Start goes on with it
+	}
+	s := &cliSession{meta: h.newMeta(opts)}
+	p, err := h.launchLocked(s)
+	if err != nil {
+		return false, fmt.Errorf("warm session: %w", err)
+	}
+	w := &warmChild{s: s, p: p}
+	w.timer = time.AfterFunc(h.opts.WarmFor, func() { h.Cool(opts.ID) })
+	h.warm[opts.ID] = w
+	h.log.Debug("claude warm", "session", opts.ID, "pid", p.child.PID())
+	return true, nil
+}
+
+// Cool implements session.Warmer: the warm child of id ends, unless a
+// Start took it.
+func (h *Host) Cool(id session.ID) {
+	h.mu.Lock()
+	w := h.warm[id]
+	if w != nil {
+		delete(h.warm, id)
+		w.timer.Stop()
+	}
+	h.mu.Unlock()
+	if w != nil {
+		h.stopAside(w.p)
+	}
+}
+
+// Warming returns how many warm children wait for a Start.
+func (h *Host) Warming() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.warm)
+}
+
+// takeWarmLocked returns the warm child of opts.ID when it was started
+// with the same options and still runs, else nil (a child that does not
+// match ends).
+func (h *Host) takeWarmLocked(opts session.StartOptions) *warmChild {
+	w := h.warm[opts.ID]
+	if w == nil {
+		return nil
+	}
+	delete(h.warm, opts.ID)
+	w.timer.Stop()
+	m := w.s.meta
+	if m.Cwd != opts.Cwd || m.Model != opts.Model || m.PermissionMode != opts.PermissionMode ||
+		m.SystemPrompt != opts.SystemPrompt || w.p.gone() {
+		h.log.Debug("a warm claude does not fit its start", "session", opts.ID)
+		h.stopAside(w.p)
+		return nil
+	}
+	return w
+}
+
+// dropWarmLocked forgets the warm child p of id once it exited.
+func (h *Host) dropWarmLocked(id session.ID, p *proc) {
+	if w := h.warm[id]; w != nil && w.p == p {
+		delete(h.warm, id)
+		w.timer.Stop()
+	}
+}
+
+// stopAside ends p in the background; Close waits for it.
+func (h *Host) stopAside(p *proc) {
+	p.stopping.Store(true)
+	h.stoppers.Go(func() { p.stop(context.Background(), h.opts.StopGrace) })
+}
+
+// newMeta is the metadata of a new session started with opts.
+func (h *Host) newMeta(opts session.StartOptions) meta {
+	return meta{
+		ID: opts.ID, UUID: uuidFor(opts.ID), Cwd: opts.Cwd, Title: opts.Title, Model: opts.Model,
+		PermissionMode: opts.PermissionMode, SystemPrompt: opts.SystemPrompt, CreatedAt: time.Now().UTC(),
+	}
+}

@@ -1,0 +1,236 @@
+//go:build unix
+
+package claudecode
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/session"
+)
+
+// waitGone waits until no process of pid's group is alive.
+func waitGone(t *testing.T, pid int, within time.Duration, what string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for len(groupAlive(pid)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: claude %d still alive after %s: %v", what, pid, within, groupAlive(pid))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestWarmStart warms a worker's session, then starts it: the message goes
+// to the very child Warm started, which runs the turn in the session's
+// folder with its options; the started session is no longer warm.
+func TestWarmStart(t *testing.T) {
+	r := newRig(t, "happy")
+	dir := project(t)
+	ctx := context.Background()
+	id := session.ID("local___orch_run1_worker_task_001")
+	opts := session.StartOptions{Cwd: dir, Title: "worker", ID: id, PermissionMode: "acceptEdits", Model: "sonnet", SystemPrompt: "You are a worker."}
+	warm, err := r.host.Warm(ctx, opts)
+	if err != nil || !warm {
+		t.Fatalf("Warm = %v, %v", warm, err)
+	}
+	if again, err := r.host.Warm(ctx, opts); err != nil || !again {
+		t.Errorf("Warm of a warm session = %v, %v; want true", again, err)
+	}
+	pids := r.host.Running()
+	if len(pids) != 1 || r.host.Warming() != 1 {
+		t.Fatalf("after Warm: children %v, warming %d", pids, r.host.Warming())
+	}
+	if _, err := r.host.Session(ctx, id); err == nil {
+		t.Error("a warm session is a session before its Start")
+	}
+	if l, _ := r.host.List(ctx, true); len(l) != 0 {
+		t.Errorf("List shows warm sessions: %+v", l)
+	}
+	// Ready to read its first line: the CLI has started.
+	time.Sleep(1500 * time.Millisecond)
+	opts.Message = "Look at this project."
+	start := time.Now()
+	if _, err := r.host.Start(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Start of a warm session returned in %s", time.Since(start))
+	if got := r.host.PID(id); got != pids[0] {
+		t.Errorf("the session runs in child %d, want the warm child %d", got, pids[0])
+	}
+	if r.host.Warming() != 0 {
+		t.Errorf("warming %d after Start", r.host.Warming())
+	}
+	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
+	es := entries(t, r.host, id)
+	if es[0].Type != "user" || !strings.Contains(string(es[0].raw), "Look at this project.") {
+		t.Errorf("first entry is not the prompt: %s", es[0].raw)
+	}
+	inits := 0
+	for _, e := range es {
+		if e.Type == "system" && e.Subtype == "init" {
+			inits++
+			if !strings.Contains(string(e.raw), `"cwd":"`+dir+`"`) || !strings.Contains(string(e.raw), `"permissionMode":"acceptEdits"`) {
+				t.Errorf("init event: %s", e.raw)
+			}
+		}
+	}
+	if res := results(es); inits != 1 || len(res) != 1 || res[0].IsError {
+		t.Errorf("init events %d, results %+v", inits, res)
+	}
+	info, err := r.host.Session(ctx, id)
+	if err != nil || info.Title != "worker" || info.Cwd != dir {
+		t.Errorf("Session: %+v, %v", info, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.state, uuidFor(id)+".json")); err != nil {
+		t.Errorf("the started session has no metadata: %v", err)
+	}
+	// A started session is not warmed again.
+	if warm, err := r.host.Warm(ctx, opts); err != nil || warm {
+		t.Errorf("Warm of a started session = %v, %v; want false", warm, err)
+	}
+}
+
+// TestWarmNotTaken: a warm child whose Start asks for other options ends,
+// and a new child runs the session; Cool, the WarmFor bound and MaxWarm end
+// or refuse the others, and they leave nothing in the state folder.
+func TestWarmNotTaken(t *testing.T) {
+	r := newRig(t, "happy", func(o *Options) { o.MaxWarm = 2; o.WarmFor = 2 * time.Second })
+	dir := project(t)
+	ctx := context.Background()
+	opts := func(id string) session.StartOptions {
+		return session.StartOptions{Cwd: dir, ID: session.ID("local___orch_run1_worker_" + id), PermissionMode: "acceptEdits"}
+	}
+	a := opts("a")
+	if warm, err := r.host.Warm(ctx, a); err != nil || !warm {
+		t.Fatalf("Warm a = %v, %v", warm, err)
+	}
+	warmA := r.host.Running()[0]
+	a.PermissionMode = "plan"
+	a.Message = "Look at this project."
+	if _, err := r.host.Start(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.host.PID(a.ID); got == warmA || got == 0 {
+		t.Errorf("the session with other options runs in child %d (the warm one was %d)", got, warmA)
+	}
+	waitGone(t, warmA, 10*time.Second, "a warm child that did not fit its Start")
+	waitFor(t, r.host, a.ID, time.Minute, "the turn", turnDone(1))
+
+	b, c, d := opts("b"), opts("c"), opts("d")
+	for _, o := range []session.StartOptions{b, c} {
+		if warm, err := r.host.Warm(ctx, o); err != nil || !warm {
+			t.Fatalf("Warm %s = %v, %v", o.ID, warm, err)
+		}
+	}
+	if warm, err := r.host.Warm(ctx, d); err != nil || warm {
+		t.Errorf("Warm beyond MaxWarm = %v, %v; want false", warm, err)
+	}
+	before := r.host.Running()
+	r.host.Cool(b.ID)
+	if r.host.Warming() != 1 {
+		t.Errorf("warming %d after Cool, want 1", r.host.Warming())
+	}
+	// c ends by itself after WarmFor.
+	for _, pid := range before {
+		if pid != r.host.PID(a.ID) {
+			waitGone(t, pid, 15*time.Second, "a cooled or expired warm child")
+		}
+	}
+	if r.host.Warming() != 0 {
+		t.Errorf("warming %d after WarmFor", r.host.Warming())
+	}
+	files, _ := filepath.Glob(filepath.Join(r.state, "*"))
+	for _, f := range files {
+		if !strings.HasPrefix(filepath.Base(f), uuidFor(a.ID)) {
+			t.Errorf("a warm session left %s in the state folder", f)
+		}
+	}
+	if _, err := r.host.Session(ctx, b.ID); err == nil {
+		t.Error("a cooled warm session is a session")
+	}
+}
+
+// memLauncher is Local with the memory figures a test chooses.
+type memLauncher struct {
+	Local
+	free int64
+	each int64
+}
+
+func (m memLauncher) Available() (int64, string, error) { return m.free, "test", nil }
+func (m memLauncher) Footprint(int) (int64, error)      { return m.each, nil }
+
+// TestRoom: the room says how many CLIs fit in what is free beside the
+// margin, counts what live children may still grow, and keeps Warm from
+// taking the last place.
+func TestRoom(t *testing.T) {
+	const mib = 1 << 20
+	r := newRig(t, "happy", func(o *Options) {
+		o.Launcher = memLauncher{free: 1000 * mib, each: 100 * mib}
+		o.Footprint = 300 * mib
+		o.MemoryMargin = 100 * mib
+	})
+	room := r.host.Room()
+	if room.Free != 1000*mib || room.Each != 300*mib || room.Margin != 100*mib || room.Fits() != 3 || room.FreeMB() != 1000 {
+		t.Fatalf("Room with no child = %+v (fits %d)", room, room.Fits())
+	}
+	ctx := context.Background()
+	dir := project(t)
+	// One warm child of 100 MiB may grow to the estimate: 200 MiB held
+	// back for it.
+	if warm, err := r.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_a"}); err != nil || !warm {
+		t.Fatalf("Warm = %v, %v", warm, err)
+	}
+	time.Sleep(roomEvery)
+	room = r.host.Room()
+	if room.Free != 800*mib || room.Fits() != 2 {
+		t.Errorf("Room with a warm child = %+v (fits %d), want 800 MiB free", room, room.Fits())
+	}
+	// A started session's child sets the estimate: its peak, 100 MiB,
+	// but never below half the default.
+	if _, err := r.host.Start(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_a", Message: "Look at this project."}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(roomEvery)
+	room = r.host.Room()
+	if room.Each != 150*mib || room.Free != 950*mib {
+		t.Errorf("Room after a child was measured = %+v, want 150 MiB each, 950 MiB free", room)
+	}
+
+	tight := newRig(t, "happy", func(o *Options) {
+		o.Launcher = memLauncher{free: 700 * mib, each: 100 * mib}
+		o.Footprint = 300 * mib
+		o.MemoryMargin = 100 * mib
+	})
+	if f := tight.host.Room().Fits(); f != 2 {
+		t.Fatalf("fits %d, want 2", f)
+	}
+	if warm, err := tight.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_b"}); err != nil || !warm {
+		t.Fatalf("Warm with room for two = %v, %v", warm, err)
+	}
+	time.Sleep(roomEvery)
+	if warm, err := tight.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_c"}); err != nil || warm {
+		t.Errorf("Warm with room for one = %v, %v; want false", warm, err)
+	}
+	if n := len(tight.host.Running()); n != 1 {
+		t.Errorf("%d children, want the one warm child", n)
+	}
+}
+
+// TestRoomOfThisMachine: the Local launcher reads this machine's memory.
+func TestRoomOfThisMachine(t *testing.T) {
+	r := newRig(t, "happy")
+	room := r.host.Room()
+	if room.Free <= 0 || room.Each != 300<<20 || room.Margin != 256<<20 {
+		t.Errorf("Room = %+v", room)
+	}
+	if !slices.Equal(r.host.Running(), nil) {
+		t.Errorf("children: %v", r.host.Running())
+	}
+}
