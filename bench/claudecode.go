@@ -48,7 +48,10 @@ type cliResult struct {
 	// StartTimes are the host's Start calls of the DAG's workers: the
 	// child started, the prompt written, its first event read.
 	StartTimes []time.Duration
-	Workers    cliWorkersResult
+	// WarmStarts and ColdStarts count the DAG runs' new sessions that met
+	// a warm CLI and those that started one (the main sessions among them).
+	WarmStarts, ColdStarts int
+	Workers                cliWorkersResult
 	// Memory is the memory cap's row (memory.go); nil when left out.
 	Memory *memResult
 }
@@ -196,12 +199,14 @@ func measureCLI(ctx context.Context, cfg config, step func(string, ...any)) (*cl
 	}
 	step("Claude Code CLI: 20-task DAG, %d runs", cfg.cliRuns)
 	var err error
-	if res.DAG, res.StartTimes, err = runCLIDAGs(ctx, cfg); err != nil {
+	if err = runCLIDAGs(ctx, cfg, res); err != nil {
 		return nil, fmt.Errorf("CLI DAG runs: %w", err)
 	}
-	step("Claude Code CLI: %d workers at once in an engine subprocess", cfg.cliWorkers)
-	if res.Workers, err = runCLIWorkers(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("CLI workers: %w", err)
+	if cfg.cliWorkers > 0 {
+		step("Claude Code CLI: %d workers at once in an engine subprocess", cfg.cliWorkers)
+		if res.Workers, err = runCLIWorkers(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("CLI workers: %w", err)
+		}
 	}
 	if cfg.cliMemWorkers > 0 {
 		step("Claude Code CLI: %d workers requested in a %d MiB memory cgroup", cfg.cliMemWorkers, cfg.cliMemLimit)
@@ -216,21 +221,21 @@ func measureCLI(ctx context.Context, cfg config, step func(string, ...any)) (*cl
 
 // runCLIDAGs runs the 20-task DAG (4 layers of 5, maxWorkers 5) on the
 // CLI host, cfg.cliRuns times, one after the other.
-func runCLIDAGs(ctx context.Context, cfg config) (modeResult, []time.Duration, error) {
+func runCLIDAGs(ctx context.Context, cfg config, out *cliResult) error {
 	res := modeResult{Mode: "Claude Code CLI, push"}
 	setup, err := startModelSim(false)
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer setup.close()
 	dir, err := tempDir("baton-bench-cli-dag-")
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer os.RemoveAll(dir)
 	host, err := claudecode.New(claudecode.Options{Path: cfg.claude, BaseEnv: setup.env, StateDir: filepath.Join(dir, "claude-code"), Logger: quiet})
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -243,16 +248,16 @@ func runCLIDAGs(ctx context.Context, cfg config) (modeResult, []time.Duration, e
 	h := newCLITap(tctx, host, rec)
 	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer st.Close()
 	tmpls, err := newTemplates(filepath.Join(dir, "templates"), 5)
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	eng, err := engine.New(engine.Options{Store: st, Host: h, Templates: tmpls, Emitter: rec, Logger: quiet})
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -266,21 +271,21 @@ func runCLIDAGs(ctx context.Context, cfg config) (modeResult, []time.Duration, e
 		proj := filepath.Join(dir, fmt.Sprintf("project-%d", i))
 		folders, err := makeProject(proj, 4)
 		if err != nil {
-			return res, nil, err
+			return err
 		}
 		id, err := drv.start(ctx, "bench-5", proj, func(ts []store.Task) engine.Modifications {
 			return layered(ts, 5, 20, folders)
 		})
 		if err != nil {
-			return res, nil, err
+			return err
 		}
 		snap, err := drv.wait(ctx, id)
 		if err != nil {
-			return res, nil, err
+			return err
 		}
 		dr, err := measureDAG(rec, snap, drv.confirmedAt(id))
 		if err != nil {
-			return res, nil, err
+			return err
 		}
 		res.Runs = append(res.Runs, dr)
 	}
@@ -288,9 +293,10 @@ func runCLIDAGs(ctx context.Context, cfg config) (modeResult, []time.Duration, e
 	res.Detect = append(res.Detect, rec.detect...)
 	rec.mu.Unlock()
 	h.mu.Lock()
-	starts := h.starts
+	out.DAG, out.StartTimes = res, h.starts
 	h.mu.Unlock()
-	return res, starts, nil
+	out.WarmStarts, out.ColdStarts = host.Starts()
+	return nil
 }
 
 // runCLIWorkers starts a model-sim whose workers play the slow scenario (so
@@ -580,8 +586,8 @@ func (r *report) cliMarkdown(p func(string, ...any)) {
 	row("CLI, 20-task DAG", c.DAG.Detect)
 	row(fmt.Sprintf("CLI, %d workers at once (engine in its own process)", c.Workers.Child.Workers), c.Workers.Child.Detect)
 	p("\n")
-	p("**Scheduling overhead** on the same 20-task DAG as above (4 layers of 5, `maxWorkers` 5, the documentation template on a generated 4-folder project). Agent time of a task runs from the session's first event (the host's `Start` returns once the child has started, taken the prompt and written its first line) to its result event; wall time from `Confirm` to the last `worker:completed`. The overhead therefore holds, four times along the chain, starting a CLI process until its first event (p50 %s, p99 %s over %d starts), detecting the completion, SQLite commits and scheduling.\n\n",
-		ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), len(c.StartTimes))
+	p("**Scheduling overhead** on the same 20-task DAG as above (4 layers of 5, `maxWorkers` 5, the documentation template on a generated 4-folder project). Agent time of a task runs from the session's first event (the host's `Start` returns once the child has started, taken the prompt and written its first line) to its result event; wall time from `Confirm` to the last `worker:completed`. The overhead therefore holds, four times along the chain, starting a CLI process until its first event (p50 %s, p99 %s over %d starts), detecting the completion, SQLite commits and scheduling. The host starts a worker's CLI ahead (a warm start): while a task's dependencies run, the engine asks the host to start the CLI of each task that may start next (at most `maxWorkers` of them), with the session id, folder, model, permission mode and system prompt it will have; the CLI waits for its first stdin line, and the task's `Start` writes the prompt to it. %d of the %d new sessions met a warm CLI (the main sessions of the runs, started with no task, never do).\n\n",
+		ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), len(c.StartTimes), c.WarmStarts, c.WarmStarts+c.ColdStarts)
 	p("| Run | Wall | Critical path | Overhead | Mean agent time per task |\n|---|---|---|---|---|\n")
 	for i, d := range c.DAG.Runs {
 		p("| %d | %s | %s | %s | %s |\n", i+1, ms(d.Wall), ms(d.Critical), ms(d.Overhead()), ms(d.MeanAgent))

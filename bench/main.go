@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.cli, "cli", true, "also measure the Claude Code CLI host")
 	fs.StringVar(&cfg.claude, "claude", claudecodetest.PinnedPath(), "the Claude Code CLI for the CLI host's rows")
 	fs.IntVar(&cfg.cliRuns, "cli-runs", 2, "20-task runs on the Claude Code CLI host")
-	fs.IntVar(&cfg.cliWorkers, "cli-workers", 20, "CLI workers at once for the CLI host's CPU and memory run")
+	fs.IntVar(&cfg.cliWorkers, "cli-workers", 20, "CLI workers at once for the CLI host's CPU and memory run (0 leaves it out)")
 	fs.IntVar(&cfg.cliMemWorkers, "cli-memory-workers", 40, "CLI workers requested at once for the memory cap's row (0 leaves it out)")
 	fs.Int64Var(&cfg.cliMemLimit, "cli-memory-limit", 2048, "the memory cgroup's limit for the memory cap's row, in MiB")
 	childMem := fs.Bool("child-cli-memory", false, "internal: run as the engine subprocess of the memory cap's row")

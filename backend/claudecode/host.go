@@ -121,6 +121,8 @@ type Host struct {
 	readers  sync.WaitGroup
 	stoppers sync.WaitGroup // children ended in the background
 	ctrlSeq  atomic.Int64
+	// Starts of new sessions that met a warm child, and that did not.
+	warmStarts, coldStarts atomic.Int64
 }
 
 var (
@@ -248,9 +250,13 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 	if w := h.takeWarmLocked(opts); w != nil {
 		// Started ahead (Warm): the message meets a CLI that is ready.
 		s, p = w.s, w.p
+		u := s.meta.UUID // the conversation the child started (Warm without an id)
 		s.meta = h.newMeta(opts)
+		s.meta.UUID = u
+		h.warmStarts.Add(1)
 	} else {
 		s = &cliSession{meta: h.newMeta(opts)}
+		h.coldStarts.Add(1)
 	}
 	if s.meta.Title == "" {
 		s.meta.Title = firstLine(opts.Message, 80)

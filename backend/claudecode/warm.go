@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/baton-app/baton/backend/session"
@@ -18,6 +19,12 @@ import (
 // options writes the message to it and meets a started CLI. Warm children
 // are bounded (Options.MaxWarm) and end when no Start took them within
 // Options.WarmFor, or when Cool or Close ends them.
+//
+// A warm child may also be started before its session's id is known (Warm
+// with no ID, while a run plans its tasks): it gets a conversation UUID of
+// its own, and the first Start of a new session with the same folder,
+// model, permission mode and system prompt takes it, the session keeping
+// that UUID (its metadata file stays named by the id).
 
 // warmChild is a child started for a session that does not exist yet.
 type warmChild struct {
@@ -28,53 +35,61 @@ type warmChild struct {
 
 var _ session.Warmer = (*Host)(nil)
 
-// Warm implements session.Warmer. It declines (returns nil, starts
+// Warm implements session.Warmer. It declines (returns "", starts
 // nothing) when MaxWarm children are warm already, when the session exists,
 // or when memory would not hold one more CLI beside the sessions that may
 // start first (Room fits fewer than two).
-func (h *Host) Warm(ctx context.Context, opts session.StartOptions) (bool, error) {
-	if opts.ID == "" || opts.Cwd == "" {
-		return false, errors.New("warm session: id and cwd are required")
+func (h *Host) Warm(ctx context.Context, opts session.StartOptions) (session.ID, error) {
+	if opts.Cwd == "" {
+		return "", errors.New("warm session: cwd is required")
 	}
 	if opts.PermissionMode != "" && !session.ValidPermissionMode(opts.PermissionMode) {
-		return false, fmt.Errorf("warm session: unknown permission mode %q", opts.PermissionMode)
+		return "", fmt.Errorf("warm session: unknown permission mode %q", opts.PermissionMode)
 	}
 	if err := h.opts.Launcher.CheckDir(ctx, opts.Cwd); err != nil {
-		return false, fmt.Errorf("warm session: %w", err)
+		return "", fmt.Errorf("warm session: %w", err)
+	}
+	anon := opts.ID == ""
+	if anon {
+		u := newUUID()
+		opts.ID = session.ID(anonPrefix + u)
 	}
 	h.mu.Lock()
 	_, warm := h.warm[opts.ID]
 	h.mu.Unlock()
 	if warm {
-		return true, nil
+		return opts.ID, nil
 	}
 	if h.opts.MaxWarm < 0 || h.Room().Fits() < 2 {
-		return false, nil
+		return "", nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return false, ErrClosed
+		return "", ErrClosed
 	}
 	if _, ok := h.warm[opts.ID]; ok {
-		return true, nil
+		return opts.ID, nil
 	}
 	if len(h.warm) >= h.opts.MaxWarm {
-		return false, nil
+		return "", nil
 	}
-	if _, err := h.sessionLocked(opts.ID); !errors.Is(err, ErrNoSession) {
-		return false, err // known already (nil): a Start goes on with it
+	if _, err := h.sessionLocked(opts.ID); !anon && !errors.Is(err, ErrNoSession) {
+		return "", err // known already (nil): a Start goes on with it
 	}
 	s := &cliSession{meta: h.newMeta(opts)}
+	if anon {
+		s.meta.UUID = strings.TrimPrefix(string(opts.ID), anonPrefix)
+	}
 	p, err := h.launchLocked(s)
 	if err != nil {
-		return false, fmt.Errorf("warm session: %w", err)
+		return "", fmt.Errorf("warm session: %w", err)
 	}
 	w := &warmChild{s: s, p: p}
 	w.timer = time.AfterFunc(h.opts.WarmFor, func() { h.Cool(opts.ID) })
 	h.warm[opts.ID] = w
 	h.log.Debug("claude warm", "session", opts.ID, "pid", p.child.PID())
-	return true, nil
+	return opts.ID, nil
 }
 
 // Cool implements session.Warmer: the warm child of id ends, unless a
@@ -92,6 +107,12 @@ func (h *Host) Cool(id session.ID) {
 	}
 }
 
+// Starts returns how many new sessions started in a warm child and how
+// many in a child of their own.
+func (h *Host) Starts() (warm, cold int) {
+	return int(h.warmStarts.Load()), int(h.coldStarts.Load())
+}
+
 // Warming returns how many warm children wait for a Start.
 func (h *Host) Warming() int {
 	h.mu.Lock()
@@ -99,24 +120,38 @@ func (h *Host) Warming() int {
 	return len(h.warm)
 }
 
+// anonPrefix keys the warm children started without a session id.
+const anonPrefix = "warm:"
+
 // takeWarmLocked returns the warm child of opts.ID when it was started
-// with the same options and still runs, else nil (a child that does not
-// match ends).
+// with the same options and still runs (a child that does not match
+// ends), else a warm child started without an id for a session of the
+// same shape, else nil.
 func (h *Host) takeWarmLocked(opts session.StartOptions) *warmChild {
-	w := h.warm[opts.ID]
-	if w == nil {
-		return nil
+	fits := func(w *warmChild) bool {
+		m := w.s.meta
+		return m.Cwd == opts.Cwd && m.Model == opts.Model && m.PermissionMode == opts.PermissionMode &&
+			m.SystemPrompt == opts.SystemPrompt && !w.p.gone()
 	}
-	delete(h.warm, opts.ID)
-	w.timer.Stop()
-	m := w.s.meta
-	if m.Cwd != opts.Cwd || m.Model != opts.Model || m.PermissionMode != opts.PermissionMode ||
-		m.SystemPrompt != opts.SystemPrompt || w.p.gone() {
+	take := func(key session.ID, w *warmChild) *warmChild {
+		delete(h.warm, key)
+		w.timer.Stop()
+		return w
+	}
+	if w := h.warm[opts.ID]; w != nil {
+		take(opts.ID, w)
+		if fits(w) {
+			return w
+		}
 		h.log.Debug("a warm claude does not fit its start", "session", opts.ID)
 		h.stopAside(w.p)
-		return nil
 	}
-	return w
+	for key, w := range h.warm {
+		if strings.HasPrefix(string(key), anonPrefix) && fits(w) {
+			return take(key, w)
+		}
+	}
+	return nil
 }
 
 // dropWarmLocked forgets the warm child p of id once it exited.

@@ -4,6 +4,7 @@ package claudecode
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/session"
 )
 
@@ -36,11 +38,11 @@ func TestWarmStart(t *testing.T) {
 	id := session.ID("local___orch_run1_worker_task_001")
 	opts := session.StartOptions{Cwd: dir, Title: "worker", ID: id, PermissionMode: "acceptEdits", Model: "sonnet", SystemPrompt: "You are a worker."}
 	warm, err := r.host.Warm(ctx, opts)
-	if err != nil || !warm {
+	if err != nil || warm != id {
 		t.Fatalf("Warm = %v, %v", warm, err)
 	}
-	if again, err := r.host.Warm(ctx, opts); err != nil || !again {
-		t.Errorf("Warm of a warm session = %v, %v; want true", again, err)
+	if again, err := r.host.Warm(ctx, opts); err != nil || again != id {
+		t.Errorf("Warm of a warm session = %v, %v; want %s", again, err, id)
 	}
 	pids := r.host.Running()
 	if len(pids) != 1 || r.host.Warming() != 1 {
@@ -91,8 +93,8 @@ func TestWarmStart(t *testing.T) {
 		t.Errorf("the started session has no metadata: %v", err)
 	}
 	// A started session is not warmed again.
-	if warm, err := r.host.Warm(ctx, opts); err != nil || warm {
-		t.Errorf("Warm of a started session = %v, %v; want false", warm, err)
+	if warm, err := r.host.Warm(ctx, opts); err != nil || warm != "" {
+		t.Errorf("Warm of a started session = %q, %v; want none", warm, err)
 	}
 }
 
@@ -107,7 +109,7 @@ func TestWarmNotTaken(t *testing.T) {
 		return session.StartOptions{Cwd: dir, ID: session.ID("local___orch_run1_worker_" + id), PermissionMode: "acceptEdits"}
 	}
 	a := opts("a")
-	if warm, err := r.host.Warm(ctx, a); err != nil || !warm {
+	if warm, err := r.host.Warm(ctx, a); err != nil || warm != a.ID {
 		t.Fatalf("Warm a = %v, %v", warm, err)
 	}
 	warmA := r.host.Running()[0]
@@ -124,12 +126,12 @@ func TestWarmNotTaken(t *testing.T) {
 
 	b, c, d := opts("b"), opts("c"), opts("d")
 	for _, o := range []session.StartOptions{b, c} {
-		if warm, err := r.host.Warm(ctx, o); err != nil || !warm {
+		if warm, err := r.host.Warm(ctx, o); err != nil || warm != o.ID {
 			t.Fatalf("Warm %s = %v, %v", o.ID, warm, err)
 		}
 	}
-	if warm, err := r.host.Warm(ctx, d); err != nil || warm {
-		t.Errorf("Warm beyond MaxWarm = %v, %v; want false", warm, err)
+	if warm, err := r.host.Warm(ctx, d); err != nil || warm != "" {
+		t.Errorf("Warm beyond MaxWarm = %q, %v; want none", warm, err)
 	}
 	before := r.host.Running()
 	r.host.Cool(b.ID)
@@ -153,6 +155,74 @@ func TestWarmNotTaken(t *testing.T) {
 	}
 	if _, err := r.host.Session(ctx, b.ID); err == nil {
 		t.Error("a cooled warm session is a session")
+	}
+}
+
+// TestWarmWithoutID: a child warmed before its session's id is known goes
+// to the first new session of its shape, which keeps the child's
+// conversation: after a restart of the host the session is read back and
+// resumed from it.
+func TestWarmWithoutID(t *testing.T) {
+	r := newRig(t, "happy")
+	dir := project(t)
+	ctx := context.Background()
+	shape := session.StartOptions{Cwd: dir, PermissionMode: "acceptEdits", SystemPrompt: "You are a worker."}
+	key, err := r.host.Warm(ctx, shape)
+	if err != nil || key == "" {
+		t.Fatalf("Warm without an id = %q, %v", key, err)
+	}
+	warmPID := r.host.Running()[0]
+	other := shape
+	other.ID, other.Message, other.SystemPrompt = "local___orch_run1_worker_x", "Look at this project.", "Another prompt."
+	if _, err := r.host.Start(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if r.host.PID(other.ID) == warmPID {
+		t.Error("a session of another shape took the warm child")
+	}
+	id := session.ID("local___orch_run1_worker_y")
+	opts := shape
+	opts.ID, opts.Message = id, "Look at this project."
+	if _, err := r.host.Start(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.host.PID(id); got != warmPID {
+		t.Fatalf("the session runs in child %d, want the warm child %d", got, warmPID)
+	}
+	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
+	waitFor(t, r.host, other.ID, time.Minute, "the other's turn", turnDone(1))
+	r.host.Cool(key) // taken: nothing to end
+	if r.host.PID(id) != warmPID {
+		t.Error("Cool of a taken warm key ended the session's child")
+	}
+	closeAndCheck(t, r.host)
+
+	again := r.open(Options{Path: claudecodetest.Binary(t), BaseEnv: r.env, StateDir: r.state, Logger: quiet, StopGrace: 2 * time.Second})
+	before := entries(t, again, id)
+	if len(results(before)) != 1 {
+		t.Fatalf("after a restart the session reads %d results", len(results(before)))
+	}
+	if err := again.Send(ctx, id, "And now a second look."); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, again, id, time.Minute, "second turn", turnDone(2))
+	// The second child resumed the warm child's conversation (--resume
+	// of its UUID, which is not the one uuidFor gives the id).
+	var convs []string
+	for _, e := range entries(t, again, id) {
+		if e.Type == "system" && e.Subtype == "init" {
+			var ev struct {
+				SessionID string `json:"session_id"`
+			}
+			_ = json.Unmarshal(e.raw, &ev)
+			convs = append(convs, ev.SessionID)
+		}
+	}
+	if len(convs) != 2 || convs[0] != convs[1] || convs[0] == uuidFor(id) || !strings.HasSuffix(string(key), convs[0]) {
+		t.Errorf("conversations of the two children %v (warm key %s, uuidFor %s)", convs, key, uuidFor(id))
+	}
+	if lost := results(entries(t, again, id)); lost[1].IsError {
+		t.Errorf("the resumed turn failed: %s", lost[1].raw)
 	}
 }
 
@@ -184,7 +254,7 @@ func TestRoom(t *testing.T) {
 	dir := project(t)
 	// One warm child of 100 MiB may grow to the estimate: 200 MiB held
 	// back for it.
-	if warm, err := r.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_a"}); err != nil || !warm {
+	if warm, err := r.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_a"}); err != nil || warm == "" {
 		t.Fatalf("Warm = %v, %v", warm, err)
 	}
 	time.Sleep(roomEvery)
@@ -211,11 +281,11 @@ func TestRoom(t *testing.T) {
 	if f := tight.host.Room().Fits(); f != 2 {
 		t.Fatalf("fits %d, want 2", f)
 	}
-	if warm, err := tight.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_b"}); err != nil || !warm {
+	if warm, err := tight.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_b"}); err != nil || warm == "" {
 		t.Fatalf("Warm with room for two = %v, %v", warm, err)
 	}
 	time.Sleep(roomEvery)
-	if warm, err := tight.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_c"}); err != nil || warm {
+	if warm, err := tight.host.Warm(ctx, session.StartOptions{Cwd: dir, ID: "local___orch_run1_worker_c"}); err != nil || warm != "" {
 		t.Errorf("Warm with room for one = %v, %v; want false", warm, err)
 	}
 	if n := len(tight.host.Running()); n != 1 {

@@ -99,7 +99,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), done: make(chan struct{}), finished: make(chan struct{}), warm: warmth{}}
+		started: make(chan startResult, 64), done: make(chan struct{}), finished: make(chan struct{}), warm: warmth{tasks: map[string]session.ID{}}}
 	var rs runState
 	if len(run.State) > 0 {
 		if err := json.Unmarshal(run.State, &rs); err != nil {

@@ -15,12 +15,18 @@ import (
 // (session.Roomer) says how many more fit, and a ready worker that does not
 // fit waits with "waiting for memory: N MB free" instead of starting.
 
-// warmth is the run's warm sessions: the task each was warmed for.
-type warmth map[string]session.ID
+// warmth is the run's warm sessions: the task each was warmed for, and
+// those warmed while the run planned, for any task.
+type warmth struct {
+	tasks map[string]session.ID
+	early []session.ID
+	// planned: the early ones were asked for (once a run).
+	planned bool
+}
 
 // soon returns the pending tasks whose worker may start next, the ready
-// ones first: every dependency completed or on its way (starting or
-// running). They share the folder only: a worktree is made when its
+// ones first: every dependency completed or running (not while one
+// starts: its own start comes first on the machine). They share the folder only: a worktree is made when its
 // worker starts, after its dependencies are merged, so a session in it
 // cannot start earlier.
 func (p *taskPlan) soon() []*store.Task {
@@ -34,7 +40,7 @@ func (p *taskPlan) soon() []*store.Task {
 		near := true
 		for _, d := range t.Dependencies {
 			if dw := p.workers[d]; dw != nil && dw.status != WorkerCompleted && dw.status != WorkerRunning &&
-				dw.status != WorkerSpawning && !(dw.w.Skipped && dw.w.Error == "skipped by the user") {
+				!(dw.w.Skipped && dw.w.Error == "skipped by the user") {
 				near = false
 				break
 			}
@@ -49,52 +55,88 @@ func (p *taskPlan) soon() []*store.Task {
 // warmSoon warms the sessions of the tasks that may start next, at most
 // maxWorkers of them, and cools those whose task will not start with them.
 func (r *runner) warmSoon(ctx context.Context) error {
-	if r.status != RunSpawning && r.status != RunRunning {
+	switch {
+	case r.status == RunPlanning || r.status == RunConfirming:
+		return r.warmEarly(ctx)
+	case r.status != RunSpawning && r.status != RunRunning:
 		r.coolAll()
 		return nil
 	}
-	for task, id := range r.warm {
+	for task, id := range r.warm.tasks {
 		ws := r.plan.workers[task]
 		if ws == nil || ws.status != WorkerPending || r.workerSessionID(ws) != id {
-			delete(r.warm, task)
+			delete(r.warm.tasks, task)
 			r.e.host.Cool(id)
 		}
 	}
 	if r.iso != nil || r.limits.Waiting() {
 		return nil
 	}
-	room := r.tmpl.Config.MaxWorkers - len(r.warm)
+	room := r.tmpl.Config.MaxWorkers - len(r.warm.tasks)
 	for _, t := range r.plan.soon() {
 		if room <= 0 {
 			break
 		}
 		ws := r.plan.workers[t.ID]
-		if _, ok := r.warm[t.ID]; ok || ws.memory != 0 {
+		if _, ok := r.warm.tasks[t.ID]; ok || ws.memory != 0 {
 			continue
 		}
 		opts, _, err := r.startOptions(ws, t)
 		if err != nil {
 			continue // its spawn says why
 		}
-		warm, err := r.e.host.Warm(ctx, opts)
+		id, err := r.e.host.Warm(ctx, opts)
 		if err != nil {
 			r.log.Debug("warm a worker's session", "task", t.ID, "err", err)
 		}
-		if !warm {
+		if id == "" {
 			break // the host holds as many as it will
 		}
-		r.warm[t.ID] = opts.ID
+		r.warm.tasks[t.ID] = id
 		room--
 	}
 	return nil
 }
 
-// coolAll ends every warm session of the run.
+// warmEarly warms, once while the run plans, maxWorkers sessions for the
+// first workers, before their tasks are known: the folder, the permission
+// mode, the system prompt and the model of a task of normal complexity are
+// the template's. A first worker whose session differs starts its own.
+func (r *runner) warmEarly(ctx context.Context) error {
+	if r.warm.planned || r.iso != nil || !r.tmpl.Phases.WorkerExecution.Enabled {
+		return nil
+	}
+	r.warm.planned = true
+	_, system, err := r.prompts.Worker(&store.Task{}, "")
+	if err != nil {
+		return nil
+	}
+	opts := session.StartOptions{Cwd: r.run.Cwd, Model: r.prompts.Model(&store.Task{}),
+		PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}
+	for range r.tmpl.Config.MaxWorkers {
+		id, err := r.e.host.Warm(ctx, opts)
+		if err != nil {
+			r.log.Debug("warm a session for the first workers", "err", err)
+		}
+		if id == "" {
+			break
+		}
+		r.warm.early = append(r.warm.early, id)
+	}
+	return nil
+}
+
+// coolAll ends every warm session of the run (one a Start took is not the
+// host's to end any more).
 func (r *runner) coolAll() {
-	for task, id := range r.warm {
-		delete(r.warm, task)
+	for task, id := range r.warm.tasks {
+		delete(r.warm.tasks, task)
 		r.e.host.Cool(id)
 	}
+	for _, id := range r.warm.early {
+		r.e.host.Cool(id)
+	}
+	r.warm.early = nil
 }
 
 // workerSessionID is the id the worker's next session gets.

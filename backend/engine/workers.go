@@ -31,7 +31,7 @@ func (r *runner) schedule(ctx context.Context) error {
 	delay := time.Duration(r.tmpl.Config.SpawnDelay * float64(time.Second))
 	room := r.e.host.Room()
 	// Sessions still starting may not show in the host's figures yet.
-	fits := room.Fits() - r.inflight
+	taken := r.inflight
 	busy := r.plan.busy()
 	n := 0
 	for _, t := range r.plan.ready() {
@@ -42,17 +42,19 @@ func (r *runner) schedule(ctx context.Context) error {
 			break
 		}
 		ws := r.plan.workers[t.ID]
-		_, warm := r.warm[t.ID] // its process runs already: counted in the room
-		if !warm && fits <= 0 && busy+n > 0 {
+		_, warm := r.warm.tasks[t.ID] // its process runs already: counted in the room
+		if !warm && room.Fits() <= taken && busy+n > 0 {
 			// Short of memory: it waits (a run with no worker busy starts
 			// one all the same, so that it goes on).
-			if err := r.waitForMemory(ctx, ws, room); err != nil {
+			left := room
+			left.Free = max(0, room.Free-int64(taken)*room.Each)
+			if err := r.waitForMemory(ctx, ws, left); err != nil {
 				return err
 			}
 			continue
 		}
 		if !warm {
-			fits--
+			taken++
 		}
 		if err := r.spawn(ctx, ws, t, time.Duration(n)*delay); err != nil {
 			return err
@@ -116,8 +118,8 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		ws.memory = 0
 		ws.w.CurrentAction = ""
 	}
-	if wid, ok := r.warm[t.ID]; ok {
-		delete(r.warm, t.ID) // Start takes its warm session
+	if wid, ok := r.warm.tasks[t.ID]; ok {
+		delete(r.warm.tasks, t.ID) // Start takes its warm session
 		if wid != id {
 			r.e.host.Cool(wid)
 		}

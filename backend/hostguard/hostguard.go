@@ -191,18 +191,18 @@ func (gb guardBrowser) RespondPermission(ctx context.Context, requestID string, 
 
 // Warm passes on to a host that warms sessions (session.Warmer), bounded
 // like the calls that only look; for any other host it does nothing.
-func (g *Host) Warm(ctx context.Context, opts session.StartOptions) (bool, error) {
+func (g *Host) Warm(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	w, ok := g.inner.(session.Warmer)
 	if !ok {
-		return false, nil
+		return "", nil
 	}
 	cctx, done, err := g.begin(ctx, g.quick)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	defer done()
-	warm, err := w.Warm(cctx, opts)
-	return warm, g.end(cctx, err)
+	id, err := w.Warm(cctx, opts)
+	return id, g.end(cctx, err)
 }
 
 // Cool passes on to a host that warms sessions (session.Warmer).

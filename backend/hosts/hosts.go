@@ -321,11 +321,11 @@ func (m *Manager) Start(ctx context.Context, opts session.StartOptions) (session
 
 // Warm implements session.Warmer for a connected host that warms sessions;
 // it does nothing otherwise (it never connects).
-func (m *Manager) Warm(ctx context.Context, opts session.StartOptions) (bool, error) {
+func (m *Manager) Warm(ctx context.Context, opts session.StartOptions) (session.ID, error) {
 	h := m.connected()
 	w, ok := h.(session.Warmer)
 	if !ok || !session.TakesSystemPrompt(h) {
-		return false, nil
+		return "", nil
 	}
 	return w.Warm(ctx, opts)
 }

@@ -182,10 +182,13 @@ type Notice struct {
 // tasks that will be ready soon and cools those that will not start.
 type Warmer interface {
 	// Warm starts a process for the session opts describe (Message is
-	// empty) unless one is warm for opts.ID already, and reports whether
-	// one is warm now. It returns quickly; a host may decline (false) when
-	// it holds enough warm processes or memory is short.
-	Warm(ctx context.Context, opts StartOptions) (bool, error)
+	// empty) unless one is warm for opts.ID already, and returns the id
+	// that Cool takes: opts.ID, or one the host chose when opts.ID is
+	// empty (the process then goes to the first new session of the same
+	// folder, model, permission mode and system prompt). It returns
+	// quickly; a host may decline ("", nil) when it holds enough warm
+	// processes or memory is short.
+	Warm(ctx context.Context, opts StartOptions) (ID, error)
 	// Cool ends the process Warm started for id, unless a Start took it.
 	Cool(id ID)
 }
