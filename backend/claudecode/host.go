@@ -247,9 +247,11 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 	}
 	opts.ID = id
 	var p *proc
+	setModel := false
 	if w := h.takeWarmLocked(opts); w != nil {
 		// Started ahead (Warm): the message meets a CLI that is ready.
 		s, p = w.s, w.p
+		setModel = s.meta.Model != opts.Model
 		u := s.meta.UUID // the conversation the child started (Warm without an id)
 		s.meta = h.newMeta(opts)
 		s.meta.UUID = u
@@ -281,6 +283,11 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 	line := h.addInputLocked(s, opts.Message)
 	h.mu.Unlock()
 	h.notify(id, session.NoticeMessage)
+	if setModel {
+		if err := h.setModel(ctx, p, opts.Model); err != nil {
+			return "", fmt.Errorf("start session: %w", err)
+		}
+	}
 	if err := p.write(line); err != nil {
 		return "", fmt.Errorf("start session: write to claude: %w (%s)", err, p.stderr.tail())
 	}

@@ -69,7 +69,7 @@ type proc struct {
 	stdin   io.WriteCloser
 	wmu     sync.Mutex
 	stderr  *tailBuffer
-	first   chan struct{} // closed at the first event
+	first   chan struct{} // closed at the first event (not a control response)
 	done    chan struct{} // closed when the child exited and its output is read
 	waitErr error
 	// stopping is set when Baton ends the child on purpose; closing

@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,7 +17,9 @@ import (
 // getting ready before it reads that line. A warm child is started with
 // everything but the first message (its session id, folder, model,
 // permission mode and system prompt); a Start with the same id and the same
-// options writes the message to it and meets a started CLI. Warm children
+// options writes the message to it and meets a started CLI (another model
+// is set first with a control request, as the CLI allows before its first
+// message). Warm children
 // are bounded (Options.MaxWarm) and end when no Start took them within
 // Options.WarmFor, or when Cool or Close ends them.
 //
@@ -130,7 +133,9 @@ const anonPrefix = "warm:"
 func (h *Host) takeWarmLocked(opts session.StartOptions) *warmChild {
 	fits := func(w *warmChild) bool {
 		m := w.s.meta
-		return m.Cwd == opts.Cwd && m.Model == opts.Model && m.PermissionMode == opts.PermissionMode &&
+		// Another model is set before the first message (setModel); the
+		// CLI's default cannot be set back.
+		return m.Cwd == opts.Cwd && (m.Model == opts.Model || opts.Model != "") && m.PermissionMode == opts.PermissionMode &&
 			m.SystemPrompt == opts.SystemPrompt && !w.p.gone()
 	}
 	take := func(key session.ID, w *warmChild) *warmChild {
@@ -150,6 +155,28 @@ func (h *Host) takeWarmLocked(opts session.StartOptions) *warmChild {
 		if strings.HasPrefix(string(key), anonPrefix) && fits(w) {
 			return take(key, w)
 		}
+	}
+	return nil
+}
+
+// setModel sets the model of a child that has not had its first message
+// (a warm child started with another one).
+func (h *Host) setModel(ctx context.Context, p *proc, model string) error {
+	raw, err := h.control(ctx, p, map[string]any{"subtype": "set_model", "model": model})
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Response struct {
+			Subtype string `json:"subtype"`
+			Error   string `json:"error"`
+		} `json:"response"`
+	}
+	if raw == nil {
+		return fmt.Errorf("claude exited (%s)", p.exitReason())
+	}
+	if json.Unmarshal(raw, &r) != nil || r.Response.Subtype != "success" {
+		return fmt.Errorf("claude did not take the model %s: %s", model, r.Response.Error)
 	}
 	return nil
 }

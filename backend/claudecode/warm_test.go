@@ -173,16 +173,17 @@ func TestWarmWithoutID(t *testing.T) {
 	}
 	warmPID := r.host.Running()[0]
 	other := shape
-	other.ID, other.Message, other.SystemPrompt = "local___orch_run1_worker_x", "Look at this project.", "Another prompt."
+	other.ID, other.Message, other.PermissionMode = "local___orch_run1_worker_x", "Look at this project.", "plan"
 	if _, err := r.host.Start(ctx, other); err != nil {
 		t.Fatal(err)
 	}
 	if r.host.PID(other.ID) == warmPID {
 		t.Error("a session of another shape took the warm child")
 	}
+	// Another model is no obstacle: it is set before the message.
 	id := session.ID("local___orch_run1_worker_y")
 	opts := shape
-	opts.ID, opts.Message = id, "Look at this project."
+	opts.ID, opts.Message, opts.Model = id, "Look at this project.", "haiku"
 	if _, err := r.host.Start(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +192,15 @@ func TestWarmWithoutID(t *testing.T) {
 	}
 	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
 	waitFor(t, r.host, other.ID, time.Minute, "the other's turn", turnDone(1))
+	es := entries(t, r.host, id)
+	if es[0].Type != "user" {
+		t.Errorf("the control response is in the transcript before the prompt: %s", es[0].raw)
+	}
+	for _, e := range es {
+		if e.Type == "system" && e.Subtype == "init" && !strings.Contains(string(e.raw), "haiku") {
+			t.Errorf("the warm child runs another model than the session's: %s", e.raw)
+		}
+	}
 	r.host.Cool(key) // taken: nothing to end
 	if r.host.PID(id) != warmPID {
 		t.Error("Cool of a taken warm key ended the session's child")
