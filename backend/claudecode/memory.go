@@ -41,6 +41,9 @@ type memory struct {
 // roomEvery bounds how often Room reads /proc.
 const roomEvery = 250 * time.Millisecond
 
+// maxPeaks bounds the children whose peak the estimate keeps apart.
+const maxPeaks = 256
+
 // Room implements session.Roomer: the memory available now, less what the
 // live children are expected to take yet (each up to the estimate), and
 // the estimate of one CLI plus the margin. The estimate is the mean of the
@@ -95,7 +98,12 @@ func (h *Host) Room() session.Room {
 		for _, p := range h.mem.peaks {
 			sum += p
 		}
-		est = max(sum/int64(len(h.mem.peaks)), h.opts.Footprint/2)
+		mean := sum / int64(len(h.mem.peaks))
+		if len(h.mem.peaks) > maxPeaks {
+			// Bounded: the children seen so far count as one.
+			h.mem.peaks = map[int]int64{0: mean}
+		}
+		est = max(mean, h.opts.Footprint/2)
 	}
 	free := avail
 	for _, c := range children {

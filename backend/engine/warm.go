@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -22,7 +23,15 @@ type warmth struct {
 	early []session.ID
 	// planned: the early ones were asked for (once a run).
 	planned bool
+	// after: the host declined the last one; none is asked for before
+	// this time (a host that cannot warm costs no prompt rendering at
+	// every step).
+	after time.Time
 }
+
+// warmPause is how long the run waits after the host declined a warm
+// session.
+const warmPause = time.Second
 
 // soon returns the pending tasks whose worker may start next, the ready
 // ones first: every dependency completed or running (not while one
@@ -69,7 +78,7 @@ func (r *runner) warmSoon(ctx context.Context) error {
 			r.e.host.Cool(id)
 		}
 	}
-	if r.iso != nil || r.limits.Waiting() {
+	if r.iso != nil || r.limits.Waiting() || time.Now().Before(r.warm.after) {
 		return nil
 	}
 	room := r.tmpl.Config.MaxWorkers - len(r.warm.tasks)
@@ -90,7 +99,8 @@ func (r *runner) warmSoon(ctx context.Context) error {
 			r.log.Debug("warm a worker's session", "task", t.ID, "err", err)
 		}
 		if id == "" {
-			break // the host holds as many as it will
+			r.warm.after = time.Now().Add(warmPause) // the host holds as many as it will
+			break
 		}
 		r.warm.tasks[t.ID] = id
 		room--
