@@ -306,7 +306,7 @@ func (r *report) markdown() string {
 	p("\n")
 
 	p("## Completion detection\n\n")
-	p("From the moment the simulator publishes a worker session's result entry (its `OnEntry` hook) to the moment the engine emits `worker:completed` for that worker, after the change is committed to SQLite. Push: the page's `onOnEvent` listener calls a CDP binding, the adapter hands the notice to the engine, the run's goroutine reads the new entries over CDP, parses the answer and commits. Polling: the same engine with a host whose `Notices()` returns nil, so each running session is read at the template's `pollInterval` (2 s), as the earlier Node.js system did.\n\n")
+	p("From the moment the simulator publishes a worker session's result entry (its `OnEntry` hook) to the moment the engine emits `worker:completed` for that worker, after the change is committed to SQLite. Push: the page's `onOnEvent` listener calls a CDP binding, the notice carries the new entry (up to 256 KiB of JSON) with the uuid of the entry before it, the adapter keeps the entry and hands the notice to the engine, the run's goroutine reads the new entries (from what the notices carried when they follow its cursor without a gap, else from the page over CDP), parses the answer and commits. Polling: the same engine with a host whose `Notices()` returns nil, so each running session is read at the template's `pollInterval` (2 s), as the earlier Node.js system did.\n\n")
 	p("| Mode | Samples | p50 | p90 | p99 | max |\n|---|---|---|---|---|---|\n")
 	row := func(mode string, d []time.Duration) {
 		p("| %s | %d | %s | %s | %s | %s |\n", mode, len(d), ms(percentile(d, .5)), ms(percentile(d, .9)), ms(percentile(d, .99)), ms(slices.Max(append([]time.Duration{0}, d...))))
@@ -335,7 +335,7 @@ func (r *report) markdown() string {
 		}{
 			{"result entry published → notice reaches Go (server → page EventSource → CDP binding)", col(func(b breakdown) time.Duration { return b.Transport })},
 			{"notice → engine starts its Read (waiting for the run's goroutine, busy with other sessions)", col(func(b breakdown) time.Duration { return b.Wake })},
-			{"Read of the new entries (CDP `Runtime.evaluate` → page → simulator server; sessions noticed together are read at once)", col(func(b breakdown) time.Duration { return b.Read })},
+			{fmt.Sprintf("Read of the new entries (%d of the %d Reads of the push runs served from the entries the notices carried, the rest from the page: CDP `Runtime.evaluate` → page → simulator server; sessions noticed together are read at once)", r.push.PushedReads, r.push.PushedReads+r.push.PageReads), col(func(b breakdown) time.Duration { return b.Read })},
 			{"parse, SQLite commit and emit (the session is archived afterwards, in the background)", col(func(b breakdown) time.Duration { return b.Commit })},
 		}
 		p("Where the push latency goes (%d of the %d detections, measured with a tap around the adapter; the steps of one detection add up to its total):\n\n", len(parts), len(r.push.Detect))
