@@ -20,7 +20,7 @@ HARDENING := GOFLAGS=-buildmode=pie CGO_CFLAGS="-g -O2 -D_FORTIFY_SOURCE=2 -fsta
 	CGO_LDFLAGS="-g -O2 -Wl,-z,relro,-z,now"
 DIST    := build/dist
 
-.PHONY: all deps test-deps build build-only run test vet vet-windows go-test frontend-check frontend-test smoke e2e remote-e2e fmt clean bench \
+.PHONY: all deps test-deps build build-only run test vet vet-windows go-test frontend-check frontend-test smoke e2e remote-e2e fmt clean bench bench-diff \
 	package package-only package-check package-windows
 
 all: build
@@ -110,3 +110,8 @@ clean:
 ## bench: run the engine on the simulator in headless Chromium and on the pinned Claude Code CLI (about 5 minutes) and write bench/REPORT.md
 bench:
 	go run ./bench -out bench/REPORT.md
+	$(MAKE) --no-print-directory bench-diff
+
+## bench-diff: time the run view's diff of 5,000 changed lines in headless Chromium (about a minute) and write its section of bench/REPORT.md
+bench-diff:
+	cd frontend && node e2e/diff-bench.mjs --out ../bench/REPORT.md

@@ -26,7 +26,8 @@ func runError(action string, err error) error {
 		return errors.New("That run does not exist any more; refresh the list.")
 	case errors.Is(err, service.ErrUnknownTask):
 		return errors.New("That task is not part of the run; refresh the run.")
-	case errors.Is(err, service.ErrIllegalTransition), errors.Is(err, service.ErrBadRequest), errors.Is(err, service.ErrNotDriven):
+	case errors.Is(err, service.ErrIllegalTransition), errors.Is(err, service.ErrBadRequest), errors.Is(err, service.ErrNotDriven),
+		errors.Is(err, service.ErrOtherHost):
 		return errors.New(sentence(plain(err)))
 	}
 	slog.Error("run binding failed", "component", "app", "action", action, "err", err)

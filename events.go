@@ -10,6 +10,10 @@ import (
 // EventOpenRun asks the frontend to open a run (a notification was clicked).
 const EventOpenRun = "run:open"
 
+// EventOpenInbox asks the frontend to open the Inbox (a notification about
+// what waits in several runs was clicked).
+const EventOpenInbox = "inbox:open"
+
 // eventBridge forwards backend events to the frontend with EventsEmit. The
 // backend services are built before Wails gives us its context; events sent
 // before that (nobody is listening yet) are dropped.

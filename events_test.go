@@ -19,7 +19,7 @@ func TestFrontendKnowsEveryEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := append(engine.EventNames(), hosts.EventStatus, inbox.EventChanged, EventOpenRun,
+	names := append(engine.EventNames(), hosts.EventStatus, inbox.EventChanged, EventOpenRun, EventOpenInbox,
 		template.EventCreated, template.EventUpdated, template.EventDeleted)
 	for _, name := range names {
 		if !strings.Contains(string(src), "'"+name+"'") {

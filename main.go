@@ -71,7 +71,7 @@ func runGUI() int {
 		return 1
 	}
 	win := newWindow(logger, icon, desktop.StartupCheckFromEnv(os.Getenv))
-	svc, err := service.Open(service.Options{Logger: logger, Desktop: true, OnNotificationClick: win.openRun})
+	svc, err := service.Open(service.Options{Logger: logger, Desktop: true, OnNotificationClick: win.openRun, OnInboxClick: win.openInbox})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, openFailure(err))
 		return 1

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/baton-app/baton/backend/testsupport"
 )
 
 // runUnderXvfb starts the built desktop binary in a virtual X display with a
@@ -96,10 +98,13 @@ func TestDesktopFinishesRestoredRunWithNotification(t *testing.T) {
 		}
 	}
 	config := t.TempDir()
-	project, err := filepath.Abs("backend/console/testdata/sample")
+	// A copy: the simulator's workers write real files (docs/), which must
+	// not land in the fixture other tests copy.
+	sample, err := filepath.Abs("backend/console/testdata/sample")
 	if err != nil {
 		t.Fatal(err)
 	}
+	project := testsupport.Project(t, testsupport.ReadTree(t, sample, "docs"))
 
 	// The simulator runs on its own, as Claude Desktop would.
 	sim := exec.Command(bin, "sim", "--port", "0", "--speed", "2")

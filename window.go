@@ -51,6 +51,13 @@ func (w *window) openRun(runID string) {
 	w.events.Emit(EventOpenRun, runID)
 }
 
+// openInbox brings the window up on the Inbox (a notification about several
+// runs was clicked).
+func (w *window) openInbox() {
+	w.events.Show()
+	w.events.Emit(EventOpenInbox, nil)
+}
+
 // run shows the window until it closes and returns the exit code.
 func (w *window) run(dist fs.FS, svc *service.Services, app *App) int {
 	w.svc, w.app = svc, app

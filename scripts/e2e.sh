@@ -2,7 +2,10 @@
 # End-to-end test of the real frontend with the real Go bindings: under
 # "wails dev" (scripts/wails-dev.sh), frontend/e2e/run-flow.mjs drives the
 # app in Chromium: a simulator run is created, reviewed and confirmed,
-# completes, and is found in History. Then, in the same app,
+# completes, and is found in History. Then frontend/e2e/window.mjs: a run
+# whose sessions ask before writing (the cards follow the answers, the Inbox
+# keeps its items in place), axe-core over every view, History's fit and the
+# focus ring. Then, in the same app,
 # frontend/e2e/run-flow-cli.mjs picks the host "Claude Code (CLI)" in
 # Settings with the pinned CLI (tools/claude-code, installed by
 # make test-deps), runs the documentation template on a copy of the sample
@@ -45,6 +48,7 @@ fi
 # The simulator pass's project: a copy of the sample, as the simulator's
 # workers write their pages into it.
 cp -r "$root/backend/console/testdata/sample" "$tmp/sim-project"
+cp -r "$root/backend/console/testdata/sample" "$tmp/window-project"
 # The Claude Code pass's project: the sample without go.mod, so that no
 # worker runs a test command.
 cp -r "$root/backend/console/testdata/sample" "$tmp/cli-project"
@@ -54,6 +58,7 @@ mkdir -p "$tmp/claude-config"
 ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=baton-e2e-model-sim CLAUDE_CONFIG_DIR="$tmp/claude-config" \
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
   BATON_E2E_FOLDER="$tmp/sim-project" BATON_E2E_SHOT="$root/e2e-failure.png" \
+  BATON_E2E_WINDOW_FOLDER="$tmp/window-project" \
   BATON_E2E_CLI_FOLDER="$tmp/cli-project" BATON_E2E_CLAUDE="$claude" \
-  "$root/scripts/wails-dev.sh" sh -c 'node "$0/frontend/e2e/run-flow.mjs" && node "$0/frontend/e2e/run-flow-cli.mjs"' "$root"
-echo "2 passed, 0 failed"
+  "$root/scripts/wails-dev.sh" sh -c 'node "$0/frontend/e2e/run-flow.mjs" && node "$0/frontend/e2e/window.mjs" && node "$0/frontend/e2e/run-flow-cli.mjs"' "$root"
+echo "3 passed, 0 failed"

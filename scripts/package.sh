@@ -56,7 +56,10 @@ for s in "${icon_sizes[@]}"; do
 done
 install -D -m 0644 "$root/build/appicon.svg" "$share/icons/hicolor/scalable/apps/baton.svg"
 mkdir -p "$share/man/man1" "$share/doc/baton"
-gzip -9n <"$linux/baton.1" >"$share/man/man1/baton.1.gz"
+# The manual page is written by the binary itself from its table of commands, the one "baton
+# help" prints, so the two cannot disagree.
+"$bin" help --man | gzip -9n >"$share/man/man1/baton.1.gz"
+[ -s "$share/man/man1/baton.1.gz" ] || fail "$bin help --man wrote no manual page"
 install -m 0644 "$linux/copyright" "$share/doc/baton/copyright"
 {
   echo "baton ($version) unstable; urgency=medium"

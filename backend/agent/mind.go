@@ -320,6 +320,9 @@ func (m *Mind) taskList() (map[string]any, string) {
 		if len(p.criteria) > 0 {
 			t["acceptance_criteria"] = p.criteria
 		}
+		if m.asksFor("architecture") {
+			t["architecture"] = m.architecture(p)
+		}
 		tasks = append(tasks, t)
 	}
 	groups := [][]string{first}
@@ -334,6 +337,26 @@ func (m *Mind) taskList() (map[string]any, string) {
 	}
 	data := map[string]any{"total_tasks": len(tasks), "tasks": tasks, "parallelizable_groups": groups}
 	return data, fmt.Sprintf("Here is the task list: %d tasks.", len(tasks))
+}
+
+// asksFor reports whether the planning prompt asks for a task field.
+func (m *Mind) asksFor(field string) bool {
+	return strings.Contains(m.system+"\n"+m.prompt, `"`+field+`"`)
+}
+
+// architecture is what a planned task's worker is told to follow, for a
+// planner asked for it (seed 001's team lead): the project's make-up and
+// where the task's work goes.
+func (m *Mind) architecture(p plannedTask) string {
+	where := p.outputs
+	if len(where) == 0 {
+		where = p.scope
+	}
+	s := fmt.Sprintf("Keep to the layout of %s (%s files)", m.project(), m.languages())
+	if len(where) > 0 {
+		s += ": the work goes in " + strings.Join(where, ", ")
+	}
+	return s + ", in the style and conventions of the files around it; change nothing outside the task's scope."
 }
 
 func nonNilStrings(s []string) []string {
@@ -585,18 +608,29 @@ func (m *Mind) Progress(file string, i, n int) string {
 
 var (
 	taskHeading  = regexp.MustCompile(`(?m)^### ([A-Za-z0-9_-]+) - `)
+	taskStatus   = regexp.MustCompile(`(?m)^### ([A-Za-z0-9_-]+) - .*\(([a-z_]+)\)$`)
 	taskWord     = regexp.MustCompile(`\btask_[A-Za-z0-9-]+\b`)
 	conflictLine = regexp.MustCompile(`(?m)^Conflict to resolve: (.+)$`)
 )
 
-// aggregation merges the tasks the prompt names (the "### ID - title"
-// headings of the worker reports, else task_ words) and lists every
+// aggregation merges the tasks the prompt names (the "### ID - title
+// (status)" headings of the worker reports, else task_ words): only those
+// that completed, naming the others as not merged; and it lists every
 // "Conflict to resolve:" line of the prompt as a conflict it leaves to the
 // user.
 func (m *Mind) aggregation() (map[string]any, string) {
 	ids := map[string]bool{}
+	var notMerged []string
+	for _, h := range taskStatus.FindAllStringSubmatch(m.prompt, -1) {
+		if h[2] != "completed" {
+			notMerged = append(notMerged, h[1]+" ("+h[2]+")")
+			ids[h[1]] = false
+		}
+	}
 	for _, m := range taskHeading.FindAllStringSubmatch(m.prompt, -1) {
-		ids[m[1]] = true
+		if _, out := ids[m[1]]; !out {
+			ids[m[1]] = true
+		}
 	}
 	if len(ids) == 0 {
 		for _, m := range taskWord.FindAllString(m.prompt, -1) {
@@ -604,10 +638,13 @@ func (m *Mind) aggregation() (map[string]any, string) {
 		}
 	}
 	var list []string
-	for id := range ids {
-		list = append(list, id)
+	for id, merged := range ids {
+		if merged {
+			list = append(list, id)
+		}
 	}
 	sort.Strings(list)
+	sort.Strings(notMerged)
 	conflicts := []any{}
 	headings := taskHeading.FindAllStringSubmatchIndex(m.prompt, -1)
 	for _, c0 := range conflictLine.FindAllStringSubmatchIndex(m.prompt, -1) {
@@ -620,10 +657,13 @@ func (m *Mind) aggregation() (map[string]any, string) {
 		}
 		conflicts = append(conflicts, c)
 	}
-	status, summary := "success", fmt.Sprintf("Merged the outputs of %d tasks.", len(list))
+	status, summary := "success", fmt.Sprintf("Merged the outputs of %s.", count(len(list), "task"))
+	if len(notMerged) > 0 {
+		summary += " Not merged: " + strings.Join(notMerged, ", ") + "."
+	}
 	if len(conflicts) > 0 {
 		status = "partial"
-		summary += fmt.Sprintf(" %d conflicts are left to resolve.", len(conflicts))
+		summary += fmt.Sprintf(" %s left to resolve.", map[bool]string{true: "1 conflict is", false: fmt.Sprintf("%d conflicts are", len(conflicts))}[len(conflicts) == 1])
 	}
 	return map[string]any{
 		"status":        status,

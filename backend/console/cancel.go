@@ -27,7 +27,9 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	svc, err := service.Open(service.Options{Logger: quietLogger(stderr),
+	// The run's sessions are stopped through the host it ran on, unless
+	// the flags name another.
+	svc, err := service.Open(service.Options{Logger: quietLogger(stderr), RunHost: id,
 		Host: service.HostOverrides{Host: *host, CDP: *cdp, Claude: *claudePath}})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
@@ -60,8 +62,8 @@ func CancelCLI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "baton cancel: %v\n", err)
 		return ExitError
 	}
-	fmt.Fprintf(stdout, "Cancelled run %s (it was %s); %d of %d tasks had completed. \"baton show %s\" prints its report; \"baton delete %s\" removes it.\n",
-		id, statusLabel(run.Status), done.TasksCompleted, done.TasksTotal, id, id)
+	fmt.Fprintf(stdout, "Cancelled run %s (it was %s); %d of %s had completed. \"baton show %s\" prints its report; \"baton delete %s\" removes it.\n",
+		id, statusLabel(run.Status), done.TasksCompleted, count(done.TasksTotal, "task", "tasks"), id, id)
 	if done.Status != view.RunCancelled {
 		return exitCode(done.Status)
 	}

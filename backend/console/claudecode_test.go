@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -150,9 +151,11 @@ func TestRunAnswersAQuestionOnClaudeCode(t *testing.T) {
 }
 
 // TestCrashAndResumeOnClaudeCode kills "baton run --host claude-code" with
-// SIGKILL once workers run: its CLI children die with it. "baton run
-// --resume" then finishes the run, each task in exactly one worker session,
-// the cut ones going on with claude --resume.
+// SIGKILL once workers run: its CLI children die with it. A plain "baton
+// run --resume" (no --host, while the saved settings choose the simulator)
+// then finishes the run on the CLI it ran on, each task in exactly one
+// worker session, the cut ones going on with claude --resume: a run never
+// silently continues on the simulator.
 func TestCrashAndResumeOnClaudeCode(t *testing.T) {
 	cli := claudecodetest.Binary(t)
 	bin := buildBaton(t)
@@ -188,11 +191,22 @@ func TestCrashAndResumeOnClaudeCode(t *testing.T) {
 		t.Fatalf("CLI processes outlived the killed baton: %v", left)
 	}
 
-	resume := exec.CommandContext(ctx, bin, "run", "--resume", runID, "--host", "claude-code", "--claude", cli, "--yes")
+	// The settings say simulator, as they do by default; the run's own
+	// host wins.
+	if err := os.WriteFile(filepath.Join(config, "settings.json"), []byte(`{"host": "simulator"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resume := exec.CommandContext(ctx, bin, "run", "--resume", runID, "--yes")
 	resume.Env = env
 	res, err := resume.CombinedOutput()
-	if err != nil || !strings.Contains(string(res), "completed: ") || strings.Contains(string(res), "failed") {
+	if err != nil || !strings.Contains(string(res), "completed: ") || mentionsFailure(string(res)) {
 		t.Fatalf("resume %s: %v\n%s", runID, err, res)
+	}
+	if want := fmt.Sprintf("Resuming %s (host: Claude Code CLI %s (%s))", runID, claudecodetest.Version, cli); !strings.Contains(string(res), want) {
+		t.Errorf("the resume does not name the run's CLI (%q):\n%s", want, res)
+	}
+	if sims, _ := filepath.Glob(filepath.Join(config, "simulator", "*")); len(sims) > 0 {
+		t.Errorf("the resume used the simulator: %v", sims)
 	}
 	metas, _ := filepath.Glob(filepath.Join(config, "claude-code", "*.json"))
 	perTask := map[string]int{}

@@ -37,8 +37,12 @@ type command struct {
 	// flags returns the command's flag set, the one its run function
 	// parses with (nil: no flags): "baton help COMMAND" lists every one.
 	flags func() *flag.FlagSet
-	// details is more help text after the summary ("" none).
+	// details is more help text after the summary ("" none): paragraphs
+	// split by blank lines.
 	details string
+	// exits: the command exits with the code of a run's outcome; its help
+	// lists the exit codes.
+	exits bool
 }
 
 func fsOnly[T any](f func() (*flag.FlagSet, T)) func() *flag.FlagSet {
@@ -53,32 +57,46 @@ func plain(run func(args []string, stdout, stderr io.Writer) int) func([]string,
 // commands lists every subcommand of build b.
 func commands(b Build) []command {
 	return []command{
-		{name: "version", usage: "baton version", summary: "print the version of Baton", run: plain(func(args []string, stdout, stderr io.Writer) int {
+		{name: "version", usage: "baton version", summary: "print the version of Baton: its version, commit and build date", run: plain(func(args []string, stdout, stderr io.Writer) int {
 			return versionCLI(b, args, stdout, stderr)
 		})},
 		{name: "templates", usage: "baton templates list | show ID [--resolved] | validate FILE", summary: "list, show and check orchestration templates", run: plain(TemplatesCLI),
 			flags: templatesFlagSet, details: "\"baton templates show ID\" lists the template's variables, the required ones marked; give them to \"baton run\" as --var NAME=VALUE."},
-		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN] [--allow-remote] | baton doctor --host claude-code [--claude PATH] | baton doctor --host sim", summary: "check that Baton can reach Claude Desktop (or the simulator) and its session API, the Claude Code CLI, or the simulator it embeds", run: plain(DoctorCLI), flags: fsOnly(doctorFlagSet)},
-		{name: "sim", usage: "baton sim [--port N] [--scenario NAME] [--scenario-for MATCH=NAME] [--speed X] [--chrome PATH] [--headed] [--shapes real|LIST] [--replay FILE]", summary: "run the simulator (no AI) as a stand-in for Claude Desktop", run: plain(SimCLI), flags: fsOnly(simFlagSet)},
-		{name: "probe", usage: ProbeUsage, summary: "record, with your consent, what Claude Desktop's session API really returns, for a bug report or \"baton sim --replay\"", run: ProbeCLI},
-		{name: "model-sim", usage: ModelSimUsage, summary: "run a stand-in for the Anthropic Messages API (no AI) for the real Claude Code CLI", run: plain(RunModelSim), flags: fsOnly(modelSimFlagSet)},
+		{name: "doctor", usage: "baton doctor [--cdp URL] [--chrome PATH] [--page PATTERN] [--allow-remote] | baton doctor --host claude-code [--claude PATH] | baton doctor --host sim", summary: "check that Baton can reach Claude Desktop (or the simulator) and its session API, the Claude Code CLI, or the simulator it embeds", run: plain(DoctorCLI), flags: fsOnly(doctorFlagSet),
+			details: "The same test as Test connection in Settings, one report for every host: for Claude Desktop (the default) Chrome, the endpoint, the page and its session methods; the Claude Code CLI with --host claude-code (is it there, recent enough, does it answer one tiny request); the simulator Baton embeds with --host sim. Each problem comes with one sentence saying how to fix it, then the git version. --chrome, --page and --allow-remote change those settings for the check; the others come from Settings. Without --cdp or --host, a settings file Baton cannot use stops it with exit code 2."},
+		{name: "sim", usage: "baton sim [--port N] [--scenario NAME] [--scenario-for MATCH=NAME] [--speed X] [--chrome PATH] [--headed] [--shapes real|LIST] [--replay FILE]", summary: "run the simulator (no AI) as a stand-in for Claude Desktop", run: plain(SimCLI), flags: fsOnly(simFlagSet),
+			details: "It runs in its own process with its own Chromium and prints the endpoint to attach to (baton run --cdp URL). --shapes real makes it take the real Claude Desktop's reported shapes; --replay FILE serves a \"baton probe\" recording."},
+		{name: "probe", usage: ProbeUsage, summary: "record, with your consent, what Claude Desktop's session API really returns, for a bug report or \"baton sim --replay\"", run: ProbeCLI,
+			flags: fsOnly(probeFlagSet), details: probeDetails},
+		{name: "model-sim", usage: ModelSimUsage, summary: "run a stand-in for the Anthropic Messages API (no AI) for the real Claude Code CLI", run: plain(RunModelSim), flags: fsOnly(modelSimFlagSet),
+			details: "It prints its URL; the CLI talks to it with ANTHROPIC_BASE_URL=URL, ANTHROPIC_API_KEY=any and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, runs its real tools on real files, and only the model's words are scripted. It listens on the loopback address only."},
 		{name: "run", usage: "baton run --template ID --message TEXT [--cwd DIR] [--var K=V]... [--yes] [--plan FILE] [--permission-mode MODE] [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--scenario NAME] [--sim-speed X] [--budget USD] [--budget-tokens N] [--isolation worktree|shared] [--apply] | --resume RUN_ID [--plan FILE] [--budget USD] [--apply]", summary: "run a whole orchestration in the terminal", run: RunCLI,
-			flags: fsOnly(runFlagSet), details: strings.Replace(runDetails, "MODES", strings.Join(session.PermissionModes, ", "), 1)},
-		{name: "history", usage: "baton history [--status S[,S]] [--template ID] [--search TEXT] [--limit N]", summary: "list past runs", run: plain(HistoryCLI), flags: fsOnly(historyFlagSet)},
-		{name: "active", usage: activeUsage, summary: "list the runs that have not finished (running, paused, interrupted or waiting for you), as the window's Runs view does", run: plain(ActiveCLI)},
-		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, tasks, result, conflicts, verification, files, open questions and final report", run: plain(ShowCLI)},
+			flags: fsOnly(runFlagSet), details: strings.Replace(runDetails, "MODES", strings.Join(session.PermissionModes, ", "), 1) + "\n\n" + runTerminalDetails, exits: true},
+		{name: "history", usage: "baton history [--status S[,S]] [--template ID] [--search TEXT] [--limit N]", summary: "list past runs", run: plain(HistoryCLI), flags: fsOnly(historyFlagSet),
+			details: "Newest first, each with its outcome; --status takes completed_with_issues or \"completed with issues\" alike."},
+		{name: "active", usage: activeUsage, summary: "list the runs that have not finished (running, paused, interrupted or waiting for you), as the window's Runs view does", run: plain(ActiveCLI),
+			details: "Newest first: a run the window drives, a paused, interrupted or waiting one, with how to resume or cancel it."},
+		{name: "show", usage: showUsage, summary: "show one run: its outcome and issues, host, tasks, result, conflicts, verification, the checks Baton ran, files, open questions and final report", run: plain(ShowCLI)},
 		{name: "export", usage: exportUsage, summary: "write a run's report as Markdown, or the whole run as JSON", run: plain(ExportCLI),
 			flags: func() *flag.FlagSet { fs, _, _ := exportFlagSet(); return fs }},
-		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI),
+		{name: "cancel", usage: cancelUsage, summary: "cancel a run that has not finished (waiting for its plan, paused or interrupted)", run: plain(CancelCLI), details: "A run the window or another \"baton run\" drives is not cancelled here. What was done is kept with its final report.",
 			flags: func() *flag.FlagSet { fs, _, _, _ := cancelFlagSet(); return fs }},
-		{name: "delete", usage: deleteUsage, summary: "delete a finished run from the history (the files it wrote stay)", run: plain(DeleteCLI)},
+		{name: "apply", usage: applyUsage, summary: "apply a finished worktree run's changes to your current branch, all of them or only some tasks'", run: plain(ApplyCLI),
+			flags: fsOnly(applyFlagSet), details: applyDetails},
+		{name: "discard", usage: discardUsage, summary: "drop a finished worktree run's branch and worktrees, after saying what goes", run: DiscardCLI,
+			flags: fsOnly(discardFlagSet), details: discardDetails},
+		{name: "push", usage: pushUsage, summary: "push a finished worktree run's branch to a remote, and open a pull request for it", run: plain(PushCLI),
+			flags: func() *flag.FlagSet { fs, _, _ := pushFlagSet(); return fs }, details: pushDetails},
+		{name: "delete", usage: deleteUsage, summary: "delete a finished run from the history (the files it wrote stay)", run: plain(DeleteCLI),
+			details: "A run that has not finished, an interrupted one included, is refused with a sentence and left untouched: cancel it first."},
 		{name: "serve", usage: serveUsage, summary: "serve the window to browsers, on a phone or another computer, behind an access link", run: plain(func(args []string, stdout, stderr io.Writer) int {
 			return ServeCLI(b, args, stdout, stderr)
 		}), flags: fsOnly(serveFlagSet), details: serveDetails},
-		{name: "parse", usage: "baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]", summary: "read an agent transcript or reply and show the answers Baton finds in it", run: plain(ParseCLI), flags: fsOnly(parseFlagSet)},
-		{name: "help", usage: "baton help [COMMAND]", summary: "show this help, or the help of one command", run: plain(func(args []string, stdout, stderr io.Writer) int {
+		{name: "parse", usage: "baton parse FILE [--phase PHASE] [--json] [--start DELIM --end DELIM]", summary: "read an agent transcript or reply and show the answers Baton finds in it", run: plain(ParseCLI), flags: fsOnly(parseFlagSet),
+			details: "It reads a transcript (a JSON array or JSON lines) or a plain reply and shows the answers Baton finds, what it repaired, and the follow-up it would send: for debugging templates."},
+		{name: "help", usage: "baton help [COMMAND] | --man", summary: "show this help, or the help of one command", run: plain(func(args []string, stdout, stderr io.Writer) int {
 			return helpCLI(b, args, stdout, stderr)
-		})},
+		}), flags: helpFlagSet, details: "--man writes the manual page baton(1), made from the same table of commands as this help (the packages install it)."},
 	}
 }
 
@@ -125,7 +143,18 @@ func versionCLI(b Build, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+func helpFlagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("help", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Bool("man", false, "write the manual page baton(1) in roff")
+	return fs
+}
+
 func helpCLI(b Build, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--man" || args[0] == "-man") {
+		WriteManPage(stdout, b)
+		return 0
+	}
 	if len(args) > 1 {
 		fmt.Fprintln(stderr, "baton help takes at most one command name.")
 		return 2
@@ -164,26 +193,14 @@ func commandHelp(c command, w io.Writer) {
 	if c.details != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.details))
 	}
-	if c.flags == nil {
-		return
-	}
-	fs := c.flags()
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nflags:")
-	fs.VisitAll(func(f *flag.Flag) {
-		name, usage := flag.UnquoteUsage(f)
-		head := "--" + f.Name
-		if name != "" {
-			head += " " + name
+	if fl := flagsOf(c); len(fl) > 0 {
+		fmt.Fprintln(w, "\nflags:")
+		for _, f := range fl {
+			head, usage := flagHead(f)
+			fmt.Fprintf(w, "  %-24s %s\n", head, usage)
 		}
-		fmt.Fprintf(w, "  %-24s %s", head, usage)
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
+	}
+	if c.exits {
+		writeExitCodes(w)
+	}
 }

@@ -95,7 +95,7 @@ func TestEveryCommandHelpListsItsFlags(t *testing.T) {
 	// the old usage text left out among them.
 	var stdout bytes.Buffer
 	Main([]string{"help", "run"}, testBuild, nil, &stdout, &bytes.Buffer{})
-	for _, want := range []string{"--sim-speed", "--resume", "--permission-mode", "--plan", "--var", "3 completed with issues", "4 failed"} {
+	for _, want := range []string{"--sim-speed", "--resume", "--permission-mode", "--plan", "--var", "3    completed with issues", "4    failed"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("baton help run lacks %q:\n%s", want, stdout.String())
 		}

@@ -38,6 +38,15 @@ func sample(t *testing.T) string {
 	if dir, ok := samples.Load(t); ok {
 		return dir.(string)
 	}
+	dir := freshSample(t)
+	samples.Store(t, dir)
+	return dir
+}
+
+// freshSample is a new copy of testdata/sample as a git repository with
+// one commit, at every call.
+func freshSample(t *testing.T) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sample")
 	if err := os.CopyFS(dir, os.DirFS("testdata/sample")); err != nil {
 		t.Fatal(err)
@@ -45,7 +54,6 @@ func sample(t *testing.T) string {
 	testsupport.Git(t, dir, "init", "-q", "-b", "main")
 	testsupport.Git(t, dir, "add", "-A")
 	testsupport.Git(t, dir, "commit", "-q", "-m", "sample")
-	samples.Store(t, dir)
 	return dir
 }
 

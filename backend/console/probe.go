@@ -23,25 +23,43 @@ import (
 // ProbeUsage is the usage line of "baton probe".
 const ProbeUsage = "baton probe --out FILE [--cdp URL] [--yes] [--redact] [--for 30s] [--session ID]... [--sessions N] [--entries N]"
 
+// probeOptions are the flags of "baton probe".
+type probeOptions struct {
+	out, cdpURL, kind, pattern *string
+	allowRemote, yes, redact   *bool
+	dur                        *time.Duration
+	maxSessions, maxEntries    *int
+	ids                        *multiFlag
+}
+
+// probeFlagSet defines the flags of "baton probe": its help lists them all.
+func probeFlagSet() (*flag.FlagSet, *probeOptions) {
+	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o := &probeOptions{ids: &multiFlag{}}
+	o.out = fs.String("out", "", "the file to write the recording to (required)")
+	o.cdpURL = fs.String("cdp", chrome.DefaultEndpoint, "DevTools endpoint of Claude Desktop, or its main process debugger (http://127.0.0.1:9229)")
+	o.kind = fs.String("endpoint-kind", "", "page or inspector (default: detected)")
+	o.pattern = fs.String("page", "", "page URL pattern (default: "+strings.Join(claude.PagePatterns, ", ")+")")
+	o.allowRemote = fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
+	o.yes = fs.Bool("yes", false, "consent without asking")
+	o.redact = fs.Bool("redact", false, "replace every text (messages, tool input and output, titles, paths) by its length")
+	o.dur = fs.Duration("for", 30*time.Second, "how long to record events")
+	o.maxSessions = fs.Int("sessions", 10, "how many of the most recently active sessions to record")
+	o.maxEntries = fs.Int("entries", 500, "how many entries of each transcript's end to keep")
+	fs.Var(o.ids, "session", "record this session id (repeatable; default: the most recently active)")
+	return fs, o
+}
+
 // ProbeCLI is "baton probe": with the user's consent it records what
 // Claude Desktop's LocalSessions really returns to a file the user names,
 // so that "baton sim --replay FILE" can play it and Baton's readers can be
 // checked against it.
 func ProbeCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs, o := probeFlagSet()
 	fs.SetOutput(stderr)
-	out := fs.String("out", "", "the file to write the recording to (required)")
-	cdpURL := fs.String("cdp", chrome.DefaultEndpoint, "DevTools endpoint of Claude Desktop, or its main process debugger (http://127.0.0.1:9229)")
-	kind := fs.String("endpoint-kind", "", "page or inspector (default: detected)")
-	pattern := fs.String("page", "", "page URL pattern (default: "+strings.Join(claude.PagePatterns, ", ")+")")
-	allowRemote := fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
-	yes := fs.Bool("yes", false, "consent without asking")
-	redact := fs.Bool("redact", false, "replace every text (messages, tool input and output, titles, paths) by its length")
-	dur := fs.Duration("for", 30*time.Second, "how long to record events")
-	maxSessions := fs.Int("sessions", 10, "how many of the most recently active sessions to record")
-	maxEntries := fs.Int("entries", 500, "how many entries of each transcript's end to keep")
-	var ids multiFlag
-	fs.Var(&ids, "session", "record this session id (repeatable; default: the most recently active)")
+	out, cdpURL, kind, pattern, allowRemote, yes, redact := o.out, o.cdpURL, o.kind, o.pattern, o.allowRemote, o.yes, o.redact
+	dur, maxSessions, maxEntries, ids := o.dur, o.maxSessions, o.maxEntries, o.ids
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -92,7 +110,7 @@ func ProbeCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}()
 	rctx, rcancel := context.WithTimeout(ctx, *dur+2*time.Minute)
 	defer rcancel()
-	rec, err := claude.Record(rctx, h, claude.RecordOptions{For: *dur, Redact: *redact, Sessions: ids, MaxSessions: *maxSessions, MaxEntries: *maxEntries,
+	rec, err := claude.Record(rctx, h, claude.RecordOptions{For: *dur, Redact: *redact, Sessions: *ids, MaxSessions: *maxSessions, MaxEntries: *maxEntries,
 		Progress: func(s string) { fmt.Fprintln(stdout, s) }})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton probe: %v\n", err)

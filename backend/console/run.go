@@ -27,31 +27,40 @@ run waits for is asked on the terminal: the task list (unless --yes),
 workers' questions (AskUserQuestion options are listed: type a number or your
 own words), permission prompts, and reviews the template leaves to you. A
 question left open is asked again on --resume. A task list that fails its
-checks is printed with its problems: fix it with --plan FILE (a JSON file
+checks is printed with its problems (also one the planner still left
+incomplete after its re-prompts): fix it with --plan FILE (a JSON file
 with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
+The end prints the outcome, the files written and the final report:
+iterations, notes (such as the tasks you skipped), decisions and known
+limitations.
 --permission-mode sets the workers' mode for this run, one of the CLI's
 modes: MODES.
 With --host claude-code every session is a Claude Code CLI process (claude on
 PATH, or --claude PATH) that inherits this environment: your login or
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
+A run remembers its host (the CLI's path and version, or the endpoint):
+--resume continues it there whatever Settings say; --host, --cdp or --claude
+with --resume move it on purpose and print what moves (completed tasks stay)
+and what starts again.
+Baton runs the project's checks itself (the template's config.checks, else
+those it finds: a Makefile test target, go.mod, a package.json test script,
+Cargo.toml, pytest) before the workers and after them, each in its own
+process group within its time limit; the summary says what they found, a
+check the run broke keeps it from "completed", and "no checks ran" is never
+a pass. A report under another task's id is refused and asked again; a
+worker that reports success without writing its declared outputs is asked
+once more, naming them, then its task completes with issues.
 --budget and --budget-tokens cap the run's cost (US dollars) and tokens: at 80 %
 a warning, at the cap the run pauses once its running workers end their turn;
 with --resume they raise the budget and the run goes on. A rate, overload or
 usage limit is waited for ("waiting for the limit, resumes at HH:MM").
 With worktree isolation (the template's, or --isolation worktree) every worker
 works in its own git worktree and the results land on the branch baton/RUN_ID;
-the end prints each task's changed files and the command that merges the
-branch, and --apply merges it into your current branch (refused, changing
-nothing, when your uncommitted changes touch the same files).
-
-Exit codes: 0 completed (every task, the aggregation and the verification),
-1 error, 2 usage error (or the settings file cannot be used and no --host was
-given), 3 completed with issues, 4 failed (no task completed), 5 cancelled,
-6 interrupted (the host stayed away longer than reconnectForSeconds in the
-settings, default 120, or the database stayed unwritable; everything done is
-kept: continue it with --resume), 7 the run waits for you (a plan to fix, a
-question with no input to read it from, a budget used up: --resume --budget), 130 Ctrl-C and 143 SIGTERM
-(the run is paused; continue it with --resume).`
+the end prints each task's changed files, the command that merges the
+branch and the baton apply, discard and push commands, and --apply merges it
+into your current branch (refused, changing nothing, when your uncommitted
+changes touch the same files); --resume RUN_ID --apply applies a run that
+has finished.`
 
 const runHint = "Run \"baton help run\" for its flags.\n"
 
@@ -155,7 +164,9 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 
 	display := newProgress(stdout)
-	svc, err := service.Open(service.Options{Logger: quietLogger(stderr),
+	// A resumed run continues on the host it ran on, whatever the
+	// settings say now; --host, --cdp or --claude move it on purpose.
+	svc, err := service.Open(service.Options{Logger: quietLogger(stderr), RunHost: *resume,
 		Host: service.HostOverrides{Host: *host, CDP: *cdp, Claude: *claudePath, Scenario: *scenario, Speed: *speed}})
 	if err != nil {
 		fmt.Fprintf(stderr, "baton run: %v\n", err)
@@ -165,7 +176,7 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// A settings file Baton cannot use is named with what is wrong;
 		// the run does not silently fall back to another host.
 		fmt.Fprintf(stderr, "baton run: %v\n", problem)
-		if *host == "" && *cdp == "" {
+		if *host == "" && *cdp == "" && *claudePath == "" && *resume == "" {
 			fmt.Fprintln(stderr, "baton run: the host cannot be chosen from the settings; give --host sim or --host desktop, or fix the file.")
 			closeServices(svc, stderr)
 			return ExitSettings
@@ -193,7 +204,22 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var runID string
 	if *resume != "" {
 		runID = *resume
-		if err := svc.Runs.Restore(ctx, runID); err != nil {
+		if run, err := svc.Runs.Run(ctx, runID); err == nil && view.Finished(run.Status) && *apply {
+			// A finished run has nothing to resume; --apply applies its branch.
+			return worktreeSummary(ctx, svc, runID, true, ExitOK, stdout, stderr)
+		}
+		if *host != "" || *cdp != "" || *claudePath != "" {
+			// The user named a host: the run moves there when it ran on
+			// another, and says what moves and what starts again.
+			mv, err := svc.Runs.Move(ctx, runID)
+			if err != nil {
+				fmt.Fprintf(stderr, "baton run: cannot resume %s on %s: %v\n", runID, svc.Hosts.Describe(), err)
+				return ExitError
+			}
+			if mv.Message != "" {
+				fmt.Fprintln(stdout, sanitize(mv.Message))
+			}
+		} else if err := svc.Runs.Restore(ctx, runID); err != nil {
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
 		}
@@ -501,7 +527,7 @@ func summary(ctx context.Context, svc *service.Services, run view.Run, stdout io
 		snap = view.Snapshot{Run: run}
 	}
 	r := snap.Run
-	fmt.Fprintf(stdout, "\nRun %s %s: %d of %d tasks completed", r.ID, statusLabel(r.Status), r.TasksCompleted, r.TasksTotal)
+	fmt.Fprintf(stdout, "\nRun %s %s: %d of %s completed", r.ID, statusLabel(r.Status), r.TasksCompleted, count(r.TasksTotal, "task", "tasks"))
 	if r.TasksFailed > 0 {
 		fmt.Fprintf(stdout, ", %d failed", r.TasksFailed)
 	}
@@ -524,12 +550,32 @@ func summary(ctx context.Context, svc *service.Services, run view.Run, stdout io
 		fmt.Fprintf(stdout, "  - %s\n", b)
 	}
 	printIssues(stdout, r)
+	if rep := snap.FinalReport; rep != nil && rep.Checks != nil {
+		// What Baton checked itself, never what an agent said.
+		if !rep.Checks.Ran {
+			fmt.Fprintf(stdout, "Checks: %s\n", line(rep.Checks.Note))
+		}
+		var after []string
+		for _, c := range rep.Checks.After {
+			s := c.Command + " " + c.Status
+			if c.Verdict != "" && c.Verdict != "passes" {
+				s += " (" + c.Verdict + ")"
+			}
+			after = append(after, s)
+		}
+		if len(after) > 0 {
+			fmt.Fprintf(stdout, "Checks after the workers: %s\n", line(strings.Join(after, ", ")))
+		}
+	}
 	if rep := snap.FinalReport; rep != nil && len(rep.Files) > 0 {
 		var files []string
 		for _, f := range rep.Files {
 			files = append(files, f.Path)
 		}
 		fmt.Fprintf(stdout, "Files: %s\n", strings.Join(files, ", "))
+	}
+	if rep := snap.FinalReport; rep != nil {
+		printFinalReport(stdout, *rep) // iterations, decisions, known limitations (seed 004 5.1)
 	}
 	switch r.Status {
 	case view.RunInterrupted:

@@ -47,23 +47,7 @@ func worktreeSummary(ctx context.Context, svc *service.Services, runID string, a
 		return code
 	}
 	w := snap.Worktree
-	for _, t := range w.Tasks {
-		if len(t.Changes) == 0 && !t.Dropped {
-			continue
-		}
-		fmt.Fprintf(stdout, "  %s:", t.TaskID)
-		if t.Dropped {
-			fmt.Fprintf(stdout, " not merged (%s)", t.Error)
-		}
-		for _, c := range t.Changes {
-			if c.Added < 0 {
-				fmt.Fprintf(stdout, " %s (binary)", c.Path)
-			} else {
-				fmt.Fprintf(stdout, " %s +%d -%d", c.Path, c.Added, c.Removed)
-			}
-		}
-		fmt.Fprintln(stdout)
-	}
+	printChanges(stdout, w, nil)
 	switch w.Outcome {
 	case "empty":
 		fmt.Fprintln(stdout, "No task changed a file; the run's branch was removed.")
@@ -74,6 +58,7 @@ func worktreeSummary(ctx context.Context, svc *service.Services, runID string, a
 	}
 	fmt.Fprintf(stdout, "Branch: %s. Merge it with: %s\n", w.Branch, w.MergeCommand)
 	if !apply {
+		fmt.Fprintf(stdout, "Or: baton apply %s [--task ID]... (all or some tasks), baton discard %s, baton push %s [--pull-request]\n", runID, runID, runID)
 		return code
 	}
 	a, err := svc.Runs.Apply(ctx, runID)
@@ -81,14 +66,7 @@ func worktreeSummary(ctx context.Context, svc *service.Services, runID string, a
 		fmt.Fprintf(stderr, "baton run: %v\n", err)
 		return ExitError
 	}
-	switch {
-	case a.Nothing:
-		fmt.Fprintf(stdout, "Applied: %s already held the changes.\n", a.Into)
-	case a.FastForward:
-		fmt.Fprintf(stdout, "Applied: %s fast-forwarded to %s.\n", a.Into, short(a.Commit))
-	default:
-		fmt.Fprintf(stdout, "Applied: merged into %s (%s).\n", a.Into, short(a.Commit))
-	}
+	printApplied(stdout, a)
 	return code
 }
 

@@ -104,6 +104,9 @@ func printRun(w io.Writer, snap view.Snapshot) {
 		fmt.Fprintf(w, ", finished after %s", r.CompletedAt.Sub(r.CreatedAt).Round(time.Second))
 	}
 	fmt.Fprintf(w, "\nUsage:   %d tokens in, %d out, %s\n", r.InputTokens, r.OutputTokens, view.CostLabel(r))
+	if h := hostLine(r.Host); h != "" {
+		fmt.Fprintf(w, "Host:    %s\n", h)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "Error:   %s\n", r.Error)
 	}
@@ -139,7 +142,17 @@ func printRun(w io.Writer, snap view.Snapshot) {
 		if l := modelsLine(snap.Tasks, byTask); l != "" {
 			fmt.Fprintln(w, line(l))
 		}
+		for _, t := range snap.Tasks {
+			wk := byTask[t.ID]
+			if len(wk.MissingOutputs) > 0 {
+				fmt.Fprintf(w, "%s declared outputs it did not write: %s\n", t.ID, line(strings.Join(wk.MissingOutputs, ", ")))
+			}
+			if len(wk.OutOfScope) > 0 {
+				fmt.Fprintf(w, "%s changed files outside its scope: %s\n", t.ID, line(strings.Join(wk.OutOfScope, ", ")))
+			}
+		}
 	}
+	printChecks(w, snap)
 
 	if agg := latestAnswer[protocol.Aggregation](snap.Answers, protocol.PhaseAggregation); agg != nil {
 		fmt.Fprintf(w, "\nResult (aggregation %s): %s\n", agg.Status, line(agg.Summary))
@@ -188,10 +201,26 @@ func printRun(w io.Writer, snap view.Snapshot) {
 			fmt.Fprintf(w, "  %s (%s)\n", line(f.Path), strings.Join(f.Tasks, ", "))
 		}
 	}
+	if len(rep.Absent) > 0 {
+		fmt.Fprintln(w, "Reported but not in the result:")
+		for _, f := range rep.Absent {
+			fmt.Fprintf(w, "  %s (%s)\n", line(f.Path), strings.Join(f.Tasks, ", "))
+		}
+	}
+	printFinalReport(w, *rep)
+}
+
+// printFinalReport prints the final report's counts and iterations, its
+// notes, decisions (conflicts apart) and known limitations: "baton show"
+// and the end of "baton run" print it alike.
+func printFinalReport(w io.Writer, rep view.FinalReport) {
 	it := rep.Iterations
 	fmt.Fprintf(w, "\nFinal report: %d completed, %d failed, %d skipped, %d not run of %d; iterations %d (QA rounds %d, retries %d, rejections %d, re-prompts %d)\n",
 		rep.Tasks.Completed, rep.Tasks.Failed, rep.Tasks.Skipped, rep.Tasks.NotRun, rep.Tasks.Total,
 		it.Total, len(it.Remediation), len(it.Retries), len(it.Rejections), it.Reprompts)
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "%s\n", line(n))
+	}
 	var decisions []string
 	for _, d := range rep.Decisions {
 		if d.Kind == view.DecisionConflict {
@@ -229,6 +258,80 @@ func printRun(w io.Writer, snap view.Snapshot) {
 		}
 	} else {
 		fmt.Fprintln(w, "Known limitations: none.")
+	}
+}
+
+// hostLine names the host a run ran on ("" when it was not kept).
+func hostLine(h view.RunHost) string {
+	switch {
+	case h.Description != "":
+		return h.Description
+	case h.Label != "":
+		return h.Label
+	}
+	return h.Kind
+}
+
+// printChecks lists the project's checks Baton ran for the run, the
+// baseline and each round after the workers, with the end of the output of
+// a check that failed after them; or says that none ran.
+func printChecks(w io.Writer, snap view.Snapshot) {
+	c := snap.Checks
+	if c == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	if c.Note != "" {
+		fmt.Fprintln(w, line(c.Note))
+	}
+	last := -1
+	for _, r := range c.Results {
+		if r.Round != last {
+			last = r.Round
+			if r.Round == 0 {
+				fmt.Fprintln(w, "Checks before the workers (baseline):")
+			} else {
+				fmt.Fprintf(w, "Checks after the workers (round %d):\n", r.Round)
+			}
+		}
+		what := ""
+		switch r.Status {
+		case "passed":
+			what = "passed"
+		case "failed":
+			what = fmt.Sprintf("FAILED (exit %d)", r.ExitCode)
+		case "timeout":
+			what = "ENDED at its time limit"
+		default:
+			what = "could not run"
+		}
+		fmt.Fprintf(w, "  %s %s, %.1f s", line(r.Command), what, float64(r.DurationMS)/1000)
+		if r.Round > 0 && r.Verdict != "" && r.Verdict != "passes" {
+			fmt.Fprintf(w, " [%s]", r.Verdict)
+		}
+		if r.Message != "" && r.Status != "failed" {
+			fmt.Fprintf(w, ": %s", line(r.Message))
+		}
+		fmt.Fprintln(w)
+		if r.Round > 0 && r.Status != "passed" {
+			lines := strings.Split(strings.TrimRight(r.Tail, "\n"), "\n")
+			if len(lines) > 6 {
+				lines = lines[len(lines)-6:]
+			}
+			for _, l := range lines {
+				if strings.TrimSpace(l) != "" {
+					fmt.Fprintf(w, "      | %s\n", sanitize(l))
+				}
+			}
+		}
+	}
+	switch {
+	case c.Running != nil && *c.Running == 0:
+		fmt.Fprintln(w, "The baseline of the checks is being taken; the workers start after it.")
+	case c.Running != nil:
+		fmt.Fprintf(w, "The checks of round %d run now.\n", *c.Running)
+	case len(c.Results) == 0 && snap.FinalReport != nil && snap.FinalReport.Checks != nil:
+		fmt.Fprintln(w, line(snap.FinalReport.Checks.Note))
 	}
 }
 

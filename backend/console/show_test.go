@@ -30,7 +30,10 @@ func storeRuns(t *testing.T) (done, waiting string) {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	r := store.Run{ID: "orch_aaaaaaaaaaaa", TemplateID: "documentation", TemplateName: "Documentation", Cwd: "/tmp/p",
-		Request: "Document the store", Status: "created", CreatedAt: now}
+		Request: "Document the store", Status: "created", CreatedAt: now,
+		Host: store.RunHost{Kind: "claude-code", Label: "Claude Code (CLI)", Path: "/opt/claude", Version: "2.1.328",
+			Description: "Claude Code CLI 2.1.328 (/opt/claude)"},
+		State: json.RawMessage(`{"checks":{"on":true,"baseline":true,"rounds":1,"running":-1,"note":"Baton runs the project's checks it found (go.mod): go build ./..., go test ./...."}}`)}
 	if err := st.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -44,15 +47,24 @@ func storeRuns(t *testing.T) (done, waiting string) {
 	r.Status, r.CompletedAt, r.TasksTotal, r.TasksCompleted = "completed_with_issues", &end, 2, 2
 	r.Issues = []string{"The aggregation is partial: Merged what agreed.", "1 conflict is still open: README.md: two intros."}
 	workers := []store.Worker{
-		{TaskID: "task_001", Status: "completed", Summary: "Wrote docs/api.md", OutputFiles: []string{"docs/api.md"}},
+		{TaskID: "task_001", Status: "completed", Summary: "Wrote docs/api.md", OutputFiles: []string{"docs/api.md"},
+			OutOfScope: []string{"go.mod"}},
 		{TaskID: "task_002", Status: "completed", Summary: "Wrote docs/cli.md", OutputFiles: []string{"docs/cli.md"},
-			Questions: []string{"Should the CLI page list the exit codes?"}},
+			Questions: []string{"Should the CLI page list the exit codes?"}, MissingOutputs: []string{"docs/README.md"}},
+	}
+	checks := []store.CheckResult{
+		{Round: 0, Position: 0, Name: "go build", Command: "go build ./...", Status: "passed", DurationMS: 1200, Verdict: "baseline"},
+		{Round: 0, Position: 1, Name: "go test", Command: "go test ./...", Status: "passed", DurationMS: 3400, Verdict: "baseline"},
+		{Round: 1, Position: 0, Name: "go build", Command: "go build ./...", Status: "passed", DurationMS: 1100, Verdict: "passes"},
+		{Round: 1, Position: 1, Name: "go test", Command: "go test ./...", Status: "failed", ExitCode: 1, DurationMS: 3600,
+			Verdict: "broken", Tail: "--- FAIL: TestAPI\nFAIL x/api 0.01s\n"},
 	}
 	snap := engine.Snapshot{Run: r, Tasks: tasks, Workers: workers, Answers: []store.PhaseAnswer{
-		{Phase: "aggregation", Status: "valid", Data: agg}, {Phase: "verification", Status: "valid", Data: ver}}}
+		{Phase: "aggregation", Status: "valid", Data: agg}, {Phase: "verification", Status: "valid", Data: ver}},
+		Checks: &engine.RunChecks{Results: checks}}
 	rep, _ := json.Marshal(engine.BuildFinalReport(snap, nil))
 	if err := st.Commit(ctx, r.ID, store.Change{Run: &r, Tasks: tasks, ReplaceTasks: true, Workers: workers,
-		Answers: snap.Answers, FinalReport: rep}); err != nil {
+		Answers: snap.Answers, Checks: checks, FinalReport: rep}); err != nil {
 		t.Fatal(err)
 	}
 	w := store.Run{ID: "orch_bbbbbbbbbbbb", TemplateID: "documentation", TemplateName: "Documentation", Cwd: "/tmp/p",
@@ -76,7 +88,14 @@ func TestShowExportDeleteAStoredRun(t *testing.T) {
 		"Conflicts:\n  - README.md: two intros (task_001, task_002); OPEN", "docs/api.md: two tables; resolved: kept task_001's",
 		"Verification: fail: Not yet.", "issue [high] docs/api.md lacks an example",
 		"Questions still unanswered:\n  - task_002: Should the CLI page list the exit codes?",
-		"Files:\n  docs/api.md (task_001)\n  docs/cli.md (task_002)", "Final report: 2 completed", "Known limitations:"} {
+		"Files:\n  docs/api.md (task_001)\n  docs/cli.md (task_002)", "Final report: 2 completed", "Known limitations:",
+		"Host:    Claude Code CLI 2.1.328 (/opt/claude)", "Baton runs the project's checks it found (go.mod)",
+		"Checks before the workers (baseline):\n  go build ./... passed, 1.2 s\n  go test ./... passed, 3.4 s",
+		"Checks after the workers (round 1):\n  go build ./... passed, 1.1 s\n  go test ./... FAILED (exit 1), 3.6 s [broken]\n      | --- FAIL: TestAPI",
+		"task_002 declared outputs it did not write: docs/README.md", "task_001 changed files outside its scope: go.mod",
+		"checks: `go test ./...` failed (exit 1, 3.6 s); it passed before the run, so the run broke it.",
+		"outputs task_002: it reported success, but Baton does not find these declared outputs written: docs/README.md",
+		"scope task_001: it changed files outside its scope: go.mod"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("show lacks %q:\n%s", want, out.String())
 		}
@@ -89,7 +108,10 @@ func TestShowExportDeleteAStoredRun(t *testing.T) {
 
 	out.Reset()
 	if code := ExportCLI([]string{done}, &out, &errOut); code != ExitOK || !strings.Contains(out.String(), "Status: **completed with issues**") ||
-		!strings.Contains(out.String(), "- Issue: The aggregation is partial") || !strings.Contains(out.String(), "## Final report") {
+		!strings.Contains(out.String(), "- Issue: The aggregation is partial") || !strings.Contains(out.String(), "## Final report") ||
+		!strings.Contains(out.String(), "- Host: Claude Code CLI 2.1.328 (/opt/claude)") || !strings.Contains(out.String(), "### Checks Baton ran") ||
+		!strings.Contains(out.String(), "| `go test ./...` | passed, 3.4 s | failed (exit 1), 3.6 s | broken |") ||
+		!strings.Contains(out.String(), "**Declared but not written:** `docs/README.md`") {
 		t.Errorf("export md: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 	file := filepath.Join(t.TempDir(), "run")
@@ -100,7 +122,8 @@ func TestShowExportDeleteAStoredRun(t *testing.T) {
 	var got engine.Snapshot
 	data, err := os.ReadFile(file + ".json")
 	if err != nil || json.Unmarshal(data, &got) != nil || got.Run.Status != "completed_with_issues" || len(got.Run.Issues) != 2 ||
-		got.FinalReport == nil || len(got.FinalReport.Files) != 2 {
+		got.FinalReport == nil || len(got.FinalReport.Files) != 2 || got.Checks == nil || len(got.Checks.Results) != 4 ||
+		got.Run.Host.Path != "/opt/claude" || got.FinalReport.Checks == nil || len(got.FinalReport.Checks.After) != 2 {
 		t.Errorf("the JSON export %s (%v): %.400s", file+".json", err, data)
 	}
 	errOut.Reset()
@@ -193,7 +216,7 @@ func TestRunInvalidPlanIsFixedOrCancelled(t *testing.T) {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
 	for _, want := range []string{"The proposed task list cannot be used:\n  - there are ", "more than the template's limit of 1",
-		"Give a JSON plan file to use instead", "Using the plan in " + plan, "task_001 completed", "completed: 1 of 1 tasks completed"} {
+		"Give a JSON plan file to use instead", "Using the plan in " + plan, "task_001 completed", "completed: 1 of 1 task completed"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}

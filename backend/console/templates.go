@@ -316,3 +316,6 @@ func isTerminal(w io.Writer) bool {
 	f, ok := unwrap(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+// count is "1 task" or "3 tasks".
+func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }

@@ -27,13 +27,13 @@ func (f *recordedFlows) Confirmed([]store.Task)                         {}
 func (f *recordedFlows) Assign(context.Context, *store.Task) error      { return nil }
 func (f *recordedFlows) Sections(*store.Task) []string                  { return nil }
 func (f *recordedFlows) CheckReport(string, *protocol.Completion) error { return nil }
-func (f *recordedFlows) Reprompt(string) string                         { return "" }
+func (f *recordedFlows) Reprompt(string, string) string                 { return "" }
 func (f *recordedFlows) Completed() string                              { return "" }
 func (f *recordedFlows) Restored()                                      {}
 func (f *recordedFlows) Reports() <-chan workflows.Report               { return nil }
 func (f *recordedFlows) Flush()                                         {}
 func (f *recordedFlows) Close()                                         {}
-func (f *recordedFlows) Finished(id string, ok bool)                    { f.add("finished", id, ok) }
+func (f *recordedFlows) Finished(id string, ok bool, _ workflows.Done)  { f.add("finished", id, ok) }
 func (f *recordedFlows) Skipped(ids []string)                           { f.add("skipped", strings.Join(ids, ","), true) }
 func (f *recordedFlows) AwaitingReview(id string, _ *protocol.Completion) {
 	f.add("awaiting", id, true)
@@ -118,7 +118,7 @@ func TestReviewerDecides(t *testing.T) {
 		t.Fatal(err)
 	}
 	failed, err := c.then()
-	if err != nil || a.status != WorkerFailed || eventNames(failed) != EventWorkerFailed || len(failed.done) != 1 || failed.done[0] != (taskEnd{"a", false}) {
+	if err != nil || a.status != WorkerFailed || eventNames(failed) != EventWorkerFailed || len(failed.done) != 1 || failed.done[0].id != "a" || failed.done[0].ok {
 		t.Fatalf("the second rejection = %+v, %v; %s", failed, err, a.status)
 	}
 
@@ -131,7 +131,7 @@ func TestReviewerDecides(t *testing.T) {
 		t.Fatalf("answered = %v", ws)
 	}
 	c, err = rv.decide(b, &protocol.Review{TaskID: "b", Decision: protocol.ReviewApproved, Reason: "good"}, "the reviewer", p, now)
-	if err != nil || b.status != WorkerCompleted || c.then != nil || c.events[0].p.Message != "approved by the reviewer: good" || c.done[0] != (taskEnd{"b", true}) {
+	if err != nil || b.status != WorkerCompleted || c.then != nil || c.events[0].p.Message != "approved by the reviewer: good" || c.done[0].id != "b" || !c.done[0].ok {
 		t.Fatalf("approval = %+v, %v", c, err)
 	}
 	if _, err := rv.user(b, true, "", p, now); !errors.Is(err, ErrIllegalTransition) {
@@ -152,11 +152,11 @@ func TestReviewerQAAndPartial(t *testing.T) {
 	p := running(t, "a")
 	fail := &protocol.Verification{Status: "fail", Summary: "broken", Issues: []protocol.VerificationIssue{{Description: "no tests", TaskID: "a"}}}
 	tasks, summary, round := rv.verified(fail, "r", p)
-	if len(tasks) != 1 || tasks[0].ID != "qa1-fix-01" || tasks[0].Position != 1 || summary != "" || round != "Verification failed; remediation round 1 of 1: 1 task(s)." {
+	if len(tasks) != 1 || tasks[0].ID != "qa1-fix-01" || tasks[0].Position != 1 || summary != "" || round != "Verification failed; remediation round 1 of 1: 1 task." {
 		t.Fatalf("first round = %+v %q %q", tasks, summary, round)
 	}
 	tasks, summary, _ = rv.verified(fail, "r", p)
-	if tasks != nil || summary != "Verification still fails after 1 remediation round(s): no tests. broken" {
+	if tasks != nil || summary != "Verification still fails after 1 remediation round: no tests. broken" {
 		t.Fatalf("past the rounds = %+v %q", tasks, summary)
 	}
 	if tasks, summary, _ := rv.verified(&protocol.Verification{Status: "pass", Summary: "fine"}, "r", p); tasks != nil || summary != "fine" {

@@ -101,6 +101,10 @@ type Engine struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// branchMu keeps changes to finished runs' branches (Apply, Discard,
+	// push) one at a time.
+	branchMu sync.Mutex
+
 	mu       sync.Mutex
 	closing  bool
 	runs     map[string]*runner
@@ -262,6 +266,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if sh, ok := e.host.Inner().(simulatedHost); ok && sh.Simulated() {
 		r.limits.Simulated = true
 	}
+	r.checks = newChecks(tmpl.Config.Checks)
 	if r.iso != nil {
 		// The run says before anything starts that it isolates its
 		// workers and which uncommitted changes it leaves out.
@@ -380,6 +385,9 @@ type Snapshot struct {
 	// Worktree is the run's worktree isolation (nil when its workers
 	// share the folder).
 	Worktree *Worktree `json:"worktree,omitempty"`
+	// Checks are the project's checks Baton ran for the run (nil: the run
+	// does not check, it was made before Baton did).
+	Checks *RunChecks `json:"checks,omitempty"`
 }
 
 // Snapshot returns the current state of run id from the store, which holds

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -275,9 +277,22 @@ func TestConfirmWithModifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := h.wait(id)
-	// A task the user skipped is not done: the run has an issue.
-	if run.Status != "completed_with_issues" || run.TasksCompleted != 3 || run.TasksSkipped != 1 {
-		t.Fatalf("run = %s, %d completed, %d skipped", run.Status, run.TasksCompleted, run.TasksSkipped)
+	// A task the user skipped is no failure: the run completed, and says
+	// so.
+	if run.Status != "completed" || run.TasksCompleted != 3 || run.TasksSkipped != 1 || len(run.Issues) != 0 {
+		t.Fatalf("run = %s, %d completed, %d skipped, issues %v", run.Status, run.TasksCompleted, run.TasksSkipped, run.Issues)
+	}
+	if !strings.Contains(run.Message, "1 task skipped by you: a.") {
+		t.Errorf("message = %q", run.Message)
+	}
+	rep, err := h.eng.FinalReport(context.Background(), id)
+	if err != nil || rep.Tasks.SkippedByUser != 1 || len(rep.Skipped) != 1 || !rep.Skipped[0].ByUser || !slices.Equal(rep.Notes, []string{"1 task skipped by you: a."}) {
+		t.Fatalf("report = %+v, %v", rep, err)
+	}
+	for _, l := range rep.Limitations {
+		if l.TaskID == "a" {
+			t.Errorf("a known limitation for a task the user skipped: %+v", l)
+		}
 	}
 	got := h.host.workerStarts()
 	if got["a"] != 0 || got["d"] != 1 || got["b"] != 1 {
@@ -586,5 +601,43 @@ func TestManualRetryUnskipsDependents(t *testing.T) {
 	}
 	if got := h.host.workerStarts(); got["a"] != 2 || got["b"] != 1 {
 		t.Errorf("starts = %v", got)
+	}
+}
+
+// A task list still missing required fields after the re-prompts goes to
+// the user (seed 000: "allow user to manually provide missing data"): the
+// run waits in review with the problems named, a task without an id gets
+// one, and the user's edit lets it start.
+func TestTaskListMissingFieldsGoesToTheUser(t *testing.T) {
+	t.Parallel()
+	tasks := plan(planned{"a", 5, nil}, planned{"b", 5, nil})
+	delete(tasks[0], "id")
+	delete(tasks[1], "description")
+	h := newHarness(t, testTemplate(nil), scripted(tasks, nil), false)
+	id := h.create()
+	if err := h.eng.Start(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the task list waits for the user", func() bool {
+		run, _ := h.st.Run(context.Background(), id)
+		return run.Status == "confirming" || store.Finished(run.Status)
+	})
+	run, _ := h.st.Run(context.Background(), id)
+	if run.Status != "confirming" || run.Error != "" || !strings.Contains(run.Message, "b has no description") {
+		t.Fatalf("run = %s %q: %q", run.Status, run.Error, run.Message)
+	}
+	if n := h.rec.count(EventReprompted); n != 2 {
+		t.Errorf("re-prompted %d times, want 2 (maxRetries) first", n)
+	}
+	ts, _ := h.st.Tasks(context.Background(), id)
+	if len(ts) != 2 || ts[0].ID != "task_001" || ts[1].ID != "b" || ts[1].Description != "" {
+		t.Fatalf("tasks = %+v", ts)
+	}
+	desc := "Work on b, as the user wrote it"
+	if err := h.eng.Confirm(context.Background(), id, Modifications{Edit: []TaskEdit{{ID: "b", Description: &desc}}}); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "completed" || run.TasksCompleted != 2 {
+		t.Fatalf("run = %s %d/%d: %s", run.Status, run.TasksCompleted, run.TasksTotal, run.Error)
 	}
 }

@@ -85,7 +85,7 @@ func EventNames() []string {
 		EventWorkerWaiting, EventWorkerMemory, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
-		EventWorkerMerged, EventMergeConflict, EventWorktree}
+		EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved}
 }
 
 // Emitter receives every event after the change it describes is committed.
@@ -128,4 +128,7 @@ type Payload struct {
 	// kind of limit (limit events).
 	ResumesAt *time.Time `json:"resumesAt,omitempty"`
 	Limit     string     `json:"limit,omitempty"`
+	// Tool is the main session's tool call that runs now, on
+	// orchestrator:progress (nil: none; Message is its latest action).
+	Tool *store.RunningTool `json:"tool,omitempty"`
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -335,6 +337,8 @@ func scripted(tasks []map[string]any, worker func(h *fakeHost, s *fakeSession, t
 			}
 			s.tool("Read", map[string]any{"file_path": s.opts.Cwd + "/src/" + arg + "/a.go"})
 			s.tool("Write", map[string]any{"file_path": s.opts.Cwd + "/docs/" + arg + ".md", "content": "x"})
+			// The worker writes what it reports: Baton checks it.
+			writeOutput(s.opts.Cwd, "docs/"+arg+".md", "# "+arg+"\n")
 			s.tool("Grep", map[string]any{"pattern": "func"})
 			s.say(block("completion", map[string]any{"task_id": arg, "status": "success", "summary": "Did " + arg,
 				"output_files": []string{"docs/" + arg + ".md"}}))
@@ -345,6 +349,17 @@ func scripted(tasks []map[string]any, worker func(h *fakeHost, s *fakeSession, t
 		}
 		s.endTurn(h)
 	}
+}
+
+// writeOutput writes a worker's file rel into its folder cwd, as the real
+// agent's Write tool would.
+func writeOutput(cwd, rel, body string) {
+	if cwd == "" || strings.HasPrefix(cwd, "/p") {
+		return
+	}
+	p := filepath.Join(cwd, filepath.FromSlash(rel))
+	_ = os.MkdirAll(filepath.Dir(p), 0o755)
+	_ = os.WriteFile(p, []byte(body), 0o644)
 }
 
 func testTemplate(mut func(*template.Template)) template.Template {

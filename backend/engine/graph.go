@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/tasklist"
 )
@@ -104,6 +106,9 @@ func (m Modifications) Apply(runID string, tasks []store.Task) ([]store.Task, er
 		}
 		if e.Complexity != nil {
 			t.Complexity = *e.Complexity
+		}
+		if e.Title != nil || e.Description != nil || e.Scope != nil {
+			t.Definition = editedDefinition(t.Definition, *t, e.Description != nil || e.Scope != nil)
 		}
 	}
 	for _, n := range m.Add {
@@ -205,4 +210,29 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// editedDefinition is the planner's definition of task t after the user
+// edited it: its title, description and scope are the user's, and when the
+// user rewrote what the task is about (its description or scope) the
+// planner's expected outputs and acceptance criteria, written for the old
+// task, are dropped, so Baton never asks a worker for a file the user's task
+// does not name.
+func editedDefinition(def json.RawMessage, t store.Task, rewritten bool) json.RawMessage {
+	if len(def) == 0 {
+		return def
+	}
+	var d protocol.Task
+	if json.Unmarshal(def, &d) != nil {
+		return nil // not the planner's shape: nothing of it is kept
+	}
+	d.Title, d.Description, d.Scope = t.Title, t.Description, slices.Clone(t.Scope)
+	if rewritten {
+		d.ExpectedOutputs, d.OutputArtifacts, d.AcceptanceCriteria = nil, nil, nil
+	}
+	out, err := json.Marshal(d)
+	if err != nil {
+		return nil
+	}
+	return out
 }

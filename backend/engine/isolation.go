@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/store"
@@ -175,14 +176,18 @@ type Worktree struct {
 	// RunDir is the run's own worktree (gone once the run ended).
 	RunDir string   `json:"runDir"`
 	Dirty  []string `json:"dirty,omitempty"`
-	// MergeCommand merges the run branch by hand.
-	MergeCommand string         `json:"mergeCommand"`
-	Tasks        []TaskChanges  `json:"tasks"`
-	Conflict     *ConflictState `json:"conflict,omitempty"`
+	// MergeCommand merges the run branch by hand; DiscardCommand drops it.
+	MergeCommand   string         `json:"mergeCommand"`
+	DiscardCommand string         `json:"discardCommand"`
+	Tasks          []TaskChanges  `json:"tasks"`
+	Conflict       *ConflictState `json:"conflict,omitempty"`
 	// Outcome is "", "applied", "discarded" or "empty".
 	Outcome string            `json:"outcome,omitempty"`
 	Applied *worktree.Applied `json:"applied,omitempty"`
 	Cleaned bool              `json:"cleaned"`
+	// Pushes and PullRequest: where the branch went (branch.go).
+	Pushes      []isolation.Push       `json:"pushes,omitempty"`
+	PullRequest *isolation.PullRequest `json:"pullRequest,omitempty"`
 }
 
 // TaskChanges are the files one task changed on the run branch.
@@ -194,6 +199,10 @@ type TaskChanges struct {
 	Changes []worktree.FileChange `json:"changes"`
 	// Resolves names the task whose conflict this merge task resolved.
 	Resolves string `json:"resolves,omitempty"`
+	// Applied: its changes were applied to the user's branch on their own.
+	Applied bool `json:"applied,omitempty"`
+	// Commit is the merge that brought its changes onto the run branch.
+	Commit string `json:"commit,omitempty"`
 }
 
 // ConflictState is the run's merge conflict.
@@ -232,15 +241,17 @@ func worktreeView(run store.Run, tasks []store.Task) (*Worktree, error) {
 		return w, nil
 	}
 	w := &Worktree{Repo: iso.Run.Repo, Branch: iso.Run.Branch, Base: iso.Run.Base, RunDir: iso.Run.RunDir(), Dirty: iso.Run.Dirty,
-		MergeCommand: iso.Run.MergeCommand(), Outcome: iso.Outcome, Applied: iso.Applied, Cleaned: iso.Cleaned, Tasks: []TaskChanges{}}
+		MergeCommand: iso.Run.MergeCommand(), DiscardCommand: iso.Run.DiscardCommand(), Outcome: iso.Outcome, Applied: iso.Applied, Cleaned: iso.Cleaned, Tasks: []TaskChanges{},
+		Pushes: iso.Pushes, PullRequest: iso.PullRequest}
 	for _, t := range tasks {
 		it := iso.Tasks[t.ID]
 		if it == nil {
 			continue
 		}
-		tc := TaskChanges{TaskID: t.ID, Merged: it.Merged != nil, Dropped: it.Dropped, Error: it.Error, Resolves: it.Resolves, Changes: []worktree.FileChange{}}
+		tc := TaskChanges{TaskID: t.ID, Merged: it.Merged != nil, Dropped: it.Dropped, Error: it.Error, Resolves: it.Resolves, Changes: []worktree.FileChange{},
+			Applied: slices.Contains(iso.AppliedTasks, t.ID)}
 		if it.Merged != nil {
-			tc.Changes = it.Merged.Changes
+			tc.Changes, tc.Commit = it.Merged.Changes, it.Merged.Commit
 		}
 		w.Tasks = append(w.Tasks, tc)
 	}
@@ -311,33 +322,10 @@ func (e *Engine) Discard(ctx context.Context, runID string) error {
 }
 
 func (e *Engine) endBranch(ctx context.Context, runID, outcome string, do func(*worktree.Run) error, note func(*isolation.State) string) error {
-	run, err := e.store.Run(ctx, runID)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
-	}
-	if err != nil {
-		return err
-	}
-	if !store.Finished(run.Status) {
-		return fmt.Errorf("run %s is %s; Apply and Discard come when it has ended: %w", runID, run.Status, ErrIllegalTransition)
-	}
-	var rs runState
-	if err := json.Unmarshal(run.State, &rs); err != nil {
-		return fmt.Errorf("run state: %w", err)
-	}
-	iso := rs.Worktree
-	if iso == nil || iso.Run == nil {
-		return fmt.Errorf("run %s has no branch of its own: %w", runID, ErrBadRequest)
-	}
-	if iso.Outcome != "" {
-		return fmt.Errorf("the branch of run %s is already %s: %w", runID, iso.Outcome, ErrIllegalTransition)
-	}
-	if err := iso.End(ctx, outcome, do); err != nil {
-		return err
-	}
-	msg := note(iso)
-	if run.State, err = json.Marshal(rs); err != nil {
-		return fmt.Errorf("save run %s: %w", runID, err)
-	}
-	return e.newLedger(runID).commit(ctx, store.Change{Run: &run}, newEvent(EventWorktree, nil, msg))
+	return e.onBranch(ctx, runID, func(iso *isolation.State) (string, error) {
+		if err := iso.End(ctx, outcome, do); err != nil {
+			return "", err
+		}
+		return note(iso), nil
+	})
 }

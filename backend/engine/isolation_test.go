@@ -366,11 +366,13 @@ func TestWorktreeDirtyTreeAndApplyRefused(t *testing.T) {
 	}
 }
 
-func TestWorktreeCancelLeavesNoWorktree(t *testing.T) {
-	t.Parallel()
+// t1MergedT2Running starts a worktree run of two tasks and returns once
+// t1's work (t1.txt) is merged while t2, which wrote t2.txt, never reports.
+func t1MergedT2Running(t *testing.T) (*harness, string, string) {
+	t.Helper()
 	tasks := plan(planned{"t1", 5, nil}, planned{"t2", 5, nil})
 	h, repo := newIsoHarness(t, nil, scripted(tasks, func(h *fakeHost, s *fakeSession, task string, _ bool) bool {
-		_ = os.WriteFile(filepath.Join(s.opts.Cwd, task+".txt"), []byte("half\n"), 0o644)
+		_ = os.WriteFile(filepath.Join(s.opts.Cwd, task+".txt"), []byte(task+"\n"), 0o644)
 		if task == "t1" {
 			reportDone(h, s, task)
 		}
@@ -382,6 +384,12 @@ func TestWorktreeCancelLeavesNoWorktree(t *testing.T) {
 		w := h.workers(id)
 		return w["t2"].Status == "running" && snap.Worktree != nil && len(snap.Worktree.Tasks) == 2 && snap.Worktree.Tasks[0].Merged
 	})
+	return h, repo, id
+}
+
+func TestWorktreeCancelLeavesNoWorktree(t *testing.T) {
+	t.Parallel()
+	h, repo, id := t1MergedT2Running(t)
 	if len(batonWorktrees(t, repo)) == 0 {
 		t.Fatal("no worktrees while workers run")
 	}
@@ -407,6 +415,31 @@ func TestWorktreeCancelLeavesNoWorktree(t *testing.T) {
 	}
 	if got := branchList(t, repo); !slices.Equal(got, []string{"main"}) {
 		t.Fatalf("branches after Discard = %v", got)
+	}
+}
+
+// A cancelled run's branch applies like any finished run's: the tasks
+// merged before the cancel, not the half-done work of the others.
+func TestWorktreeApplyACancelledRun(t *testing.T) {
+	t.Parallel()
+	h, repo, id := t1MergedT2Running(t)
+	if err := h.eng.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if run := h.wait(id); run.Status != "cancelled" {
+		t.Fatalf("run = %s", run.Status)
+	}
+	if _, err := h.eng.Apply(context.Background(), id); err != nil {
+		t.Fatalf("Apply of a cancelled run: %v", err)
+	}
+	if readFile(t, filepath.Join(repo, "t1.txt")) != "t1\n" {
+		t.Fatal("t1's merged change is not in the user's branch")
+	}
+	if _, err := os.Stat(filepath.Join(repo, "t2.txt")); !os.IsNotExist(err) {
+		t.Fatalf("t2's unfinished work reached the user's branch: %v", err)
+	}
+	if got := branchList(t, repo); !slices.Equal(got, []string{"main"}) {
+		t.Fatalf("branches after Apply = %v", got)
 	}
 }
 

@@ -65,6 +65,8 @@ type change struct {
 type taskEnd struct {
 	id string
 	ok bool
+	// notes are the warnings and issues of the worker's report.
+	notes []string
 }
 
 // with adds workers and events to c.
@@ -106,8 +108,8 @@ func (c change) say(msg string) change {
 }
 
 // finished notes that task id completed (ok) or failed for good.
-func (c change) finished(id string, ok bool) change {
-	c.done = append(c.done, taskEnd{id, ok})
+func (c change) finished(id string, ok bool, notes ...string) change {
+	c.done = append(c.done, taskEnd{id, ok, notes})
 	return c
 }
 

@@ -18,6 +18,7 @@ func TestMailboxTransport(t *testing.T) {
 	tasks := plan(planned{"task_001", 5, nil})
 	assigned := make(chan string, 4)
 	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		writeOutput(s.opts.Cwd, "src/a.ts", "export {}\n")
 		dir := filepath.Join(s.opts.Cwd, mailbox.DirName)
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mailbox.ToDeveloper)))
 		if err != nil {
@@ -96,6 +97,7 @@ func TestMailboxReportBeforeTheStartReturns(t *testing.T) {
 	t.Parallel()
 	tasks := plan(planned{"task_001", 5, nil})
 	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		writeOutput(s.opts.Cwd, "src/a.ts", "export {}\n")
 		msg, _ := json.Marshal(map[string]any{"messages": []any{map[string]any{"type": "completion_report", "taskId": task,
 			"platform": "web", "status": "awaiting_review", "summary": "Built " + task, "filesCreated": []string{"src/a.ts"},
 			"filesModified": []string{}, "buildResult": map[string]any{"status": "success", "command": "make", "errors": 0},
@@ -132,6 +134,7 @@ func TestMailboxFollowsReportsInTheTranscript(t *testing.T) {
 	t.Parallel()
 	tasks := plan(planned{"task_001", 5, nil})
 	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		writeOutput(s.opts.Cwd, "src/a.ts", "export {}\n")
 		s.say(reportBlock(task, map[string]any{"status": "success", "command": "make", "errors": 0}, "2026-11-24T17:00:00Z"))
 		s.endTurn(h)
 		return true

@@ -40,6 +40,7 @@ func TestSessionReportFollowsTheMailboxRules(t *testing.T) {
 	var mu sync.Mutex
 	turns := 0
 	worker := func(h *fakeHost, s *fakeSession, task string, reprompt bool) bool {
+		writeOutput(s.opts.Cwd, "src/a.ts", "export {}\n")
 		mu.Lock()
 		turns++
 		n := turns
@@ -106,9 +107,13 @@ func TestSessionReportFollowsTheMailboxRules(t *testing.T) {
 // planner's context for the task, else what the project's files say.
 func TestAssignmentFieldsAsTheSeedDefinesThem(t *testing.T) {
 	t.Parallel()
-	tasks := plan(planned{"task_001", 5, nil}, planned{"task_002", 4, nil})
+	tasks := plan(planned{"task_001", 5, nil}, planned{"task_002", 4, nil}, planned{"task_003", 3, nil})
 	tasks[0]["expected_outputs"] = []string{"src/profile.ts", "src/profile.test.ts"}
 	tasks[0]["context"] = "Routes live in src/routes, one file per resource."
+	// The team-review planning prompt asks for an architecture per task.
+	tasks[2]["expected_outputs"] = []string{"src/cart.ts"}
+	tasks[2]["architecture"] = "A service in src/services behind the Cart interface."
+	tasks[2]["context"] = "Some other context."
 	h := newHarness(t, testTemplate(func(tp *template.Template) {
 		tp.Config.Transport = TransportMailbox
 	}), scripted(tasks, nil), true)
@@ -134,7 +139,10 @@ func TestAssignmentFieldsAsTheSeedDefinesThem(t *testing.T) {
 	for _, a := range f.Messages {
 		got[a.TaskID] = a
 	}
-	a1, a2 := got["task_001"], got["task_002"]
+	a1, a2, a3 := got["task_001"], got["task_002"], got["task_003"]
+	if strings.Join(a3.FilesToCreate, ",") != "src/cart.ts" || a3.Architecture != "A service in src/services behind the Cart interface." {
+		t.Errorf("task_003 assignment = %+v, want the planner's architecture", a3)
+	}
 	if strings.Join(a1.FilesToCreate, ",") != "src/profile.ts,src/profile.test.ts" ||
 		a1.Architecture != "Routes live in src/routes, one file per resource." {
 		t.Errorf("task_001 assignment = %+v", a1)

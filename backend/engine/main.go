@@ -9,6 +9,7 @@ import (
 	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/transcript"
 )
@@ -32,6 +33,7 @@ type mainSession struct {
 	// action is the session's latest action, sent coalesced as
 	// orchestrator:progress when progressed.
 	action     string
+	tool       *store.RunningTool // the tool call that runs now (nil: none)
 	progressed bool
 	// gone: the host no longer has the session; the next prompt starts a
 	// new one.
@@ -65,7 +67,8 @@ func (m *mainSession) needsStart(ctx context.Context, id string) bool {
 func (m *mainSession) start(ctx context.Context, opts session.StartOptions, soFar string) (session.ID, error) {
 	if m.gone {
 		opts.Message = soFar + opts.Message
-		m.Cursor = transcript.Cursor{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUSD: m.CostUSD}
+		m.Cursor = transcript.Cursor{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUSD: m.CostUSD,
+			PricedUSD: m.PricedUSD, ShownUSD: m.ShownUSD}
 	}
 	id, err := m.host.Start(ctx, opts)
 	if err != nil {
@@ -114,6 +117,13 @@ func (m *mainSession) lost(ctx context.Context, id string) bool {
 	return true
 }
 
+// leave gives the session up: the run moved to another host, which does not
+// have it. The next prompt starts a new one that reads the run so far.
+func (m *mainSession) leave() {
+	m.gone = true
+	m.Asked = ""
+}
+
 // restored takes the session up on a restore: when look, whether the host
 // still has the session id of a run past its first prompt (lost), and what
 // may answer the last prompt is read again from it.
@@ -134,6 +144,10 @@ func (m *mainSession) took(d transcript.Digest) {
 		if d.LastAction != "" {
 			m.action = d.LastAction
 		}
+		m.progressed = true
+	}
+	if t := m.Running(); !sameTool(t, m.tool) {
+		m.tool = t
 		m.progressed = true
 	}
 }

@@ -90,6 +90,9 @@ func (r *runner) begin(ctx context.Context) error {
 	}
 	now := r.e.now()
 	r.run.StartedAt = &now
+	hctx, cancel := context.WithTimeout(ctx, r.e.hostWait)
+	r.identify(hctx)
+	cancel()
 	status, phase, tp, want := RunPlanning, PhaseTaskPlanning, template.PhaseTaskPlanning, protocol.PhaseTaskList
 	if r.tmpl.Phases.Analysis.Enabled {
 		status, phase, tp, want = RunAnalyzing, PhaseAnalysis, template.PhaseAnalysis, protocol.PhaseAnalysis
@@ -110,6 +113,16 @@ func (r *runner) begin(ctx context.Context) error {
 func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Phase, values map[string]any) error {
 	if values == nil {
 		values = r.prompts.Phase(phase, r.plan.tasks, r.plan.rows())
+	}
+	if phase == template.PhaseVerification {
+		stored, err := r.e.store.Checks(context.WithoutCancel(ctx), r.run.ID)
+		if err != nil {
+			r.log.Warn("read the checks for the verification prompt", "err", err)
+		}
+		if values == nil {
+			values = map[string]any{}
+		}
+		values[template.VarCheckResults] = checkPrompt(r.checks, stored)
 	}
 	text, err := r.prompts.Render(phase, values)
 	if err != nil {
@@ -188,8 +201,12 @@ func (r *runner) checkMain(ctx context.Context) error {
 	}
 	r.main.took(d)
 	res := r.parser.ParseEntries(r.main.Entries(), protocol.Options{Phase: r.main.Asked})
+	var foreign error
 	if resp, ok := res.Last(r.main.Asked); ok {
-		return r.answer(ctx, resp)
+		// A review answer counts only for the task it was asked about.
+		if foreign = r.foreignAnswer(resp); foreign == nil {
+			return r.answer(ctx, resp)
+		}
 	}
 	if !r.main.Replied() {
 		return nil
@@ -204,6 +221,12 @@ func (r *runner) checkMain(ctx context.Context) error {
 	if res.Failure != nil {
 		failure = *res.Failure
 	}
+	if foreign != nil {
+		failure = protocol.Failure{Kind: protocol.FailureWrongTask, Phase: r.main.Asked, Message: foreign.Error()}
+	}
+	if r.main.Asked == protocol.PhaseReview {
+		failure.TaskID = r.review.Reviewing
+	}
 	ans := store.PhaseAnswer{Phase: string(r.main.Asked), Attempt: r.main.Reprompts, Status: "invalid",
 		Errors: []string{failure.Message}}
 	for _, is := range failure.Errors {
@@ -213,6 +236,12 @@ func (r *runner) checkMain(ctx context.Context) error {
 	if r.main.Reprompts >= r.tmpl.Config.MaxRetries {
 		if err := r.apply(ctx, answered); err != nil {
 			return err
+		}
+		if tl := partialTaskList(res, r.main.Asked); tl != nil {
+			// Seed 000: the user provides what is still missing, in the
+			// review (or a plan file in the terminal).
+			r.main.answered()
+			return r.planned(ctx, change{}, tl)
 		}
 		return r.fail(ctx, fmt.Sprintf("the %s answer is still missing or invalid after %d re-prompts: %s",
 			r.main.Asked, r.main.Reprompts, failure.Message))
@@ -226,6 +255,18 @@ func (r *runner) checkMain(ctx context.Context) error {
 	r.main.again(at)
 	return r.apply(ctx, answered.with(nil, newEvent(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s",
 		r.main.Asked, r.main.Reprompts, r.tmpl.Config.MaxRetries, failure.Message))))
+}
+
+// foreignAnswer refuses a review answer about another task than the one
+// the review was asked for (nil: the answer is about it, or is of another
+// phase).
+func (r *runner) foreignAnswer(resp protocol.Response) error {
+	d, ok := resp.Data.(*protocol.Review)
+	if !ok || r.review.Reviewing == "" || d.TaskID == "" || d.TaskID == r.review.Reviewing {
+		return nil
+	}
+	return fmt.Errorf("the review is about task %s, but Baton asked for the review of task %s; review task %s and answer with its id %q",
+		d.TaskID, r.review.Reviewing, r.review.Reviewing, r.review.Reviewing)
 }
 
 // answerRecord is a valid (or repaired) answer as stored.
@@ -279,7 +320,13 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 		}
 		return r.complete(ctx, answered, data.Summary)
 	case *protocol.Verification:
-		tasks, summary, round := r.review.verified(data, r.run.ID, &r.plan)
+		// The checks Baton ran count over what the answer says: a check
+		// the run broke is an issue of the verification.
+		stored, err := r.e.store.Checks(context.WithoutCancel(ctx), r.run.ID)
+		if err != nil {
+			r.log.Warn("read the checks for the verification", "err", err)
+		}
+		tasks, summary, round := r.review.verified(checkedVerification(data, stored), r.run.ID, &r.plan)
 		if tasks == nil {
 			return r.complete(ctx, answered, summary)
 		}
@@ -354,7 +401,7 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 	if err := r.sync(); err != nil {
 		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
-	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers)
+	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
 	answers, err := r.e.store.Answers(context.WithoutCancel(ctx), r.run.ID)
 	if err != nil {
 		r.log.Warn("outcome: read the answers", "err", err)
@@ -373,9 +420,11 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	msg := summary
-	if r.run.TasksFailed+r.run.TasksSkipped > 0 {
-		msg = fmt.Sprintf("%d of %d tasks completed, %d failed, %d skipped. %s", r.run.TasksCompleted,
-			r.run.TasksTotal, r.run.TasksFailed, r.run.TasksSkipped, summary)
+	if byUser := rep.Tasks.SkippedByUser; r.run.TasksFailed+r.run.TasksSkipped-byUser > 0 {
+		msg = fmt.Sprintf("%d of %s completed, %d failed, %d skipped. %s", r.run.TasksCompleted,
+			countOf(r.run.TasksTotal, "task", "tasks"), r.run.TasksFailed, r.run.TasksSkipped, summary)
+	} else if byUser > 0 {
+		msg = fmt.Sprintf("%d of %s completed; %s %s", r.run.TasksCompleted, countOf(r.run.TasksTotal-byUser, "task", "tasks"), strings.Join(rep.Notes, " "), summary)
 	}
 	if note := r.flows.Completed(); note != "" {
 		msg += " " + note
@@ -390,6 +439,12 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 func (r *runner) afterWorkers(ctx context.Context) error {
 	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || (r.iso != nil && !r.iso.Settled(r.plan.tasks, r.plan.completed)) {
 		return nil
+	}
+	if r.checks.running() {
+		return nil // the checks of the result run
+	}
+	if r.checks.afterDue(r.review.Remediation) {
+		return r.startChecks(ctx, r.checks.Rounds+1)
 	}
 	if err := r.flushProgress(ctx); err != nil {
 		return err
@@ -408,4 +463,36 @@ func (r *runner) afterWorkers(ctx context.Context) error {
 		return err
 	}
 	return r.ask(ctx, tp, want, nil)
+}
+
+// partialTaskList is the last task list of res that holds tasks but is
+// still invalid (a required field missing), when a task list was asked
+// for: the run hands it to the user instead of failing. A task without an
+// id is given one; the checks before confirming name what else is
+// missing. nil when there is none.
+func partialTaskList(res protocol.Result, asked protocol.Phase) *protocol.TaskList {
+	if asked != protocol.PhaseTaskList {
+		return nil
+	}
+	for i := len(res.Responses) - 1; i >= 0; i-- {
+		tl, ok := res.Responses[i].Data.(*protocol.TaskList)
+		if !ok || tl == nil || len(tl.Tasks) == 0 || res.Responses[i].Phase != protocol.PhaseTaskList {
+			continue
+		}
+		taken := map[string]bool{}
+		for _, t := range tl.Tasks {
+			taken[t.ID] = true
+		}
+		n := 0
+		for j := range tl.Tasks {
+			for tl.Tasks[j].ID == "" {
+				n++
+				if id := fmt.Sprintf("task_%03d", n); !taken[id] {
+					tl.Tasks[j].ID, taken[id] = id, true
+				}
+			}
+		}
+		return tl
+	}
+	return nil
 }

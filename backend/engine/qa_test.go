@@ -49,7 +49,7 @@ func TestQAFailureBecomesRemediationTasks(t *testing.T) {
 		status string
 	}{
 		{"fixed in one round", 1, 2, 3, "All good.", "completed"},
-		{"still failing after the last round", 5, 2, 4, "Verification still fails after 2 remediation round(s): docs/task_001.md lacks an example", "completed_with_issues"},
+		{"still failing after the last round", 5, 2, 4, "Verification still fails after 2 remediation rounds: docs/task_001.md lacks an example", "completed_with_issues"},
 		{"no remediation allowed", 1, 0, 2, "Verification failed: docs/task_001.md lacks an example", "completed_with_issues"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -101,6 +101,7 @@ func linkedHarness(t *testing.T, tasks []map[string]any, hold func(task string) 
 func (h *harness) finishWorker(id, task string) {
 	h.t.Helper()
 	sid := session.ID(h.workers(id)[task].SessionID)
+	writeOutput(h.dir, "docs/"+task+".md", "# "+task+"\n")
 	h.host.finishTurn(sid, block("completion", map[string]any{"task_id": task, "status": "success", "summary": "Did " + task,
 		"output_files": []string{"docs/" + task + ".md"}}))
 }

@@ -34,6 +34,8 @@ type (
 	Decision         = report.Decision
 	ReportFile       = report.File
 	Limitation       = report.Limitation
+	ReportChecks     = report.Checks
+	CheckRef         = report.CheckRef
 )
 
 // Kinds of decisions and of limitations in the final report.
@@ -62,7 +64,13 @@ func Report(s Snapshot) string {
 // BuildFinalReport builds the final report of a run from its state and its
 // stored events (oldest first).
 func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
-	return report.Build(s.Run, s.Tasks, s.Workers, s.Answers, history(events))
+	rep := report.Build(s.Run, s.Tasks, s.Workers, s.Answers, history(events))
+	var stored []store.CheckResult
+	if s.Checks != nil {
+		stored = s.Checks.Results
+	}
+	rep.AddChecks(checksReport(s.Run, stored, s.Answers))
+	return rep
 }
 
 // history is what the report counts of a run's events: review verdicts,
@@ -122,8 +130,10 @@ func verdict(msg, prefix string) (who, reason string, ok bool) {
 
 // finalReport builds the final report of run, finishing with plan as it
 // is in memory (the run synced), with the answers stored and those of the change
-// that finishes it (extra), and the stored events.
-func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run store.Run, plan *taskPlan, extra []store.PhaseAnswer) FinalReport {
+// that finishes it (extra), and the stored events; its files are those
+// present says the result holds (nil: all).
+func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run store.Run, plan *taskPlan, extra []store.PhaseAnswer,
+	present func(string) bool) FinalReport {
 	ctx = context.WithoutCancel(ctx)
 	answers, err := st.Answers(ctx, run.ID)
 	if err != nil {
@@ -137,7 +147,45 @@ func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run sto
 	for _, ws := range plan.inOrder() {
 		workers = append(workers, ws.w)
 	}
-	return report.Build(run, plan.tasks, workers, append(answers, extra...), history(events))
+	all := append(answers, extra...)
+	rep := report.Build(run, plan.tasks, workers, all, history(events))
+	stored, err := st.Checks(ctx, run.ID)
+	if err != nil {
+		log.Warn("final report: read the checks", "err", err)
+	}
+	rep.AddChecks(checksReport(run, stored, all))
+	rep.KeepPresent(present)
+	return rep
+}
+
+// resultHolds says which files (relative to the run's folder) the run's
+// result holds: the folder's files in a shared run; in a worktree run the
+// files its branch wrote, none once the branch is gone. Nil when it cannot
+// be told.
+func (r *runner) resultHolds(ctx context.Context) func(string) bool {
+	if r.iso == nil {
+		return func(p string) bool {
+			_, err := os.Stat(filepath.Join(r.run.Cwd, filepath.FromSlash(p)))
+			return err == nil
+		}
+	}
+	if r.iso.Run == nil {
+		return func(string) bool { return false } // no worker ever started: no branch
+	}
+	result, err := r.iso.Run.Result(context.WithoutCancel(ctx))
+	if err != nil {
+		r.log.Warn("read the run branch's files", "err", err)
+		return nil
+	}
+	prefix := ""
+	cwd := r.run.Cwd
+	if ev, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = ev
+	}
+	if rel, err := filepath.Rel(r.iso.Run.Repo, cwd); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		prefix = filepath.ToSlash(rel) + "/"
+	}
+	return func(p string) bool { return result[prefix+p] }
 }
 
 // allEvents reads every stored event of a run, oldest first.
@@ -212,6 +260,9 @@ func LoadSnapshot(ctx context.Context, st *store.Store, runID string) (Snapshot,
 		return Snapshot{}, err
 	}
 	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks)}
+	if snap.Checks, err = runChecks(ctx, st, run); err != nil {
+		return Snapshot{}, err
+	}
 	if snap.Worktree, err = worktreeView(run, tasks); err != nil {
 		return Snapshot{}, err
 	}

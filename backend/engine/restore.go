@@ -30,7 +30,12 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 		if e.driving(run.ID) {
 			continue
 		}
-		if err := e.restoreRun(ctx, run); err != nil {
+		if err := e.otherHost(run); err != nil {
+			// It waits for its own host (or a move the user asks for).
+			e.logger.Info("a run of another host is left as it is", "run", run.ID, "host", hostName(run.Host))
+			continue
+		}
+		if err := e.restoreRun(ctx, run, nil); err != nil {
 			errs = append(errs, fmt.Errorf("restore run %s: %w", run.ID, err))
 			continue
 		}
@@ -39,7 +44,9 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-func (e *Engine) restoreRun(ctx context.Context, run store.Run) error {
+// restoreRun takes run up; with mv the run moves to the host in use (mv
+// is filled in with what moved).
+func (e *Engine) restoreRun(ctx context.Context, run store.Run, mv *Move) error {
 	var tmpl template.Template
 	if err := json.Unmarshal(run.Template, &tmpl); err != nil {
 		return fmt.Errorf("template: %w", err)
@@ -56,6 +63,7 @@ func (e *Engine) restoreRun(ctx context.Context, run store.Run) error {
 	if err != nil {
 		return err
 	}
+	r.moved = mv
 	if err := r.reattach(ctx); err != nil {
 		return err
 	}
@@ -87,7 +95,10 @@ func (e *Engine) RestoreRun(ctx context.Context, runID string) error {
 	if store.Finished(run.Status) {
 		return fmt.Errorf("run %s is already %s and cannot be resumed: %w", runID, run.Status, ErrIllegalTransition)
 	}
-	return e.restoreRun(ctx, run)
+	if err := e.otherHost(run); err != nil {
+		return err
+	}
+	return e.restoreRun(ctx, run, nil)
 }
 
 // restoreHeld takes up a paused or interrupted run that no loop drives, so
@@ -99,6 +110,9 @@ func (e *Engine) restoreHeld(ctx context.Context, runID string) error {
 	run, err := e.store.Run(ctx, runID)
 	if err != nil {
 		return nil // do names the problem
+	}
+	if err := e.otherHost(run); err != nil && !store.Finished(run.Status) {
+		return err
 	}
 	if run.Status != RunInterrupted.String() && run.Status != RunPaused.String() {
 		return nil
@@ -114,13 +128,32 @@ func (r *runner) reattach(ctx context.Context) error {
 	// so that what they start is owned by the run's goroutine.
 	r.restored = !r.status.Finished() && r.status >= RunSpawning
 	for _, ws := range r.plan.inOrder() {
+		if r.moved != nil && ws.status == WorkerCompleted {
+			r.moved.Kept = append(r.moved.Kept, ws.w.TaskID)
+		}
 		if !ws.mayHaveSession() {
 			continue
 		}
-		_, serr := r.e.host.Session(ctx, session.ID(ws.w.SessionID))
+		var serr error
+		if r.moved != nil {
+			// Its session is on the host the run left.
+			serr = fmt.Errorf("the run moved to %s: %w", hostName(r.moved.To), session.ErrNoSession)
+		} else {
+			_, serr = r.e.host.Session(ctx, session.ID(ws.w.SessionID))
+		}
 		step, err := ws.restored(serr, r.e.now())
 		switch {
 		case err != nil:
+		case r.moved != nil && step == restoreLost:
+			// A move is the user's: the task starts again in a new
+			// session there, without using a retry.
+			r.moved.Restarted = append(r.moved.Restarted, ws.w.TaskID)
+			var c change
+			if c, err = r.plan.requeue(ws, "the run moved to "+hostName(r.moved.To)+"; the task starts again there", false, true); err == nil && ctx.Err() == nil {
+				err = r.apply(ctx, c)
+			}
+		case r.moved != nil && step == restoreFollow && ws.status == WorkerPending:
+			r.moved.Restarted = append(r.moved.Restarted, ws.w.TaskID)
 		case step == restoreFollow && serr != nil:
 			r.log.Warn("worker session not checked on restore", "task", ws.w.TaskID, "err", serr)
 		case step == restoreStop:
@@ -143,10 +176,22 @@ func (r *runner) reattach(ctx context.Context) error {
 			return err
 		}
 	}
-	r.main.restored(ctx, r.run.MainSessionID, r.status != RunCreated && !r.status.Finished(), r.e.now())
+	if r.moved != nil && r.run.MainSessionID != "" {
+		// The main session stays on the host the run left: the next
+		// prompt starts a new one that first reads the run so far.
+		r.moved.Main = r.main.Asked != "" || r.main.At.Index != 0
+		r.main.leave()
+	} else {
+		r.main.restored(ctx, r.run.MainSessionID, r.status != RunCreated && !r.status.Finished(), r.e.now())
+	}
 	// Announce the restored state; a run that waits for confirmation shows
 	// its plan again, so a view (or "baton run --resume") can ask for it.
 	c := change{}.with(r.plan.inOrder(), newEvent(EventStatusChanged, nil, "restored"))
+	if r.moved != nil {
+		r.run.Host = r.moved.To
+		r.moved.Message = r.moved.moveMessage()
+		c = c.with(nil, newEvent(EventHostMoved, nil, r.moved.Message)).say(r.moved.Message)
+	}
 	if r.status == RunConfirming {
 		ready := newEvent(EventTasksReady, nil, "")
 		ready.p.Tasks, ready.p.Groups = r.plan.tasks, ParallelGroups(r.plan.tasks)

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,6 +143,11 @@ func (rv *reviewer) decide(ws *workerState, d *protocol.Review, who string, plan
 		if err := ws.move(WorkerCompleted); err != nil {
 			return change{}, err
 		}
+		var notes []string
+		var c protocol.Completion
+		if json.Unmarshal(ws.book.Report, &c) == nil {
+			notes = reportNotes(&c)
+		}
 		ws.book.Report = nil
 		ws.book.Feedback = ""
 		ws.w.Error = ""
@@ -149,7 +155,7 @@ func (rv *reviewer) decide(ws *workerState, d *protocol.Review, who string, plan
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
-		return ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true), nil
+		return ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true, notes...), nil
 	}
 	reason := strings.TrimSpace(d.Reason)
 	if reason == "" {
@@ -165,7 +171,7 @@ func (rv *reviewer) decide(ws *workerState, d *protocol.Review, who string, plan
 	out := ws.event(EventWorkerRejected, ws.w.Error)
 	out.then = func() (change, error) {
 		if ws.book.Rejections > rv.tmpl.Config.MaxRetries {
-			return plan.fail(ws, fmt.Sprintf("rejected %d times; last reason: %s", ws.book.Rejections, reason), now)
+			return plan.fail(ws, fmt.Sprintf("rejected %s; last reason: %s", times(ws.book.Rejections), reason), now)
 		}
 		return plan.requeue(ws, ws.w.Error, false, true)
 	}
@@ -181,7 +187,7 @@ func (rv *reviewer) verified(v *protocol.Verification, runID string, plan *taskP
 	}
 	max := rv.tmpl.Phases.Verification.MaxRemediationRounds
 	if rv.Remediation >= max {
-		msg := fmt.Sprintf("Verification still fails after %d remediation round(s): %s. %s", rv.Remediation,
+		msg := fmt.Sprintf("Verification still fails after %s: %s. %s", countOf(rv.Remediation, "remediation round", "remediation rounds"),
 			issueList(v.Issues), v.Summary)
 		if max == 0 {
 			msg = fmt.Sprintf("Verification failed: %s. %s", issueList(v.Issues), v.Summary)
@@ -194,7 +200,7 @@ func (rv *reviewer) verified(v *protocol.Verification, runID string, plan *taskP
 		t.Position = len(plan.tasks) + i
 		tasks = append(tasks, t)
 	}
-	return tasks, "", fmt.Sprintf("Verification failed; remediation round %d of %d: %d task(s).", rv.Remediation, max, len(tasks))
+	return tasks, "", fmt.Sprintf("Verification failed; remediation round %d of %d: %s.", rv.Remediation, max, countOf(len(tasks), "task", "tasks"))
 }
 
 // conflicted fails ws's task, whose worker reported a conflict (c), at now.
@@ -281,10 +287,41 @@ func conflicts(c *protocol.Completion) []string {
 	return out
 }
 
+// times is "once", "twice" or "3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 func issueList(issues []protocol.VerificationIssue) string {
 	var out []string
 	for _, is := range issues {
 		out = append(out, strings.TrimSpace(is.Description))
 	}
 	return strings.Join(out, "; ")
+}
+
+// reportNotes are the warnings and issues of a worker's completion report,
+// one line each: the notes its journal entry hands to the tasks that
+// depend on it.
+func reportNotes(c *protocol.Completion) []string {
+	if c == nil {
+		return nil
+	}
+	notes := slices.Clone(c.Warnings)
+	for _, is := range c.Issues {
+		n := strings.TrimSpace(is.Description)
+		if is.SuggestedResolution != "" {
+			n += " (" + strings.TrimSpace(is.SuggestedResolution) + ")"
+		}
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -35,6 +36,8 @@ type runState struct {
 	Limits limits.State `json:"limits,omitzero"`
 	// Worktree is the run's worktree isolation.
 	Worktree *isolation.State `json:"worktree,omitempty"`
+	// Checks are the project's checks Baton runs (checks.go).
+	Checks *checkState `json:"checks,omitempty"`
 }
 
 type startResult struct {
@@ -42,6 +45,9 @@ type startResult struct {
 	attempt int
 	id      session.ID
 	err     error
+	// before is the snapshot of the task's scope taken before it started
+	// (a shared run).
+	before *scope.Snapshot
 }
 
 // runner owns one run: its loop, its status and its phase machine. It
@@ -71,6 +77,12 @@ type runner struct {
 	// warm are the sessions the host started ahead for tasks that may
 	// start next (warm.go).
 	warm warmth
+	// move, on a run taken up on another host, says what moved (host.go).
+	moved *Move
+	// checks are the project's checks (checks.go); a round that ended
+	// comes back on checked.
+	checks  *checkState
+	checked chan checkRound
 
 	cmds     chan command
 	started  chan startResult
@@ -99,7 +111,8 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), done: make(chan struct{}), finished: make(chan struct{}), warm: warmth{tasks: map[string]session.ID{}}}
+		started: make(chan startResult, 64), checked: make(chan checkRound, 1), done: make(chan struct{}), finished: make(chan struct{}),
+		warm: warmth{tasks: map[string]session.ID{}}}
 	var rs runState
 	if len(run.State) > 0 {
 		if err := json.Unmarshal(run.State, &rs); err != nil {
@@ -138,6 +151,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		r.pollEvery = 2 * time.Second
 	}
 	r.limits = rs.Limits
+	r.checks = restoredChecks(rs.Checks)
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 	}
@@ -198,6 +212,10 @@ func (r *runner) loop(parent context.Context) {
 				return
 			}
 			if r.halted(r.onStarted(ctx, res)) {
+				return
+			}
+		case res := <-r.checked:
+			if r.halted(r.onChecked(ctx, res)) {
 				return
 			}
 		case rep := <-r.flows.Reports():
@@ -287,7 +305,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 func (r *runner) sync() error {
 	r.run.Status = r.status.String()
 	r.run.ResumeStatus = ""
-	st := runState{Main: *r.main, Reviewing: r.review.Reviewing, Remediation: r.review.Remediation, Limits: r.limits}
+	st := runState{Main: *r.main, Reviewing: r.review.Reviewing, Remediation: r.review.Remediation, Limits: r.limits, Checks: r.checks}
 	if r.iso != nil {
 		st.Worktree = r.iso.State
 	}
@@ -331,7 +349,11 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			r.run.Message = *c.note
 		}
 		for _, d := range c.done {
-			r.flows.Finished(d.id, d.ok)
+			done := workflows.Done{Notes: d.notes}
+			if ws := r.plan.workers[d.id]; ws != nil {
+				done.Summary, done.Files = ws.w.Summary, ws.w.OutputFiles
+			}
+			r.flows.Finished(d.id, d.ok, done)
 		}
 		if len(c.skipped) > 0 {
 			r.flows.Skipped(c.skipped)
@@ -340,7 +362,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			if err := r.sync(); err != nil {
 				return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 			}
-			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers)
+			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
 			c.report = &built
 		}
 		if r.status.Finished() && r.iso != nil {

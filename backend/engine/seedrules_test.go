@@ -14,6 +14,7 @@ func partialWorker(n int, attempts *int, mu *sync.Mutex) func(h *fakeHost, s *fa
 		if task != "task_001" {
 			return false
 		}
+		writeOutput(s.opts.Cwd, "docs/a.md", "# a\n")
 		mu.Lock()
 		*attempts++
 		k := *attempts

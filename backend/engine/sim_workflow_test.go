@@ -48,7 +48,7 @@ func TestSimulatorWorkflows(t *testing.T) {
 			},
 			check: func(t *testing.T, s engine.Snapshot, ev *events, _ transcripts) {
 				if s.Run.Status != "completed" || s.Run.TasksCompleted != s.Run.TasksTotal || s.Run.TasksTotal == 0 {
-					t.Fatalf("run %s: %d of %d: %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error)
+					t.Fatalf("run %s: %d of %d: %s %v %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error, s.Run.Issues, s.Run.Message)
 				}
 				if got := ev.count(engine.EventWorkerRejected); got != s.Run.TasksTotal {
 					t.Errorf("%d rejections for %d tasks", got, s.Run.TasksTotal)
@@ -71,7 +71,7 @@ func TestSimulatorWorkflows(t *testing.T) {
 		{name: "team-review template with the mailbox", template: "team-review", scenario: "rejected-once",
 			check: func(t *testing.T, s engine.Snapshot, ev *events, _ transcripts) {
 				if s.Run.Status != "completed" || s.Run.TasksCompleted != s.Run.TasksTotal || s.Run.TasksTotal == 0 {
-					t.Fatalf("run %s: %d of %d: %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error)
+					t.Fatalf("run %s: %d of %d: %s %v %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error, s.Run.Issues, s.Run.Message)
 				}
 				if got := ev.count(engine.EventWorkerRejected); got != s.Run.TasksTotal {
 					t.Errorf("%d rejections for %d tasks", got, s.Run.TasksTotal)
@@ -79,6 +79,15 @@ func TestSimulatorWorkflows(t *testing.T) {
 				b, err := os.ReadFile(filepath.Join(s.Run.Cwd, ".claude-orchestrator", "logs", "log.md"))
 				if err != nil || strings.Count(string(b), ": assigned \"") != s.Run.TasksTotal {
 					t.Errorf("log.md = %s, %v", b, err)
+				}
+				// The team lead's plan names each task's files to create and
+				// its architecture, which its assignment carries.
+				for _, task := range s.Tasks {
+					var def protocol.Task
+					_ = json.Unmarshal(task.Definition, &def)
+					if len(def.ExpectedOutputs) == 0 || !strings.Contains(def.Architecture, "Keep to the layout of") {
+						t.Errorf("task %s: files to create %q, architecture %q", task.ID, def.ExpectedOutputs, def.Architecture)
+					}
 				}
 			}},
 		{name: "dependency deadlock", scenario: "deadlock",
@@ -117,7 +126,7 @@ func TestSimulatorWorkflows(t *testing.T) {
 			},
 			check: func(t *testing.T, s engine.Snapshot, ev *events, _ transcripts) {
 				if s.Run.Status != "completed" || s.Run.TasksCompleted != s.Run.TasksTotal || s.Run.TasksTotal == 0 {
-					t.Fatalf("run %s: %d of %d: %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error)
+					t.Fatalf("run %s: %d of %d: %s %v %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error, s.Run.Issues, s.Run.Message)
 				}
 				if q, a := ev.count(engine.EventWorkerQuestion), ev.count(engine.EventWorkerAnswered); q != s.Run.TasksTotal || a != q {
 					t.Errorf("%d questions and %d answers for %d tasks", q, a, s.Run.TasksTotal)
@@ -140,7 +149,7 @@ func TestSimulatorWorkflows(t *testing.T) {
 			},
 			check: func(t *testing.T, s engine.Snapshot, ev *events, tr transcripts) {
 				if s.Run.Status != "completed" || s.Run.TasksCompleted != s.Run.TasksTotal || s.Run.TasksTotal == 0 {
-					t.Fatalf("run %s: %d of %d: %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error)
+					t.Fatalf("run %s: %d of %d: %s %v %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error, s.Run.Issues, s.Run.Message)
 				}
 				if q := ev.count(engine.EventWorkerQuestion); q != s.Run.TasksTotal {
 					t.Errorf("%d questions for %d tasks", q, s.Run.TasksTotal)
@@ -229,7 +238,7 @@ func TestSimulatorWorkflows(t *testing.T) {
 			},
 			check: func(t *testing.T, s engine.Snapshot, ev *events, _ transcripts) {
 				if s.Run.Status != "completed" || s.Run.TasksCompleted != s.Run.TasksTotal {
-					t.Fatalf("run %s: %d of %d: %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error)
+					t.Fatalf("run %s: %d of %d: %s %v %s", s.Run.Status, s.Run.TasksCompleted, s.Run.TasksTotal, s.Run.Error, s.Run.Issues, s.Run.Message)
 				}
 				if got := ev.count(engine.EventRemediation); got != 1 {
 					t.Errorf("%d remediation rounds, want 1", got)

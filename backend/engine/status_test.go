@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -187,5 +188,37 @@ func TestClipCutsByCharacter(t *testing.T) {
 	}
 	if got := firstRunes("aéb€", 2); got != "aé" {
 		t.Errorf("firstRunes = %q", got)
+	}
+}
+
+// A task the user rewrote keeps none of the planner's outputs for the old
+// task, so Baton never asks its worker for them; a new title alone keeps
+// them.
+func TestEditedTaskDropsThePlannersOutputs(t *testing.T) {
+	t.Parallel()
+	def := `{"id":"a","title":"Write the overview","description":"Write docs/overview.md","scope":["."],"expected_outputs":["docs/overview.md"],"acceptance_criteria":["docs/overview.md exists"],"complexity":"low"}`
+	base := []store.Task{{ID: "a", Title: "Write the overview", Description: "Write docs/overview.md", Scope: []string{"."}, Definition: json.RawMessage(def)}}
+	desc, scope, title := "Write docs/store.md", []string{"store"}, "Document the store"
+	out, err := Modifications{Edit: []TaskEdit{{ID: "a", Title: &title, Description: &desc, Scope: &scope}}}.Apply("r", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plannedOutputs(&out[0]); len(got) != 0 {
+		t.Errorf("planned outputs after the rewrite = %v, want none", got)
+	}
+	var d protocol.Task
+	if err := json.Unmarshal(out[0].Definition, &d); err != nil || d.Description != desc || d.Title != title || d.Scope[0] != "store" ||
+		d.Complexity != "low" || len(d.AcceptanceCriteria) != 0 {
+		t.Errorf("definition after the rewrite = %s (%v)", out[0].Definition, err)
+	}
+	out, err = Modifications{Edit: []TaskEdit{{ID: "a", Title: &title}}}.Apply("r", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plannedOutputs(&out[0]); len(got) != 1 || got[0] != "docs/overview.md" {
+		t.Errorf("planned outputs after a new title = %v, want docs/overview.md", got)
+	}
+	if string(base[0].Definition) != def {
+		t.Error("Apply changed its input")
 	}
 }

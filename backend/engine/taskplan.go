@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/tasklist"
@@ -32,7 +33,7 @@ func (p *taskPlan) replace(runID string, tasks []store.Task) ([]*workerState, er
 				return nil, err
 			}
 			w.w.Skipped = true
-			w.w.Error = "skipped by the user"
+			w.w.Error = report.ReasonSkippedByUser
 		}
 		p.workers[t.ID] = w
 		out = append(out, w)
@@ -89,7 +90,7 @@ func (p *taskPlan) satisfied(t *store.Task) bool {
 		if w == nil {
 			continue
 		}
-		if w.status == WorkerCompleted || (w.w.Skipped && w.w.Error == "skipped by the user") {
+		if w.status == WorkerCompleted || (w.w.Skipped && w.w.Error == report.ReasonSkippedByUser) {
 			continue
 		}
 		return false

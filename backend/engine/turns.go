@@ -83,6 +83,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	if res.Failure != nil {
 		failure = *res.Failure
 	}
+	failure.TaskID = ws.w.TaskID
 	if ws.book.Reprompts < r.tmpl.Config.MaxRetries {
 		return r.repromptWorker(ctx, ws, r.prompts.Reprompt(failure, protocol.PhaseCompletion), failure.Message, now)
 	}
@@ -105,6 +106,23 @@ func (r *runner) repromptWorker(ctx context.Context, ws *workerState, text, why 
 	return r.apply(ctx, ws.reprompted(now, r.tmpl.Config.MaxRetries, why))
 }
 
+// foreignReport refuses a report about another task than own: a worker's
+// report counts only for the task it was given (nil when about is own).
+func foreignReport(own, about string) error {
+	if about == "" || about == own {
+		return nil
+	}
+	return &foreignReportError{own: own, about: about}
+}
+
+// foreignReportError is a worker's report about another task than its own.
+type foreignReportError struct{ own, about string }
+
+func (e *foreignReportError) Error() string {
+	return fmt.Sprintf("it is about task %s, but your task is %s; Baton takes a report only for the task it gave you, so do task %s if you have not, then report it with its own id %q",
+		e.about, e.own, e.own, e.own)
+}
+
 // completion is the last completion report of a parse.
 func completion(res protocol.Result) (*protocol.Completion, bool) {
 	if cr, ok := res.Last(protocol.PhaseCompletion); ok {
@@ -118,16 +136,25 @@ func completion(res protocol.Result) (*protocol.Completion, bool) {
 // report takes a worker's completion report (unstructured: guessed from
 // its words).
 func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Completion, unstructured bool) error {
-	if err := r.flows.CheckReport(ws.w.TaskID, c); err != nil {
-		// The workflows' rules refuse it: the worker is asked for a
-		// corrected one, within the re-prompt budget; past it the task
-		// fails.
+	err := foreignReport(ws.w.TaskID, c.TaskID)
+	if err == nil {
+		err = r.flows.CheckReport(ws.w.TaskID, c)
+	}
+	if err != nil {
+		// A report about another task, or one the workflows' rules
+		// refuse: the worker is asked for a corrected one, within the
+		// re-prompt budget; past it the task fails.
 		why := "the completion report cannot be used: " + err.Error()
 		if ws.status != WorkerRunning || ws.w.SessionID == "" || ws.book.Reprompts >= r.tmpl.Config.MaxRetries {
 			return r.workerFailed(ctx, ws, why, false)
 		}
 		ws.w.Error = why
-		text := r.prompts.Reprompt(protocol.Failure{Phase: protocol.PhaseCompletion, Message: err.Error()}, protocol.PhaseCompletion)
+		kind := protocol.FailureInvalidData
+		var fe *foreignReportError
+		if errors.As(err, &fe) {
+			kind = protocol.FailureWrongTask
+		}
+		text := r.prompts.Reprompt(protocol.Failure{Kind: kind, Phase: protocol.PhaseCompletion, Message: err.Error(), TaskID: ws.w.TaskID}, protocol.PhaseCompletion)
 		return r.repromptWorker(ctx, ws, text, why, r.e.now())
 	}
 	var art []string
@@ -153,6 +180,16 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		ch, err := r.review.conflicted(ws, c, &r.plan, r.e.now())
 		return errors.Join(err, r.apply(ctx, ch))
 	case "success", "partial", "awaiting_review":
+		if c.Status != "partial" {
+			// What it declares must be written; what it changed, in its
+			// scope (outputs.go).
+			if text := r.outputsKept(ctx, ws, c); text != "" {
+				return r.repromptWorker(ctx, ws, text, "its declared outputs are not written", r.e.now())
+			}
+			if len(ws.w.OutOfScope) > 0 && r.tmpl.Config.StrictScope {
+				return r.workerFailed(ctx, ws, outsideScope(ws.w.OutOfScope), false)
+			}
+		}
 		r.limits.Success(r.tmpl.Config.MaxWorkers)
 		if c.Status == "partial" {
 			if why := r.review.partial(ws, c); why != "" {
@@ -189,7 +226,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		if err := ws.move(WorkerCompleted); err != nil {
 			return err
 		}
-		return r.apply(ctx, ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true))
+		return r.apply(ctx, ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true, reportNotes(c)...))
 	default:
 		reason := c.Error
 		if reason == "" {

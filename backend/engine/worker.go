@@ -12,6 +12,7 @@ import (
 
 	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/transcript"
@@ -34,6 +35,9 @@ type workerState struct {
 	// memory is the free memory (MB, at least 1) last shown while the
 	// worker waits for memory to start; 0 when it does not wait.
 	memory int64
+	// before is the snapshot of its scope and planned outputs taken before
+	// its worker started, in a shared run (nil: none, after a restart).
+	before *scope.Snapshot
 }
 
 // workerBook is a worker's state beyond its row, stored with it.
@@ -44,10 +48,13 @@ type workerBook struct {
 	Attempt     int `json:"attempt,omitempty"`
 	AutoRetries int `json:"autoRetries,omitempty"`
 	// Partials counts the partial reports that re-queued the task.
-	Partials  int      `json:"partials,omitempty"`
-	SkippedBy string   `json:"skippedBy,omitempty"`
-	Resume    string   `json:"resume,omitempty"`
-	ToolFiles []string `json:"toolFiles,omitempty"`
+	Partials int `json:"partials,omitempty"`
+	// OutputAsks counts the times the worker was asked again for outputs
+	// it declared and did not write.
+	OutputAsks int      `json:"outputAsks,omitempty"`
+	SkippedBy  string   `json:"skippedBy,omitempty"`
+	Resume     string   `json:"resume,omitempty"`
+	ToolFiles  []string `json:"toolFiles,omitempty"`
 	reviewGate
 	limits.Book
 }
@@ -210,6 +217,7 @@ func (ws *workerState) took(d transcript.Digest, root string, now time.Time) {
 		ws.w.LastActivityAt = &now
 		ws.dirty = true
 	}
+	before := ws.w
 	transcript.AddTools(&ws.w.Tools, d.Tools)
 	ws.book.ToolFiles = transcript.RelFiles(root, ws.book.ToolFiles, d.Files)
 	ws.w.InputTokens, ws.w.OutputTokens = ws.book.InputTokens, ws.book.OutputTokens
@@ -217,6 +225,23 @@ func (ws *workerState) took(d transcript.Digest, root string, now time.Time) {
 	if d.LastAction != "" {
 		ws.w.CurrentAction = d.LastAction
 	}
+	ws.w.Tools.Running = ws.book.Running()
+	// Tool calls, their results and tokens are progress too: a card shows
+	// what runs now, not what ran before the last text.
+	if ws.w.CurrentAction != before.CurrentAction || ws.w.Tools.Total != before.Tools.Total ||
+		!sameTool(ws.w.Tools.Running, before.Tools.Running) || ws.w.InputTokens != before.InputTokens ||
+		ws.w.OutputTokens != before.OutputTokens || ws.w.CostUSD != before.CostUSD {
+		ws.dirty = true
+	}
+}
+
+// sameTool reports whether a and b are the same running call (or both
+// none).
+func sameTool(a, b *store.RunningTool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // permission shows the permission request the worker is blocked on (info
@@ -245,14 +270,35 @@ func (ws *workerState) permission(info session.Info, now time.Time) (change, boo
 		ws.w.CurrentAction = msg
 	} else {
 		ws.activity = now
+		ws.w.CurrentAction = ws.doing()
 	}
 	return ws.event(EventWorkerWaiting, msg), true
 }
 
-// permitted: the user answered the worker's permission request at now.
+// doing is what the worker does once nothing waits for the user: the tool
+// call that runs, else it thinks.
+func (ws *workerState) doing() string {
+	if t := ws.w.Tools.Running; t != nil {
+		return strings.TrimSpace(t.Name + " " + t.Input)
+	}
+	return "thinking"
+}
+
+// permitted: the user answered the worker's permission request at now. The
+// card says what the worker does now: the tool it was allowed runs (its
+// time from its call), a denied one ends with an error the agent reads.
 func (ws *workerState) permitted(decision session.PermissionDecision, now time.Time) change {
+	tool := ""
+	if ws.w.Waiting != nil {
+		tool = ws.w.Waiting.ToolName
+	}
 	ws.w.Waiting = nil
 	ws.activity = now
+	if decision == session.Deny {
+		ws.w.CurrentAction = strings.TrimSpace("denied " + tool + "; the worker goes on without it")
+	} else {
+		ws.w.CurrentAction = ws.doing()
+	}
 	return ws.event(EventWorkerWaiting, "permission answered: "+string(decision))
 }
 

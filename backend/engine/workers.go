@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/transcript"
@@ -23,6 +24,13 @@ func (r *runner) schedule(ctx context.Context) error {
 	}
 	if r.limits.Waiting() {
 		return nil // a limit: nothing new starts before it resets
+	}
+	if r.checks.holdsWorkers() {
+		// The workers start once the baseline of the checks is taken.
+		if r.checks.running() || r.status.held() {
+			return nil
+		}
+		return r.startChecks(ctx, 0)
 	}
 	free := r.limits.MaxWorkers(r.tmpl.Config.MaxWorkers) - r.plan.busy()
 	if free <= 0 {
@@ -68,7 +76,7 @@ func (r *runner) schedule(ctx context.Context) error {
 // runs, nothing is starting or waiting for a decision, and every pending
 // task waits for a task that will not complete.
 func (r *runner) checkDeadlock(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 {
+	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.checks.running() || r.checks.holdsWorkers() {
 		return nil
 	}
 	if why := r.plan.deadlock(); why != "" {
@@ -134,10 +142,17 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	r.e.track(id, r)
 	r.inflight++
 	attempt := ws.book.Attempt
+	roots := snapshotRoots(t)
+	shared := r.iso == nil
 	r.e.wg.Add(1)
 	go func() {
 		defer r.e.wg.Done()
 		res := startResult{taskID: t.ID, attempt: attempt}
+		if shared {
+			// What the task changes is read against this (outputs.go).
+			s := scope.Take(cwd, roots)
+			res.before = &s
+		}
 		opts.Message = prompt()
 		if wait > 0 {
 			select {
@@ -205,6 +220,11 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 	}
 	if err := ws.started(r.e.now()); err != nil {
 		return err
+	}
+	if ws.before == nil {
+		// The first attempt's: what an earlier attempt of the task wrote
+		// counts as the task's.
+		ws.before = res.before
 	}
 	c := ws.event(EventWorkerStarted, "")
 	if r.status == RunSpawning {
@@ -350,7 +370,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 	}
 	if r.main.progressed {
 		r.main.progressed = false
-		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.action})
+		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.action, Tool: r.main.tool})
 	}
 	if len(ws) == 0 {
 		return nil

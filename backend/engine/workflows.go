@@ -32,13 +32,14 @@ type Workflows interface {
 	CheckReport(taskID string, c *protocol.Completion) error
 	// Reprompt is what a worker is told when its completion report could
 	// not be used because of problem ("" the engine's own words).
-	Reprompt(problem string) string
+	Reprompt(taskID, problem string) string
 	// AwaitingReview: a completion waits for its review.
 	AwaitingReview(taskID string, c *protocol.Completion)
 	// Decided: a review decision was taken.
 	Decided(taskID string, d *protocol.Review)
-	// Finished: a task completed, or failed for good.
-	Finished(taskID string, completed bool)
+	// Finished: a task completed, or failed for good; done is what its
+	// worker reported.
+	Finished(taskID string, completed bool, done workflows.Done)
 	// Skipped: tasks that will not run (a dependency failed, the user
 	// skipped them).
 	Skipped(taskIDs []string)

@@ -94,3 +94,6 @@ type cliConn struct {
 }
 
 func (c cliConn) Where() (string, string) { return c.Path(), "Claude Code " + c.version }
+
+// Version is the CLI's version.
+func (c cliConn) Version() string { return c.version }

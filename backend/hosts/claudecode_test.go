@@ -42,6 +42,16 @@ func TestClaudeCodeHost(t *testing.T) {
 	if st := m.Status(); st.Label != "Claude Code (CLI)" || st.State != StateIdle {
 		t.Errorf("status before use: %+v", st)
 	}
+	// Before it connects, the Manager names the kind; once connected, the
+	// CLI it runs: what a run remembers.
+	if cur := m.Current(); cur.Kind != "claude-code" || cur.Short != "claude-code" || cur.Path != "" {
+		t.Errorf("current host before use: %+v", cur)
+	}
+	ident, err := m.Identity(ctx)
+	if err != nil || ident.Kind != "claude-code" || ident.Path != bin || ident.Version != claudecodetest.Version ||
+		ident.Description != "Claude Code CLI "+claudecodetest.Version+" ("+bin+")" {
+		t.Errorf("identity: %+v, %v", ident, err)
+	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# x\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -92,9 +92,10 @@ type Manager struct {
 }
 
 var (
-	_ session.Host     = (*Manager)(nil)
-	_ session.Browser  = (*Manager)(nil)
-	_ session.HostLink = (*Manager)(nil)
+	_ session.Host       = (*Manager)(nil)
+	_ session.Browser    = (*Manager)(nil)
+	_ session.HostLink   = (*Manager)(nil)
+	_ session.Identifier = (*Manager)(nil)
 )
 
 // New returns a Manager for the host that cfg chooses among opts.Kinds;
@@ -150,6 +151,51 @@ func (m *Manager) Describe() string {
 		return k.Describe(s)
 	}
 	return s.Label
+}
+
+// Current implements session.Identifier: the kind the settings choose,
+// with what its connection reached when it is connected.
+func (m *Manager) Current() session.Identity {
+	m.mu.Lock()
+	name := m.cfg.Host
+	conn := m.host
+	s := m.status
+	m.mu.Unlock()
+	id := session.Identity{Kind: string(name), Label: m.kinds.Label(name), Short: string(name)}
+	k, err := m.kinds.Kind(string(name))
+	if err != nil {
+		id.Description = id.Label
+		return id
+	}
+	info := k.Info()
+	if info.Short != "" {
+		id.Short = info.Short
+	}
+	id.Description = k.Describe(s)
+	if conn == nil {
+		return id
+	}
+	if p, ok := conn.(program); ok {
+		id.Path, id.Version = p.Path(), p.Version()
+	} else {
+		id.Endpoint, _ = conn.Where()
+	}
+	return id
+}
+
+// program is a connection that runs a program of this machine (the Claude
+// Code CLI): its path and version.
+type program interface {
+	Path() string
+	Version() string
+}
+
+// Identity implements session.Identifier: the host in use, connected.
+func (m *Manager) Identity(ctx context.Context) (session.Identity, error) {
+	if _, err := m.Host(ctx); err != nil {
+		return m.Current(), err
+	}
+	return m.Current(), nil
 }
 
 func (m *Manager) setStatus(s Status) {

@@ -68,6 +68,9 @@ func TestSimulatorConnectsLazilyAndReconfigures(t *testing.T) {
 	if st.State != StateConnected || !strings.HasPrefix(st.Endpoint, "http://127.0.0.1:") {
 		t.Fatalf("status after connect = %+v", st)
 	}
+	if cur := m.Current(); cur.Kind != "simulator" || cur.Short != "sim" || cur.Endpoint != st.Endpoint || cur.Path != "" {
+		t.Errorf("current host = %+v", cur)
+	}
 	if got := rec.states(); len(got) < 2 || got[0] != StateConnecting || got[len(got)-1] != StateConnected {
 		t.Fatalf("status events = %v, want connecting … connected", got)
 	}

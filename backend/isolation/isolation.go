@@ -39,6 +39,13 @@ type State struct {
 	Outcome string `json:"outcome,omitempty"`
 	// Applied says how Apply merged the run branch.
 	Applied *worktree.Applied `json:"applied,omitempty"`
+	// AppliedTasks are the tasks whose changes were applied one by one
+	// (ApplyTasks), in the order they were applied.
+	AppliedTasks []string `json:"appliedTasks,omitempty"`
+	// Pushes are the pushes of the run branch, oldest first.
+	Pushes []Push `json:"pushes,omitempty"`
+	// PullRequest is the pull request opened for the run branch.
+	PullRequest *PullRequest `json:"pullRequest,omitempty"`
 	// Dirty lists the user's uncommitted changes when the run was created.
 	Dirty []string `json:"dirty,omitempty"`
 }
@@ -153,17 +160,7 @@ func (w *Workspace) Open(ctx context.Context) (note string, err error) {
 
 // sub is the folder inside worktree dir that stands for the run's folder
 // (the run may work in a subfolder of its repository).
-func (w *Workspace) sub(dir string) string {
-	cwd := w.cwd
-	if ev, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = ev
-	}
-	rel, err := filepath.Rel(w.Run.Repo, cwd)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return dir
-	}
-	return filepath.Join(dir, rel)
-}
+func (w *Workspace) sub(dir string) string { return subfolder(w.Run.Repo, w.cwd, dir) }
 
 // RunCwd is the folder that stands for the run's folder in the run's own
 // worktree, where the merged changes are ("" before the first worker).

@@ -54,6 +54,15 @@ func (n *Note) UnmarshalYAML(v *yaml.Node) error {
 	return nil
 }
 
+// MarshalYAML writes a note without a name as a plain string.
+func (n Note) MarshalYAML() (any, error) {
+	if n.Name == "" {
+		return n.Description, nil
+	}
+	type plain Note
+	return plain(n), nil
+}
+
 func (n Note) String() string {
 	if n.Name == "" {
 		return n.Description

@@ -410,6 +410,49 @@ func (j *Journal) Record(id string) (Handoff, error) {
 	return h, nil
 }
 
+// RecordReport records the completion of task id for a worker that wrote
+// no handoff in its task file: Baton appends an execution log entry made
+// from the worker's completion report h (summary, files, notes), ending in
+// the handoff, and records it as Record does, so the context map and the
+// tasks that depend on it learn what the worker did.
+func (j *Journal) RecordReport(id string, h Handoff) error {
+	data, err := j.ReadTask(id)
+	if err != nil {
+		return err
+	}
+	ix, err := j.Load()
+	if err != nil {
+		return err
+	}
+	t, _ := ix.Task(id)
+	if h.Outcome == "" {
+		h.Outcome = OutcomeCompleted
+	}
+	y, err := yaml.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("record %s: %w", id, err)
+	}
+	var b strings.Builder
+	if !strings.HasSuffix(string(data), "\n") {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\n### %s: recorded by Baton from the worker's completion report\n", j.stamp())
+	b.WriteString("The worker wrote no entry of its own; this one is made from its report.\n\n")
+	fmt.Fprintf(&b, "**Outcome**: %s\n", h.Outcome)
+	if h.Summary != "" {
+		fmt.Fprintf(&b, "**Summary**: %s\n", strings.TrimSpace(h.Summary))
+	}
+	if files := append(slices.Clone(h.FilesCreated), h.FilesModified...); len(files) > 0 {
+		fmt.Fprintf(&b, "**Files Modified**: %s\n", strings.Join(files, ", "))
+	}
+	fmt.Fprintf(&b, "\n#### Handoff\n```yaml\n%s```\n", y)
+	if err := j.fs.WriteFile(t.File, append(data, b.String()...), 0o644); err != nil {
+		return fmt.Errorf("record %s: %w", id, err)
+	}
+	_, err = j.Record(id)
+	return err
+}
+
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -16,8 +16,9 @@
 // valid report counts only for a task that is in_progress, and delivering
 // it moves the task to awaiting_review and persists that before the report
 // is sent on Reports. So a report is delivered once, also across a restart.
-// lastRead is written as seed 001 says (the time Baton last took messages)
-// and kept when messages are cleared. A rejected task's reports are removed
+// lastRead is written as seed 001 says: the time Baton last took messages
+// from to-team-lead.json, and in both files the time their messages were
+// cleared. A rejected task's reports are removed
 // from to-team-lead.json (their content stays in queue.json and log.md) so
 // that its next report is the only one; a completed task's messages are
 // cleared from both message files. A malformed message gives one error
@@ -590,10 +591,9 @@ func (m *Mailbox) Approve(taskID string) error {
 	var errs []error
 	for _, f := range []string{ToDeveloper, ToTeamLead} {
 		errs = append(errs, m.editFile(f, func(mf *messageFile) {
+			// Cleared as seed 001 clears a file: lastRead says when.
 			mf.Messages = slices.DeleteFunc(mf.Messages, func(raw json.RawMessage) bool { return messageTask(raw) == taskID })
-			if f == ToTeamLead {
-				mf.LastRead = m.stamp()
-			}
+			mf.LastRead = m.stamp()
 		}))
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -141,8 +141,9 @@ func TestReviewCycle(t *testing.T) {
 	if !reflect.DeepEqual(ids, []string{"task-002"}) || lastRead == nil {
 		t.Fatalf("after approving task-001, to-team-lead.json holds %v (lastRead %v)", ids, lastRead)
 	}
-	if ids, _ := fileMessages(t, m.path(ToDeveloper)); !reflect.DeepEqual(ids, []string{"task-002"}) {
-		t.Fatalf("after approving task-001, to-developer.json holds %v", ids)
+	// Cleared as seed 001 clears a file: lastRead says when.
+	if ids, lastRead := fileMessages(t, m.path(ToDeveloper)); !reflect.DeepEqual(ids, []string{"task-002"}) || lastRead == nil || !isoTime(*lastRead) {
+		t.Fatalf("after approving task-001, to-developer.json holds %v (lastRead %v)", ids, lastRead)
 	}
 
 	// Reject task-002: back to pending, its report leaves the file.

@@ -27,11 +27,12 @@ type Desktop struct {
 	appName string
 	icon    string
 	onClick func(runID string)
+	onInbox func()
 	log     *slog.Logger
 	enabled atomic.Bool
 
 	mu      sync.Mutex
-	targets map[uint32]string // notification id → run id
+	targets map[uint32]place // notification id → where a click opens
 
 	signals chan *dbus.Signal
 	done    chan struct{}
@@ -69,8 +70,9 @@ func NewDesktop(conn *dbus.Conn, opts DesktopOptions) (*Desktop, error) {
 		appName: opts.AppName,
 		icon:    opts.Icon,
 		onClick: opts.OnClick,
+		onInbox: opts.OnInbox,
 		log:     opts.Logger.With("component", "notify"),
-		targets: map[uint32]string{},
+		targets: map[uint32]place{},
 		signals: make(chan *dbus.Signal, 16),
 		done:    make(chan struct{}),
 	}
@@ -98,7 +100,10 @@ func (d *Desktop) Notify(ctx context.Context, n Notification) error {
 		return nil
 	}
 	var actions []string
-	if n.RunID != "" {
+	switch {
+	case n.Inbox:
+		actions = []string{defaultAction, "Open the Inbox"}
+	case n.RunID != "":
 		actions = []string{defaultAction, "Open run"}
 	}
 	hints := map[string]dbus.Variant{
@@ -119,10 +124,17 @@ func (d *Desktop) Notify(ctx context.Context, n Notification) error {
 	if err := call.Store(&id); err != nil {
 		return fmt.Errorf("read notification id: %w", err)
 	}
-	if n.RunID != "" {
-		d.targets[id] = n.RunID
+	if n.RunID != "" || n.Inbox {
+		d.targets[id] = place{runID: n.RunID, inbox: n.Inbox}
 	}
 	return nil
+}
+
+// place is where a click on a notification takes the user: the Inbox, or
+// a run.
+type place struct {
+	runID string
+	inbox bool
 }
 
 func (d *Desktop) listen() {
@@ -152,10 +164,14 @@ func (d *Desktop) handle(sig *dbus.Signal) {
 	case notificationsIface + ".ActionInvoked":
 		action, _ := sig.Body[1].(string)
 		d.mu.Lock()
-		runID, known := d.targets[id]
+		to, known := d.targets[id]
 		d.mu.Unlock()
-		if known && action == defaultAction && d.onClick != nil {
-			d.onClick(runID)
+		switch {
+		case !known || action != defaultAction:
+		case to.inbox && d.onInbox != nil:
+			d.onInbox()
+		case !to.inbox && d.onClick != nil:
+			d.onClick(to.runID)
 		}
 	case notificationsIface + ".NotificationClosed":
 		d.mu.Lock()

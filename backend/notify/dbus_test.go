@@ -71,13 +71,13 @@ func startFakeServer(t *testing.T) *fakeServer {
 	return s
 }
 
-func newDesktop(t *testing.T, onClick func(string)) *Desktop {
+func newDesktop(t *testing.T, onClick func(string), onInbox func()) *Desktop {
 	t.Helper()
 	conn, err := dbus.ConnectSessionBus()
 	if err != nil {
 		t.Fatalf("connect to the test bus: %v", err)
 	}
-	d, err := NewDesktop(conn, DesktopOptions{OnClick: onClick})
+	d, err := NewDesktop(conn, DesktopOptions{OnClick: onClick, OnInbox: onInbox})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,8 @@ func TestDesktopNotifications(t *testing.T) {
 	needBus(t)
 	server := startFakeServer(t)
 	clicks := make(chan string, 4)
-	d := newDesktop(t, func(runID string) { clicks <- runID })
+	inbox := make(chan struct{}, 4)
+	d := newDesktop(t, func(runID string) { clicks <- runID }, func() { inbox <- struct{}{} })
 	ctx := context.Background()
 
 	t.Run("sends summary, body, urgency and an open action", func(t *testing.T) {
@@ -144,6 +145,24 @@ func TestDesktopNotifications(t *testing.T) {
 		}
 	})
 
+	t.Run("a notification about several runs opens the Inbox", func(t *testing.T) {
+		if err := d.Notify(ctx, Notification{Summary: "3 workers need you", Inbox: true}); err != nil {
+			t.Fatal(err)
+		}
+		got := server.recorded()
+		if a := got[len(got)-1].Actions; len(a) != 2 || a[0] != "default" || a[1] != "Open the Inbox" {
+			t.Fatalf("actions = %v, want the default action opening the Inbox", a)
+		}
+		server.emit(t, "ActionInvoked", uint32(3), "default")
+		select {
+		case <-inbox:
+		case got := <-clicks:
+			t.Fatalf("the click opened run %q, want the Inbox", got)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the click did not reach OnInbox")
+		}
+	})
+
 	t.Run("disabled sends nothing", func(t *testing.T) {
 		before := len(server.recorded())
 		d.SetEnabled(false)
@@ -165,7 +184,7 @@ func TestDesktopNotifications(t *testing.T) {
 
 func TestDesktopWithoutServer(t *testing.T) {
 	needBus(t)
-	d := newDesktop(t, nil)
+	d := newDesktop(t, nil, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// The tests run in sequence and release the name, so nobody serves it now.

@@ -22,8 +22,11 @@ const (
 type Notification struct {
 	Summary string
 	Body    string
-	// RunID is opened when the user clicks the notification; may be empty.
-	RunID   string
+	// RunID is the run it is about: a click opens it (may be empty).
+	RunID string
+	// Inbox: a click opens the Inbox instead (the notification is about
+	// what waits in several runs).
+	Inbox   bool
 	Urgency Urgency
 }
 
@@ -43,5 +46,8 @@ type DesktopOptions struct {
 	Icon    string // icon name or file path; may be empty
 	// OnClick receives the run id of a notification the user clicked.
 	OnClick func(runID string)
+	// OnInbox is called when the user clicked a notification about the
+	// Inbox (Notification.Inbox).
+	OnInbox func()
 	Logger  *slog.Logger
 }

@@ -25,9 +25,10 @@ import (
 type Workflows interface {
 	// Sections are what the workflows add to the worker prompt of task t.
 	Sections(t *store.Task) []string
-	// Reprompt is what a worker is told when its completion report could
-	// not be used because of problem ("" the parser's words).
-	Reprompt(problem string) string
+	// Reprompt is what the worker of task taskID is told when its
+	// completion report could not be used because of problem ("" the
+	// parser's words).
+	Reprompt(taskID, problem string) string
 }
 
 // Folders says where a run's workers work when they do not share the run's
@@ -79,7 +80,17 @@ func (pr *Prompter) renderParts(phase template.Phase, extra map[string]any) (tem
 	for k, v := range extra {
 		values[k] = v
 	}
-	return pr.tmpl.Render(phase, values)
+	p, err := pr.tmpl.Render(phase, values)
+	if err != nil {
+		return p, err
+	}
+	// The checks Baton ran reach the verification whether or not the
+	// template's prompt places them.
+	if cr, ok := values[template.VarCheckResults].(string); ok && phase == template.PhaseVerification &&
+		strings.TrimSpace(cr) != "" && !strings.Contains(p.System+p.User, cr) {
+		p.User = strings.TrimRight(p.User, "\n") + "\n\n" + cr
+	}
+	return p, nil
 }
 
 // joinPrompt joins a system text and a user text (session.JoinPrompt).
@@ -101,8 +112,9 @@ func (pr *Prompter) WithSystem(opts session.StartOptions, phase template.Phase, 
 	return opts
 }
 
-// Worker renders the first prompt of task t's worker and, for a host
-// that takes it apart, its system prompt. The function it returns completes
+// Worker renders the first prompt of task t's worker (with the model it
+// runs as, when the template names one) and, for a host that takes it
+// apart, its system prompt. The function it returns completes
 // the prompt with what the workflows add (skills, journal) and the
 // reviewer's last rejection; it runs off the run's goroutine, before the
 // worker's session starts, since the journal reads and writes files.
@@ -114,6 +126,10 @@ func (pr *Prompter) Worker(t *store.Task, feedback string) (prompt func() string
 	text := joinPrompt(p.System, p.User)
 	if session.TakesSystemPrompt(pr.host) && strings.TrimSpace(p.System) != "" && strings.TrimSpace(p.User) != "" {
 		text, system = p.User, p.System
+	}
+	if model := pr.Model(t); model != "" {
+		// Seed 004 3.5: the worker knows the model it runs as.
+		text += "\n\n## Model\nYou are running as: " + model
 	}
 	task, flows := *t, pr.flows
 	return func() string {
@@ -182,10 +198,16 @@ func (pr *Prompter) Phase(phase template.Phase, tasks []store.Task, workers map[
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(&b, "### %s - %s (%s)\n", t.ID, t.Title, w.Status)
 		if w.Skipped {
-			fmt.Fprintf(&b, "Not run: %s\n\n", w.Error)
+			fmt.Fprintf(&b, "### %s - %s (skipped)\nNot run, nothing to merge: %s\n\n", t.ID, t.Title, w.Error)
 			continue
+		}
+		fmt.Fprintf(&b, "### %s - %s (%s)\n", t.ID, t.Title, w.Status)
+		if w.Status != "completed" {
+			b.WriteString("It did not complete: do not count its work as merged.\n")
+		}
+		if len(w.MissingOutputs) > 0 {
+			fmt.Fprintf(&b, "Declared but not written (Baton checked): %s\n", strings.Join(w.MissingOutputs, ", "))
 		}
 		if w.Unstructured {
 			b.WriteString("Note: the worker sent no structured report; this is its last message.\n")
@@ -253,7 +275,7 @@ func (pr *Prompter) delegation() bool {
 // asked for.
 func (pr *Prompter) Reprompt(f protocol.Failure, phase protocol.Phase) string {
 	if phase == protocol.PhaseCompletion {
-		if text := pr.flows.Reprompt(f.Message); text != "" {
+		if text := pr.flows.Reprompt(f.TaskID, f.Message); text != "" {
 			return text
 		}
 	}

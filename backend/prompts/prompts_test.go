@@ -24,7 +24,9 @@ func (h host) TakesSystemPrompt() bool { return h.system }
 type flows struct{}
 
 func (flows) Sections(t *store.Task) []string { return []string{"## Skills for " + t.ID} }
-func (flows) Reprompt(problem string) string  { return "fix the mailbox report: " + problem }
+func (flows) Reprompt(taskID, problem string) string {
+	return "fix the mailbox report of " + taskID + ": " + problem
+}
 
 // dirs puts task a in a worktree.
 type dirs struct{}
@@ -52,8 +54,9 @@ func prompter(t *testing.T, system bool, folders Folders) *Prompter {
 	return New(tmpl, map[string]any{template.VarCWD: "/repo"}, "/repo", parser, host{system: system}, flows{}, folders)
 }
 
-// A worker's prompt: the template's in its folder, the workflows' sections
-// and the last rejection; its system text apart for a host that takes it.
+// A worker's prompt: the template's in its folder, the model it runs as,
+// the workflows' sections and the last rejection; its system text apart
+// for a host that takes it.
 func TestWorkerPrompt(t *testing.T) {
 	t.Parallel()
 	task := &store.Task{ID: "a", Title: "Docs", Complexity: "complex"}
@@ -63,15 +66,15 @@ func TestWorkerPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := prompt()
-	if system != "" || !strings.HasPrefix(text, "You are a worker in /wt/a.") || !strings.Contains(text, "Do a: Docs") ||
-		!strings.Contains(text, "## Skills for a") || !strings.HasSuffix(text, "Your previous attempt was rejected.") {
+	if system != "" || !strings.HasPrefix(text, "You are a worker in /wt/a.") || !strings.Contains(text, "Do a: Docs\n\n## Model\nYou are running as: opus\n\n## Skills for a") ||
+		!strings.HasSuffix(text, "Your previous attempt was rejected.") {
 		t.Errorf("prompt %q, system %q", text, system)
 	}
 	prompt, system, err = prompter(t, true, nil).Worker(task, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if system != "You are a worker in /repo." || !strings.HasPrefix(prompt(), "Do a: Docs\n\n## Skills for a") {
+	if system != "You are a worker in /repo." || !strings.HasPrefix(prompt(), "Do a: Docs\n\n## Model\nYou are running as: opus\n\n## Skills for a") {
 		t.Errorf("apart: system %q, prompt %q", system, prompt())
 	}
 	if p.Model(task) != "opus" || p.Folder("a") != "/wt/a" || p.Folder("b") != "/repo" {
@@ -95,7 +98,7 @@ func TestPhaseValues(t *testing.T) {
 	p := prompter(t, false, dirs{})
 	v := p.Phase(template.PhaseAggregation, tasks, workers)
 	out, _ := v[template.VarWorkerOutputs].(string)
-	for _, want := range []string{"### a - A (completed)\nSummary: did a\nFiles: a.md\nConflict to resolve: a.md: both", "### b - B (cancelled)\nNot run: skipped because a failed"} {
+	for _, want := range []string{"### a - A (completed)\nSummary: did a\nFiles: a.md\nConflict to resolve: a.md: both", "### b - B (skipped)\nNot run, nothing to merge: skipped because a failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("outputs lack %q:\n%s", want, out)
 		}
@@ -116,7 +119,7 @@ func TestPhaseValues(t *testing.T) {
 func TestReprompt(t *testing.T) {
 	t.Parallel()
 	p := prompter(t, false, nil)
-	if got := p.Reprompt(protocol.Failure{Message: "no build result"}, protocol.PhaseCompletion); got != "fix the mailbox report: no build result" {
+	if got := p.Reprompt(protocol.Failure{Message: "no build result", TaskID: "task_004"}, protocol.PhaseCompletion); got != "fix the mailbox report of task_004: no build result" {
 		t.Errorf("completion: %q", got)
 	}
 	if got := p.Reprompt(protocol.Failure{Kind: protocol.FailureNoBlock, Phase: protocol.PhaseAnalysis, Message: "no answer block"}, protocol.PhaseAnalysis); !strings.Contains(got, "<<<") {
@@ -148,5 +151,27 @@ func TestSummary(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// The checks Baton ran reach the verification prompt: at its end when the
+// template does not place {CHECK_RESULTS}, once where it does.
+func TestVerificationCarriesTheChecks(t *testing.T) {
+	t.Parallel()
+	checks := "## The project's checks, as Baton ran them\n- `go test ./...` failed (exit 1, 2.0 s)."
+	p := prompter(t, false, nil)
+	text, err := p.Render(template.PhaseVerification, map[string]any{template.VarCheckResults: checks})
+	if err != nil || !strings.HasPrefix(text, "Check /repo") || !strings.HasSuffix(text, checks) {
+		t.Errorf("verification without the placeholder = %q, %v", text, err)
+	}
+	placed := prompter(t, false, nil)
+	placed.tmpl.Prompts.Verification = template.Prompt{User: "Facts first:\n{CHECK_RESULTS}\nNow check {CWD}."}
+	text, err = placed.Render(template.PhaseVerification, map[string]any{template.VarCheckResults: checks})
+	if err != nil || strings.Count(text, checks) != 1 || !strings.HasSuffix(text, "Now check /repo.") {
+		t.Errorf("verification with the placeholder = %q, %v", text, err)
+	}
+	// Other phases never get them.
+	if text, _ := p.Render(template.PhaseAggregation, map[string]any{template.VarCheckResults: checks}); strings.Contains(text, checks) {
+		t.Errorf("aggregation got the checks: %q", text)
 	}
 }

@@ -96,6 +96,9 @@ type Task struct {
 	Constraints        []string `json:"constraints,omitempty"`
 	AcceptanceCriteria []string `json:"acceptance_criteria,omitempty"`
 	Deadline           string   `json:"deadline,omitempty"`
+	// Architecture is the architecture the task's worker follows (seed
+	// 001's task_assignment asks for it).
+	Architecture string `json:"architecture,omitempty"`
 	// Inputs and OutputArtifacts are a new_task's inputs and
 	// expectedOutputs whole (type, version, description), so that the
 	// worker's new_task carries them as the planner wrote them; Scope and
@@ -390,6 +393,7 @@ func (c *checker) task(g *fields) Task {
 		Constraints:        g.strs("constraints", false),
 		AcceptanceCriteria: g.strs("acceptance_criteria", false),
 		Deadline:           g.str("deadline", false),
+		Architecture:       g.str("architecture", false),
 	}
 }
 

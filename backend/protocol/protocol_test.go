@@ -526,6 +526,35 @@ func TestExampleBlocksAreValid(t *testing.T) {
 	}
 }
 
+// TestRepromptsCarryTheTasksOwnID: a re-prompt about one task shows that
+// task's id in its example, never another's, in both dialects, and a
+// wrong-task failure is told in its own words.
+func TestRepromptsCarryTheTasksOwnID(t *testing.T) {
+	t.Parallel()
+	p := newTestParser(t)
+	f := Failure{Kind: FailureNoBlock, Phase: PhaseCompletion, TaskID: "task_007"}
+	got := p.BuildReprompt(f, PhaseCompletion)
+	if !strings.Contains(got, `"task_id": "task_007"`) || strings.Contains(got, "task_001") || !strings.Contains(got, `Your task's id is "task_007"`) {
+		t.Errorf("completion re-prompt:\n%s", got)
+	}
+	got = p.BuildDelegationReprompt(f, PhaseCompletion)
+	if !strings.Contains(got, `"taskId": "task_007"`) || strings.Contains(got, "CODE-001") {
+		t.Errorf("attempt_completion re-prompt:\n%s", got)
+	}
+	res := p.ParseText(DefaultStart+"\n"+exampleBlock(PhaseCompletion, "task_007")+"\n"+DefaultEnd, Options{Phase: PhaseCompletion})
+	if c, ok := res.Last(PhaseCompletion); !ok || c.Data.(*Completion).TaskID != "task_007" {
+		t.Errorf("the example for task_007 parses as %+v", res)
+	}
+	wrong := p.BuildReprompt(Failure{Kind: FailureWrongTask, Phase: PhaseReview, TaskID: "task_002", Message: "the review is about task task_009"}, PhaseReview)
+	if !strings.Contains(wrong, "the review is about task task_009") || !strings.Contains(wrong, `"task_id": "task_002"`) {
+		t.Errorf("wrong-task re-prompt:\n%s", wrong)
+	}
+	// Without a task, the example keeps its example id.
+	if got := p.BuildReprompt(Failure{Kind: FailureNoBlock}, PhaseCompletion); !strings.Contains(got, `"task_id": "task_001"`) {
+		t.Errorf("re-prompt without a task:\n%s", got)
+	}
+}
+
 func TestHugeValues(t *testing.T) {
 	t.Parallel()
 	p := newTestParser(t)

@@ -16,6 +16,7 @@ const (
 	FailureInvalidJSON FailureKind = "invalid_json"     // not JSON, even after repair
 	FailureInvalidData FailureKind = "invalid_data"     // JSON, but missing or wrong fields
 	FailureWrongPhase  FailureKind = "wrong_phase"      // a valid answer, for another phase
+	FailureWrongTask   FailureKind = "wrong_task"       // a valid answer, about another task (Message says which)
 )
 
 // Failure says why a reply holds no valid answer; BuildReprompt turns it
@@ -31,6 +32,9 @@ type Failure struct {
 	Message   string     `json:"message"`
 	JSONError *JSONError `json:"json_error,omitempty"`
 	Errors    []Issue    `json:"errors,omitempty"`
+	// TaskID, when set, is the task the answer is for: the re-prompt's
+	// example and its words carry it, never another task's id.
+	TaskID string `json:"task_id,omitempty"`
 }
 
 // failureOf decides why res holds no valid answer for phase.
@@ -153,10 +157,15 @@ func (p *Parser) buildReprompt(f Failure, phase Phase, delegation bool) string {
 		fmt.Fprintf(&b, "%s.\n", strings.TrimSuffix(f.Message, "."))
 	}
 	b.WriteString("\n")
+	own := ""
+	if f.TaskID != "" {
+		own = fmt.Sprintf("Your task's id is %q: the report is about that task and no other.\n", f.TaskID)
+	}
 	switch {
 	case delegation && phase == PhaseCompletion:
 		b.WriteString("Reply again with exactly one attempt_completion report in a block, in exactly this form:\n\n")
-		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", start, ExampleAttemptCompletion, end)
+		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", start, exampleAttemptCompletion(f.TaskID), end)
+		b.WriteString(own)
 		b.WriteString(`Required: "taskId" (your task's id), "result" ("success", "failure", "clarification_needed" or "conflict_detected") and "summary". ` +
 			`"outputArtifacts" and "issues_encountered" are arrays, [] when empty; for "clarification_needed" put each question in "issues_encountered" ` +
 			`as {"type": "clarification_needed", "description": "the question"}.` + "\n\n")
@@ -167,7 +176,10 @@ func (p *Parser) buildReprompt(f Failure, phase Phase, delegation bool) string {
 			`"dependencies" lists the taskIds that must be completed first, [] when none.` + "\n\n")
 	case phase.Known():
 		fmt.Fprintf(&b, "Reply again with exactly one response block for the %q phase, in exactly this form:\n\n", phase)
-		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", start, ExampleBlock(phase), end)
+		fmt.Fprintf(&b, "%s\n%s\n%s\n\n", start, exampleBlock(phase, f.TaskID), end)
+		if phase == PhaseCompletion || phase == PhaseProgress || phase == PhaseReview {
+			b.WriteString(own)
+		}
 		b.WriteString(fieldGuide(phase))
 	default:
 		fmt.Fprintf(&b, "Reply again with exactly one response block in this form:\n\n%s\n{\"phase\": \"<one of %s>\", \"data\": { … }}\n%s\n\n", start, phaseList(), end)
@@ -202,9 +214,27 @@ const (
 }`
 )
 
+// exampleAttemptCompletion is ExampleAttemptCompletion for task taskID
+// (its own example id when "").
+func exampleAttemptCompletion(taskID string) string {
+	if taskID == "" {
+		return ExampleAttemptCompletion
+	}
+	id, _ := json.Marshal(taskID)
+	return strings.Replace(ExampleAttemptCompletion, `"CODE-001"`, string(id), 1)
+}
+
 // ExampleBlock returns the JSON of a valid answer for phase, as shown in
 // re-prompts; it parses as a valid response of that phase.
-func ExampleBlock(phase Phase) string {
+func ExampleBlock(phase Phase) string { return exampleBlock(phase, "") }
+
+// exampleBlock is ExampleBlock with taskID ("" an example id) as the task
+// a completion, progress or review answer is about.
+func exampleBlock(phase Phase, taskID string) string {
+	example := "task_001"
+	if taskID != "" {
+		example = taskID
+	}
 	var data PhaseData
 	switch phase {
 	case PhaseAnalysis:
@@ -217,11 +247,11 @@ func ExampleBlock(phase Phase) string {
 		}}
 	case PhaseProgress:
 		pct := 50.0
-		data = &Progress{TaskID: "task_001", Status: "in_progress", ProgressPercent: &pct, CurrentAction: "What you are doing now"}
+		data = &Progress{TaskID: example, Status: "in_progress", ProgressPercent: &pct, CurrentAction: "What you are doing now"}
 	case PhaseCompletion:
-		data = &Completion{TaskID: "task_001", Status: "success", Summary: "What was accomplished", OutputFiles: []string{"path/to/output"}}
+		data = &Completion{TaskID: example, Status: "success", Summary: "What was accomplished", OutputFiles: []string{"path/to/output"}}
 	case PhaseReview:
-		data = &Review{TaskID: "task_001", Decision: ReviewRejected,
+		data = &Review{TaskID: example, Decision: ReviewRejected,
 			Reason:          "Why the work is approved or rejected, in one to three sentences",
 			RequiredChanges: []string{"path/to/file: the problem and the expected result"}}
 	case PhaseAggregation:

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -31,6 +32,9 @@ func Markdown(r store.Run, tasks []store.Task, workers []store.Worker, answers [
 	}
 	fmt.Fprintf(&b, "- Tasks: %d completed, %d failed, %d skipped of %d\n", r.TasksCompleted, r.TasksFailed, r.TasksSkipped, r.TasksTotal)
 	fmt.Fprintf(&b, "- Tokens: %d in, %d out; cost %s\n", r.InputTokens, r.OutputTokens, CostLabel(r.CostUSD, r.Limits))
+	if h := r.Host; h.Kind != "" {
+		fmt.Fprintf(&b, "- Host: %s\n", mdText(cmp.Or(h.Description, h.Label, h.Kind)))
+	}
 	if r.Limits.BudgetUSD > 0 || r.Limits.BudgetTokens > 0 {
 		fmt.Fprintf(&b, "- Budget: %s\n", limits.Describe(template.Budget{MaxCostUSD: r.Limits.BudgetUSD, MaxTokens: r.Limits.BudgetTokens},
 			r.CostUSD, r.InputTokens+r.OutputTokens))
@@ -128,6 +132,12 @@ func Markdown(r store.Run, tasks []store.Task, workers []store.Worker, answers [
 				}
 				b.WriteString("\n")
 			}
+			if len(w.MissingOutputs) > 0 {
+				fmt.Fprintf(&b, "**Declared but not written:** `%s`\n\n", strings.Join(w.MissingOutputs, "`, `"))
+			}
+			if len(w.OutOfScope) > 0 {
+				fmt.Fprintf(&b, "**Changed outside its scope:** `%s`\n\n", strings.Join(w.OutOfScope, "`, `"))
+			}
 			if w.Output != "" {
 				fmt.Fprintf(&b, "%s\n\n", w.Output)
 			}
@@ -151,6 +161,13 @@ func writeFinalReport(b *strings.Builder, f *FinalReport) {
 		fmt.Fprintf(b, "; limit waits: %d", f.Cost.LimitWaits)
 	}
 	b.WriteString("\n")
+	for _, n := range f.Notes {
+		fmt.Fprintf(b, "- %s\n", mdText(n))
+	}
+
+	if f.Checks != nil {
+		writeChecks(b, f.Checks)
+	}
 
 	b.WriteString("\n### Known limitations\n\n")
 	if len(f.Limitations) == 0 {
@@ -218,6 +235,12 @@ func writeFinalReport(b *strings.Builder, f *FinalReport) {
 			fmt.Fprintf(b, "- `%s` (%s)\n", file.Path, strings.Join(file.Tasks, ", "))
 		}
 	}
+	if len(f.Absent) > 0 {
+		b.WriteString("\n### Reported but not in the result\n\n")
+		for _, file := range f.Absent {
+			fmt.Fprintf(b, "- `%s` (%s)\n", file.Path, strings.Join(file.Tasks, ", "))
+		}
+	}
 }
 
 func limitLabel(kind string) string {
@@ -240,6 +263,14 @@ func limitLabel(kind string) string {
 		return "Unstructured"
 	case LimitQuestion:
 		return "Unanswered question"
+	case LimitChecks:
+		return "Checks"
+	case LimitOutputs:
+		return "Outputs not written"
+	case LimitScope:
+		return "Outside its scope"
+	case LimitContradiction:
+		return "Contradiction"
 	}
 	return kind
 }

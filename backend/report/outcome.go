@@ -34,16 +34,23 @@ const (
 func Outcome(rep FinalReport, answers []store.PhaseAnswer) (string, []string) {
 	issues := []string{}
 	c := rep.Tasks
-	total := c.Total
+	// The tasks the user skipped were never meant to run: no issue.
+	total := c.Total - c.SkippedByUser
 	if total > 0 && c.Completed == 0 {
 		issues = append(issues, fmt.Sprintf("None of the %d %s completed.", total, plural(total, "task", "tasks")))
 	}
 	if len(rep.Failed) > 0 {
 		issues = append(issues, fmt.Sprintf("%d of %d %s failed: %s.", len(rep.Failed), total, plural(total, "task", "tasks"), refList(rep.Failed)))
 	}
-	if len(rep.Skipped) > 0 {
-		issues = append(issues, fmt.Sprintf("%d of %d %s skipped: %s.", len(rep.Skipped), total,
-			plural(total, "task", "tasks"), refList(rep.Skipped)))
+	var skipped []TaskRef
+	for _, t := range rep.Skipped {
+		if !t.ByUser {
+			skipped = append(skipped, t)
+		}
+	}
+	if len(skipped) > 0 {
+		issues = append(issues, fmt.Sprintf("%d of %d %s skipped: %s.", len(skipped), total,
+			plural(total, "task", "tasks"), refList(skipped)))
 	}
 	byKind := map[string][]Limitation{}
 	for _, l := range rep.Limitations {
@@ -51,6 +58,14 @@ func Outcome(rep FinalReport, answers []store.PhaseAnswer) (string, []string) {
 	}
 	if l := byKind[LimitNotRun]; len(l) > 0 {
 		issues = append(issues, fmt.Sprintf("%d %s never finished: %s.", len(l), plural(len(l), "task", "tasks"), limitTasks(l)))
+	}
+	if l := byKind[LimitOutputs]; len(l) > 0 {
+		var items []string
+		for _, x := range l {
+			items = append(items, x.TaskID+" ("+strings.Join(x.Files, ", ")+")")
+		}
+		issues = append(issues, fmt.Sprintf("%d %s not write what %s: %s.", len(l), plural(len(l), "task did", "tasks did"),
+			plural(len(l), "it declared", "they declared"), issueItems(items)))
 	}
 	if l := byKind[LimitPartial]; len(l) > 0 {
 		issues = append(issues, fmt.Sprintf("%d %s only partly done: %s.", len(l), plural(len(l), "task is", "tasks are"), limitTasks(l)))
@@ -83,6 +98,7 @@ func Outcome(rep FinalReport, answers []store.PhaseAnswer) (string, []string) {
 		}
 		issues = append(issues, sentence(s, v.Summary))
 	}
+	issues = append(issues, checkIssues(rep.Checks)...)
 	if l := byKind[LimitQuestion]; len(l) > 0 {
 		issues = append(issues, fmt.Sprintf("%d %s never answered: %s.", len(l), plural(len(l), "question was", "questions were"), limitTasks(l)))
 	}

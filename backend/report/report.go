@@ -46,15 +46,25 @@ type FinalReport struct {
 	// NotRun are tasks that never finished: the run ended before them.
 	NotRun     []TaskRef  `json:"notRun"`
 	Iterations Iterations `json:"iterations"`
-	Decisions  []Decision `json:"decisions"`
-	// Files is the union of the files the workers reported, sorted.
-	Files       []File       `json:"files"`
+	// Notes are facts worth saying that are no issue, such as the tasks
+	// the user skipped ("1 task skipped by you: t3.").
+	Notes     []string   `json:"notes"`
+	Decisions []Decision `json:"decisions"`
+	// Files is the union of the files the workers reported, sorted: only
+	// those the run's result holds when Baton could look (KeepPresent).
+	Files []File `json:"files"`
+	// Absent are files a worker reported that the result does not hold
+	// (not merged, a branch that is gone, never written).
+	Absent      []File       `json:"absent,omitempty"`
 	Limitations []Limitation `json:"limitations"`
 	// Issues are why the run is completed_with_issues or failed (the run's
 	// own Issues); empty for every other status.
 	Issues []string `json:"issues"`
 	// Cost is what the run cost and used, and the limits it waited for.
 	Cost Cost `json:"cost"`
+	// Checks are the project's checks Baton ran itself (nil: the run did
+	// not check, it was made before Baton did).
+	Checks *Checks `json:"checks,omitempty"`
 }
 
 // Cost is a run's cost in the final report.
@@ -78,7 +88,10 @@ type TaskCounts struct {
 	Completed int `json:"completed"`
 	Failed    int `json:"failed"`
 	Skipped   int `json:"skipped"`
-	NotRun    int `json:"notRun"`
+	// SkippedByUser counts the skipped tasks the user skipped (in
+	// Skipped too); they are no issue.
+	SkippedByUser int `json:"skippedByUser"`
+	NotRun        int `json:"notRun"`
 }
 
 // TaskRef is one task in the report.
@@ -93,7 +106,13 @@ type TaskRef struct {
 	Unstructured bool `json:"unstructured,omitempty"`
 	// CostUSD is what the task's worker cost.
 	CostUSD float64 `json:"costUsd,omitempty"`
+	// ByUser: a skipped task the user skipped (not a failure).
+	ByUser bool `json:"byUser,omitempty"`
 }
+
+// ReasonSkippedByUser is the reason of a task the user skipped in review:
+// it is no failure and no issue of the run.
+const ReasonSkippedByUser = "skipped by the user"
 
 // Iterations counts the rounds a run went through beyond the first try.
 type Iterations struct {
@@ -167,6 +186,10 @@ const (
 	LimitConflict     = "conflict" // unresolved
 	LimitUnstructured = "unstructured"
 	LimitQuestion     = "question" // asked and never answered
+	// LimitOutputs: a task declared outputs it never wrote.
+	LimitOutputs = "outputs"
+	// LimitScope: a task changed files outside its scope (a warning).
+	LimitScope = "scope"
 )
 
 // Limitation is something the run did not achieve or could not check.
@@ -184,7 +207,7 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 	rep := FinalReport{RunID: r.ID, Status: r.Status, Message: r.Message, Error: r.Error, FinishedAt: r.CompletedAt,
 		Completed: []TaskRef{}, Failed: []TaskRef{}, Skipped: []TaskRef{}, NotRun: []TaskRef{},
 		Iterations: Iterations{Remediation: []RemediationRound{}, Retries: []Attempt{}, Rejections: []Attempt{}},
-		Decisions:  []Decision{}, Files: []File{}, Limitations: []Limitation{}, Issues: []string{},
+		Decisions:  []Decision{}, Files: []File{}, Limitations: []Limitation{}, Issues: []string{}, Notes: []string{},
 		// Rounded: the run's cost is a sum whose order varies.
 		Cost: Cost{USD: math.Round(r.CostUSD*1e9) / 1e9, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, Label: CostLabel(r.CostUSD, r.Limits),
 			BudgetUSD: r.Limits.BudgetUSD, BudgetTokens: r.Limits.BudgetTokens}}
@@ -203,6 +226,7 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 		byTask[w.TaskID] = w
 	}
 	files := map[string][]string{}
+	var byUser []string
 	for _, t := range tasks {
 		w, ok := byTask[t.ID]
 		ref := TaskRef{ID: t.ID, Title: t.Title, Status: "not started"}
@@ -214,15 +238,19 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 			}
 		}
 		switch {
-		case ok && w.Skipped:
+		case ok && w.Skipped || !ok && t.Skipped:
 			ref.Status = "skipped"
+			if !ok {
+				ref.Reason = ReasonSkippedByUser
+			}
+			ref.ByUser = ref.Reason == ReasonSkippedByUser
 			rep.Skipped = append(rep.Skipped, ref)
-			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitSkipped, TaskID: t.ID,
-				Text: orDefault(w.Error, "skipped")})
-		case !ok && t.Skipped:
-			ref.Status, ref.Reason = "skipped", "skipped by the user"
-			rep.Skipped = append(rep.Skipped, ref)
-			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitSkipped, TaskID: t.ID, Text: ref.Reason})
+			if ref.ByUser {
+				byUser = append(byUser, t.ID)
+			} else {
+				rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitSkipped, TaskID: t.ID,
+					Text: orDefault(w.Error, "skipped")})
+			}
 		case ok && w.Status == workerCompleted:
 			rep.Completed = append(rep.Completed, ref)
 			if strings.HasPrefix(w.Error, "partly done") {
@@ -244,13 +272,25 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 					Text: "the run ended before the task finished (" + ref.Status + ")"})
 			}
 		}
+		if ok && len(w.MissingOutputs) > 0 && w.Status == workerCompleted {
+			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitOutputs, TaskID: t.ID, Severity: "high",
+				Text:  "it reported success, but Baton does not find these declared outputs written: " + strings.Join(w.MissingOutputs, ", "),
+				Files: w.MissingOutputs})
+		}
+		if ok && len(w.OutOfScope) > 0 {
+			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitScope, TaskID: t.ID, Severity: "warning",
+				Text: "it changed files outside its scope: " + strings.Join(w.OutOfScope, ", "), Files: w.OutOfScope})
+		}
 		if ok && len(w.Questions) > 0 {
 			rep.Limitations = append(rep.Limitations, Limitation{Kind: LimitQuestion, TaskID: t.ID,
 				Text: strings.Join(w.Questions, " ")})
 		}
 	}
 	rep.Tasks = TaskCounts{Total: len(tasks), Completed: len(rep.Completed), Failed: len(rep.Failed),
-		Skipped: len(rep.Skipped), NotRun: len(rep.NotRun)}
+		Skipped: len(rep.Skipped), SkippedByUser: len(byUser), NotRun: len(rep.NotRun)}
+	if n := len(byUser); n > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d %s skipped by you: %s.", n, plural(n, "task", "tasks"), issueItems(byUser)))
+	}
 	for _, f := range sortedKeys(files) {
 		rep.Files = append(rep.Files, File{Path: f, Tasks: files[f]})
 	}
@@ -270,6 +310,24 @@ func Build(r store.Run, tasks []store.Task, workers []store.Worker, answers []st
 	}
 	rep.Iterations.Total = len(rep.Iterations.Remediation) + len(rep.Iterations.Retries)
 	return rep
+}
+
+// KeepPresent keeps in Files the files the run's result holds (present
+// says which) and moves the others to Absent: a report lists as written
+// only what is there.
+func (rep *FinalReport) KeepPresent(present func(path string) bool) {
+	if present == nil {
+		return
+	}
+	kept := []File{}
+	for _, f := range rep.Files {
+		if present(f.Path) {
+			kept = append(kept, f)
+		} else {
+			rep.Absent = append(rep.Absent, f)
+		}
+	}
+	rep.Files = kept
 }
 
 // FactKind is what a Fact of a run's history is about.
@@ -395,8 +453,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// CostLabel is how a run's cost is written: simulated on the simulator,
-// estimated where it came from the price table.
+// CostLabel is how a run's cost is written, saying what it is: simulated
+// on the simulator, estimated where any of it came from the price table,
+// else reported by the host.
 func CostLabel(usd float64, l store.RunLimits) string {
 	s := fmt.Sprintf("$%.4f", usd)
 	switch {
@@ -404,6 +463,8 @@ func CostLabel(usd float64, l store.RunLimits) string {
 		s += " (simulated)"
 	case l.CostEstimated:
 		s += " (estimated from Baton's price table of " + pricing.PricesDate + ")"
+	case usd > 0:
+		s += " (reported by the host)"
 	}
 	return s
 }

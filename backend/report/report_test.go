@@ -52,7 +52,6 @@ func TestBuildLimitations(t *testing.T) {
 		"partial b: partly done: no tests",
 		"failed c: the task cancelled without a reason",
 		"question c: Which database?",
-		"skipped d: skipped by the user",
 		"conflict b: x.md: a and b disagree",
 	}
 	if !reflect.DeepEqual(limits, want) {
@@ -61,7 +60,7 @@ func TestBuildLimitations(t *testing.T) {
 	if len(rep.Files) != 2 || rep.Files[0].Path != "x.md" || strings.Join(rep.Files[0].Tasks, ",") != "a,b" {
 		t.Errorf("files = %+v", rep.Files)
 	}
-	if !rep.Completed[0].Unstructured || rep.Tasks != (TaskCounts{Total: 4, Completed: 2, Failed: 1, Skipped: 1}) {
+	if !rep.Completed[0].Unstructured || rep.Tasks != (TaskCounts{Total: 4, Completed: 2, Failed: 1, Skipped: 1, SkippedByUser: 1}) {
 		t.Errorf("tasks = %+v %+v", rep.Tasks, rep.Completed)
 	}
 	// With an aggregation answer, the worker's conflict is the
@@ -149,5 +148,58 @@ func TestOutcome(t *testing.T) {
 	some := Build(store.Run{Status: "verifying"}, tasks, []store.Worker{{TaskID: "a", Status: "completed"}, {TaskID: "b", Status: "failed", Error: "y"}}, nil, nil)
 	if status, issues := Outcome(some, nil); status != StatusCompletedWithIssues || !strings.Contains(strings.Join(issues, " "), "1 of 2 tasks failed: b.") {
 		t.Errorf("one failed = %s %q", status, issues)
+	}
+}
+
+// A task the user skipped is no issue: the run completes and the report
+// says it in a note; a task skipped because its dependency failed stays an
+// issue.
+func TestOutcomeOfSkippedTasks(t *testing.T) {
+	t.Parallel()
+	tasks := []store.Task{{ID: "a", Title: "A"}, {ID: "b", Title: "B"}, {ID: "c", Title: "C", Dependencies: []string{"b"}}}
+	byUser := Build(store.Run{Status: "verifying"}, tasks, []store.Worker{{TaskID: "a", Status: "completed"}, {TaskID: "b", Status: "completed"},
+		{TaskID: "c", Status: "cancelled", Skipped: true, Error: ReasonSkippedByUser}}, nil, nil)
+	if status, issues := Outcome(byUser, nil); status != StatusCompleted || len(issues) != 0 {
+		t.Errorf("a task skipped by the user = %s %q", status, issues)
+	}
+	if !reflect.DeepEqual(byUser.Notes, []string{"1 task skipped by you: c."}) || !byUser.Skipped[0].ByUser || len(byUser.Limitations) != 0 {
+		t.Errorf("notes %q, skipped %+v, limitations %+v", byUser.Notes, byUser.Skipped, byUser.Limitations)
+	}
+	md := Markdown(store.Run{Status: "completed"}, tasks, nil, nil, &byUser)
+	if !strings.Contains(md, "1 task skipped by you: c.") {
+		t.Errorf("the Markdown lacks the note:\n%s", md)
+	}
+	// Everything the user did not skip failed: the run failed.
+	allFailed := Build(store.Run{Status: "verifying"}, tasks, []store.Worker{{TaskID: "a", Status: "failed", Error: "x"}, {TaskID: "b", Status: "failed", Error: "y"},
+		{TaskID: "c", Status: "cancelled", Skipped: true, Error: ReasonSkippedByUser}}, nil, nil)
+	if status, issues := Outcome(allFailed, nil); status != StatusFailed || !strings.Contains(strings.Join(issues, " "), "None of the 2 tasks completed.") {
+		t.Errorf("all failed = %s %q", status, issues)
+	}
+	byFailure := Build(store.Run{Status: "verifying"}, tasks, []store.Worker{{TaskID: "a", Status: "completed"}, {TaskID: "b", Status: "failed", Error: "y"},
+		{TaskID: "c", Status: "cancelled", Skipped: true, Error: "its dependency b failed"}}, nil, nil)
+	status, issues := Outcome(byFailure, nil)
+	if status != StatusCompletedWithIssues || !strings.Contains(strings.Join(issues, " "), "1 of 3 tasks skipped: c.") || len(byFailure.Notes) != 0 {
+		t.Errorf("a task skipped after a failure = %s %q %q", status, issues, byFailure.Notes)
+	}
+}
+
+// A pull request says what the run was asked, its outcome and each task.
+func TestPullRequestText(t *testing.T) {
+	t.Parallel()
+	tasks := []store.Task{{ID: "a", Title: "Document the store"}, {ID: "b", Title: "Document the engine"}}
+	run := store.Run{ID: "orch_1", TemplateName: "Documentation", Request: "Document this project\nwith care", Status: "completed_with_issues"}
+	rep := Build(run, tasks, []store.Worker{{TaskID: "a", Status: "completed", OutputFiles: []string{"docs/store.md"}},
+		{TaskID: "b", Status: "failed", Error: "the build broke"}}, nil, nil)
+	rep.Issues = []string{"1 of 2 tasks failed: b."}
+	title, body := PullRequest(run, rep)
+	if title != "Document this project" {
+		t.Errorf("title = %q", title)
+	}
+	for _, want := range []string{"Made by Baton run `orch_1` (Documentation)", "> Document this project\n> with care",
+		"**Outcome: completed with issues.**\n- 1 of 2 tasks failed: b.", "- [x] `a` Document the store\n",
+		"- [ ] `b` Document the engine — failed: the build broke", "- `docs/store.md` (a)", "## Known limitations"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q:\n%s", want, body)
+		}
 	}
 }

@@ -24,6 +24,9 @@ var (
 	// ErrIllegalTransition: the run or worker cannot do that from where it
 	// stands; the error names both.
 	ErrIllegalTransition = engine.ErrIllegalTransition
+	// ErrOtherHost: the run ran on another kind of session host; the
+	// error is an *engine.OtherHostError whose sentence names it.
+	ErrOtherHost = engine.ErrOtherHost
 	// ErrBadRequest: a value out of range; the error names it.
 	ErrBadRequest = engine.ErrBadRequest
 	// ErrNotFinished: the run has not finished, so it has no final report

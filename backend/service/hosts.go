@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/baton-app/baton/backend/doctor"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/settings"
+	"github.com/baton-app/baton/backend/store"
 )
 
 // HostOverrides change the settings' session host for this process only
@@ -28,6 +30,37 @@ type HostOverrides struct {
 	Chrome      string
 	Page        string
 	AllowRemote bool
+}
+
+// choosesHost reports whether the overrides choose a host (--host, --cdp,
+// --claude) rather than leave it to the settings.
+func (o HostOverrides) choosesHost() bool { return o.Host != "" || o.CDP != "" || o.Claude != "" }
+
+// resumeHost is o with the host run runID ran on, when o chooses none: a
+// resume continues on the run's own host whatever the settings say now. A
+// CLI that is gone from where the run ran it is named, with what to do.
+func resumeHost(st *store.Store, runID string, o HostOverrides) (HostOverrides, error) {
+	if o.choosesHost() {
+		return o, nil
+	}
+	run, err := st.Run(context.Background(), runID)
+	if err != nil || run.Host.Kind == "" {
+		return o, nil // an unknown run is named by the resume; an old one has no host kept
+	}
+	o.Host = run.Host.Kind
+	switch run.Host.Kind {
+	case string(settings.HostClaudeCode):
+		if run.Host.Path != "" {
+			if _, err := os.Stat(run.Host.Path); err != nil {
+				return o, fmt.Errorf("run %s ran on the Claude Code CLI at %s, which is not there any more: give --claude PATH to continue it with another CLI, or --host to move it to another host",
+					runID, run.Host.Path)
+			}
+			o.Claude = run.Host.Path
+		}
+	case string(settings.HostDesktop):
+		o.CDP = run.Host.Endpoint
+	}
+	return o, nil
 }
 
 // hostKinds are the session host kinds Baton ships, configured for the

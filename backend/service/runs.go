@@ -71,6 +71,18 @@ func (r *Runs) Restore(ctx context.Context, runID string) error {
 	return r.engine.RestoreRun(ctx, runID)
 }
 
+// Move takes up a run on the host in use although it ran on another, as
+// the user asked ("baton run --resume RUN --host …"): what it did stays,
+// the sessions of the tasks not completed and the main session start again
+// there. A run of this host is simply taken up (Move.Message is empty).
+func (r *Runs) Move(ctx context.Context, runID string) (view.Move, error) {
+	mv, err := r.engine.MoveRun(ctx, runID)
+	if err != nil {
+		return view.Move{}, err
+	}
+	return view.MoveOf(mv), nil
+}
+
 // Snapshot returns the state of a run as the engine holds it, with its wait
 // for a lost host.
 func (r *Runs) Snapshot(ctx context.Context, runID string) (view.Snapshot, error) {

@@ -46,6 +46,13 @@ type Options struct {
 	Inbox bool
 	// OnNotificationClick is called with the run of a clicked notification.
 	OnNotificationClick func(runID string)
+	// RunHost names the run this process is opened for ("baton run
+	// --resume", "baton cancel"): unless Host chooses a host, the host is
+	// the one the run ran on (resumeHost).
+	RunHost string
+	// OnInboxClick is called when a notification about the Inbox was
+	// clicked.
+	OnInboxClick func()
 }
 
 // Stage names what Open was doing when it failed.
@@ -129,6 +136,11 @@ func Open(o Options) (*Services, error) {
 	if s.store, err = OpenStore(log); err != nil {
 		return fail(err)
 	}
+	if o.RunHost != "" {
+		if o.Host, err = resumeHost(s.store, o.RunHost, o.Host); err != nil {
+			return fail(&OpenError{StageHost, err})
+		}
+	}
 	dir, err := template.DefaultDir()
 	if err != nil {
 		return fail(&OpenError{StageConfigDir, err})
@@ -164,7 +176,7 @@ func Open(o Options) (*Services, error) {
 // openNotifications adds the desktop notifications, when the session bus
 // is there.
 func (s *Services) openNotifications(o Options) {
-	notifier, err := notify.Open(notify.DesktopOptions{AppName: "Baton", Icon: "baton", Logger: s.log, OnClick: o.OnNotificationClick})
+	notifier, err := notify.Open(notify.DesktopOptions{AppName: "Baton", Icon: "baton", Logger: s.log, OnClick: o.OnNotificationClick, OnInbox: o.OnInboxClick})
 	if err != nil {
 		s.log.Warn("no desktop notifications", "component", "service", "err", err)
 	} else {

@@ -13,7 +13,7 @@ import (
 
 const runColumns = `id, template_id, template_name, template, cwd, request, variables, status, resume_status,
 	phase, main_session_id, message, error, tasks_total, tasks_completed, tasks_failed, tasks_skipped,
-	input_tokens, output_tokens, cost_usd, state, created_at, updated_at, started_at, completed_at, limits, issues`
+	input_tokens, output_tokens, cost_usd, state, created_at, updated_at, started_at, completed_at, limits, issues, host`
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
@@ -93,12 +93,12 @@ func (s *Store) CreateRun(ctx context.Context, r Run, events ...Event) error {
 			return fmt.Errorf("create run %s: issues: %w", r.ID, err)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES
-			(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 			r.ID, r.TemplateID, r.TemplateName, rawText(r.Template, "{}"), r.Cwd, r.Request, vars,
 			r.Status, r.ResumeStatus, r.Phase, r.MainSessionID, r.Message, r.Error,
 			r.TasksTotal, r.TasksCompleted, r.TasksFailed, r.TasksSkipped,
 			r.InputTokens, r.OutputTokens, r.CostUSD, rawText(r.State, "{}"),
-			ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits), issues)
+			ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits), issues, hostText(r.Host))
 		if isConstraint(err) {
 			return fmt.Errorf("create run %s: %w", r.ID, ErrExists)
 		}
@@ -152,6 +152,11 @@ func (s *Store) Commit(ctx context.Context, runID string, c Change) error {
 		}
 		for _, a := range c.Answers {
 			if err := insertAnswer(ctx, tx, runID, a, now); err != nil {
+				return fmt.Errorf("commit run %s: %w", runID, err)
+			}
+		}
+		for _, cr := range c.Checks {
+			if err := upsertCheck(ctx, tx, runID, cr, now); err != nil {
 				return fmt.Errorf("commit run %s: %w", runID, err)
 			}
 		}
@@ -246,6 +251,11 @@ func (s *Store) checkChange(runID string, c *Change) error {
 			return fmt.Errorf("phase answer %s: data is not JSON: %w", a.Phase, ErrInvalid)
 		}
 	}
+	for _, cr := range c.Checks {
+		if cr.Command == "" || cr.Status == "" || cr.Round < 0 {
+			return fmt.Errorf("check result without command, status or round: %w", ErrInvalid)
+		}
+	}
 	for _, e := range c.Events {
 		if e.Name == "" {
 			return fmt.Errorf("event without name: %w", ErrInvalid)
@@ -280,10 +290,11 @@ func (s *Store) updateRun(ctx context.Context, tx *sql.Tx, r *Run, now time.Time
 	res, err := tx.ExecContext(ctx, `UPDATE runs SET template_name = ?, variables = ?, status = ?, resume_status = ?,
 		phase = ?, main_session_id = ?, message = ?, error = ?, tasks_total = ?, tasks_completed = ?,
 		tasks_failed = ?, tasks_skipped = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?, state = ?,
-		updated_at = ?, started_at = ?, completed_at = ?, limits = ?, issues = ? WHERE id = ?`,
+		updated_at = ?, started_at = ?, completed_at = ?, limits = ?, issues = ?, host = ? WHERE id = ?`,
 		r.TemplateName, vars, r.Status, r.ResumeStatus, r.Phase, r.MainSessionID, r.Message, r.Error,
 		r.TasksTotal, r.TasksCompleted, r.TasksFailed, r.TasksSkipped, r.InputTokens, r.OutputTokens,
-		r.CostUSD, rawText(r.State, "{}"), ms(now), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits), issues, r.ID)
+		r.CostUSD, rawText(r.State, "{}"), ms(now), msPtr(r.StartedAt), msPtr(r.CompletedAt), limitsText(r.Limits), issues,
+		hostText(r.Host), r.ID)
 	if err != nil {
 		return fmt.Errorf("update run: %w", err)
 	}
@@ -350,11 +361,19 @@ func upsertWorker(ctx context.Context, tx *sql.Tx, runID string, w Worker, now t
 	if err != nil {
 		return err
 	}
+	missing, err := jsonText(nonNil(w.MissingOutputs), "[]")
+	if err != nil {
+		return err
+	}
+	outside, err := jsonText(nonNil(w.OutOfScope), "[]")
+	if err != nil {
+		return err
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO workers (run_id, task_id, session_id, status, retry_count, progress,
 		current_action, tools, summary, output, output_files, error, unstructured, skipped, waiting,
 		input_tokens, output_tokens, cost_usd, state, started_at, completed_at, last_activity_at, updated_at,
-		questions, conflicts, model)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		questions, conflicts, model, missing_outputs, out_of_scope)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (run_id, task_id) DO UPDATE SET session_id = excluded.session_id, status = excluded.status,
 		retry_count = excluded.retry_count, progress = excluded.progress, current_action = excluded.current_action,
 		tools = excluded.tools, summary = excluded.summary, output = excluded.output,
@@ -363,11 +382,12 @@ func upsertWorker(ctx context.Context, tx *sql.Tx, runID string, w Worker, now t
 		output_tokens = excluded.output_tokens, cost_usd = excluded.cost_usd, state = excluded.state,
 		started_at = excluded.started_at, completed_at = excluded.completed_at,
 		last_activity_at = excluded.last_activity_at, updated_at = excluded.updated_at,
-		questions = excluded.questions, conflicts = excluded.conflicts, model = excluded.model`,
+		questions = excluded.questions, conflicts = excluded.conflicts, model = excluded.model,
+		missing_outputs = excluded.missing_outputs, out_of_scope = excluded.out_of_scope`,
 		runID, w.TaskID, w.SessionID, w.Status, w.RetryCount, w.Progress, w.CurrentAction, tools, w.Summary,
 		w.Output, files, w.Error, w.Unstructured, w.Skipped, waiting, w.InputTokens, w.OutputTokens, w.CostUSD,
 		rawText(w.State, "{}"), msPtr(w.StartedAt), msPtr(w.CompletedAt), msPtr(w.LastActivityAt), ms(now),
-		questions, conflicts, w.Model)
+		questions, conflicts, w.Model, missing, outside)
 	if isConstraint(err) {
 		return fmt.Errorf("worker %s: no such task: %w", w.TaskID, ErrNotFound)
 	}
@@ -467,15 +487,18 @@ type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner) (Run, error) {
 	var r Run
-	var tmpl, vars, state, limits, issues string
+	var tmpl, vars, state, limits, issues, host string
 	var started, completed sql.NullInt64
 	var created, updated int64
 	err := sc.Scan(&r.ID, &r.TemplateID, &r.TemplateName, &tmpl, &r.Cwd, &r.Request, &vars, &r.Status,
 		&r.ResumeStatus, &r.Phase, &r.MainSessionID, &r.Message, &r.Error, &r.TasksTotal, &r.TasksCompleted,
 		&r.TasksFailed, &r.TasksSkipped, &r.InputTokens, &r.OutputTokens, &r.CostUSD, &state, &created,
-		&updated, &started, &completed, &limits, &issues)
+		&updated, &started, &completed, &limits, &issues, &host)
 	if err != nil {
 		return r, err
+	}
+	if err := json.Unmarshal([]byte(host), &r.Host); err != nil {
+		return r, fmt.Errorf("run %s: host: %w", r.ID, err)
 	}
 	if err := json.Unmarshal([]byte(limits), &r.Limits); err != nil {
 		return r, fmt.Errorf("run %s: limits: %w", r.ID, err)
@@ -582,7 +605,8 @@ func (s *Store) Workers(ctx context.Context, runID string) ([]Worker, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT w.run_id, w.task_id, w.session_id, w.status, w.retry_count,
 		w.progress, w.current_action, w.tools, w.summary, w.output, w.output_files, w.error, w.unstructured,
 		w.skipped, w.waiting, w.input_tokens, w.output_tokens, w.cost_usd, w.state, w.started_at,
-		w.completed_at, w.last_activity_at, w.updated_at, w.questions, w.conflicts, w.model
+		w.completed_at, w.last_activity_at, w.updated_at, w.questions, w.conflicts, w.model,
+		w.missing_outputs, w.out_of_scope
 		FROM workers w JOIN tasks t ON t.run_id = w.run_id AND t.id = w.task_id
 		WHERE w.run_id = ? ORDER BY t.position, t.id`, runID)
 	if err != nil {
@@ -592,17 +616,18 @@ func (s *Store) Workers(ctx context.Context, runID string) ([]Worker, error) {
 	out := []Worker{}
 	for rows.Next() {
 		var w Worker
-		var tools, files, waiting, state, questions, conflicts string
+		var tools, files, waiting, state, questions, conflicts, missing, outside string
 		var started, completed, activity sql.NullInt64
 		var updated int64
 		if err := rows.Scan(&w.RunID, &w.TaskID, &w.SessionID, &w.Status, &w.RetryCount, &w.Progress,
 			&w.CurrentAction, &tools, &w.Summary, &w.Output, &files, &w.Error, &w.Unstructured, &w.Skipped,
 			&waiting, &w.InputTokens, &w.OutputTokens, &w.CostUSD, &state, &started, &completed, &activity,
-			&updated, &questions, &conflicts, &w.Model); err != nil {
+			&updated, &questions, &conflicts, &w.Model, &missing, &outside); err != nil {
 			return nil, err
 		}
 		if err := errors.Join(json.Unmarshal([]byte(tools), &w.Tools), json.Unmarshal([]byte(files), &w.OutputFiles),
-			json.Unmarshal([]byte(questions), &w.Questions), json.Unmarshal([]byte(conflicts), &w.Conflicts)); err != nil {
+			json.Unmarshal([]byte(questions), &w.Questions), json.Unmarshal([]byte(conflicts), &w.Conflicts),
+			json.Unmarshal([]byte(missing), &w.MissingOutputs), json.Unmarshal([]byte(outside), &w.OutOfScope)); err != nil {
 			return nil, fmt.Errorf("worker %s: %w", w.TaskID, err)
 		}
 		if waiting != "" {
@@ -796,6 +821,61 @@ func ftsQuery(text string) string {
 		words[i] = strings.ToLower(w) + "*"
 	}
 	return strings.Join(words, " ")
+}
+
+// hostText is a run's host as stored.
+func hostText(h RunHost) string {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+func upsertCheck(ctx context.Context, tx *sql.Tx, runID string, c CheckResult, now time.Time) error {
+	created := c.CreatedAt
+	if created.IsZero() {
+		created = now
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO check_results (run_id, round, position, name, command, status,
+		exit_code, duration_ms, output_tail, message, verdict, dir, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (run_id, round, position) DO UPDATE SET name = excluded.name, command = excluded.command,
+		status = excluded.status, exit_code = excluded.exit_code, duration_ms = excluded.duration_ms,
+		output_tail = excluded.output_tail, message = excluded.message, verdict = excluded.verdict,
+		dir = excluded.dir, created_at = excluded.created_at`,
+		runID, c.Round, c.Position, c.Name, c.Command, c.Status, c.ExitCode, c.DurationMS, c.Tail, c.Message,
+		c.Verdict, c.Dir, ms(created))
+	if err != nil {
+		return fmt.Errorf("check %q of round %d: %w", c.Command, c.Round, err)
+	}
+	return nil
+}
+
+// Checks returns the results of the checks Baton ran for run runID, by
+// round (the baseline first) and position.
+func (s *Store) Checks(ctx context.Context, runID string) ([]CheckResult, error) {
+	if err := s.requireRun(ctx, runID); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT run_id, round, position, name, command, status, exit_code,
+		duration_ms, output_tail, message, verdict, dir, created_at FROM check_results WHERE run_id = ?
+		ORDER BY round, position`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("checks of %s: %w", runID, err)
+	}
+	defer rows.Close()
+	out := []CheckResult{}
+	for rows.Next() {
+		var c CheckResult
+		var created int64
+		if err := rows.Scan(&c.RunID, &c.Round, &c.Position, &c.Name, &c.Command, &c.Status, &c.ExitCode,
+			&c.DurationMS, &c.Tail, &c.Message, &c.Verdict, &c.Dir, &created); err != nil {
+			return nil, err
+		}
+		c.CreatedAt = fromMS(created)
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // limitsText is a run's limits as stored.

@@ -76,6 +76,54 @@ type Run struct {
 	State json.RawMessage `json:"-"`
 	// Limits is what the run shows about limits and its budget.
 	Limits RunLimits `json:"limits"`
+	// Host is the session host that served the run (the zero RunHost for
+	// a run stored before Baton kept it).
+	Host RunHost `json:"host"`
+}
+
+// RunHost is the session host that served a run: its kind and what it
+// connected to, so that a resume goes on there.
+type RunHost struct {
+	// Kind is the host setting's value ("simulator", "desktop",
+	// "claude-code"); "" for a run stored before Baton kept it.
+	Kind string `json:"kind,omitempty"`
+	// Label is how the UI names the kind.
+	Label string `json:"label,omitempty"`
+	// Path is the program the host ran (the Claude Code CLI's binary).
+	Path string `json:"path,omitempty"`
+	// Version is that program's version.
+	Version string `json:"version,omitempty"`
+	// Endpoint is what the host attached to (Claude Desktop's DevTools
+	// endpoint, the simulator's page).
+	Endpoint string `json:"endpoint,omitempty"`
+	// Description names the host as a person reads it ("Claude Code CLI
+	// 2.1.328 (/usr/bin/claude)").
+	Description string `json:"description,omitempty"`
+}
+
+// CheckResult is how one of the project's checks went when Baton ran it
+// for a run: round 0 is the baseline taken before the workers started,
+// round N the Nth time the workers' results came together.
+type CheckResult struct {
+	RunID    string `json:"runId"`
+	Round    int    `json:"round"`
+	Position int    `json:"position"`
+	Name     string `json:"name"`
+	Command  string `json:"command"`
+	// Status is passed, failed, timeout or error (it could not run).
+	Status     string `json:"status"`
+	ExitCode   int    `json:"exitCode"`
+	DurationMS int64  `json:"durationMs"`
+	// Tail is the end of the check's output.
+	Tail string `json:"tail"`
+	// Message says why a check did not run to its end.
+	Message string `json:"message,omitempty"`
+	// Verdict compares the result with the baseline: passes, fixed,
+	// broken, pre-existing, new-failure (baseline for round 0).
+	Verdict string `json:"verdict"`
+	// Dir is where it ran.
+	Dir       string    `json:"dir,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 // RunLimits is what a run shows about the limits it waits for and its
@@ -123,7 +171,8 @@ type Task struct {
 	Skills []string `json:"skills"`
 }
 
-// ToolStats counts a worker's tool calls by kind.
+// ToolStats counts a worker's tool calls by kind, and names the call that
+// runs now.
 type ToolStats struct {
 	Total  int `json:"total"`
 	Reads  int `json:"reads"`
@@ -134,6 +183,17 @@ type ToolStats struct {
 	Web    int `json:"web"`
 	Task   int `json:"task"`
 	Other  int `json:"other"`
+	// Running is the tool call that has no result yet (nil: none).
+	Running *RunningTool `json:"running,omitempty"`
+}
+
+// RunningTool is a tool call the agent made whose result has not come yet:
+// the tool, the gist of its input ("go test ./...", "api.go") and when
+// the call was read.
+type RunningTool struct {
+	Name      string    `json:"name"`
+	Input     string    `json:"input,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
 }
 
 // Permission is a tool call a worker is blocked on.
@@ -168,6 +228,11 @@ type Worker struct {
 	Questions []string `json:"questions"`
 	// Conflicts the worker reported (conflict_detected, seed 003).
 	Conflicts []string `json:"conflicts"`
+	// MissingOutputs are outputs the task declared (its report or its
+	// definition) that Baton did not find written in its folder.
+	MissingOutputs []string `json:"missingOutputs"`
+	// OutOfScope are files the task changed outside its scope.
+	OutOfScope []string `json:"outOfScope"`
 	// Model is the model the worker's session was started with, chosen by
 	// the task's complexity (seed 004); "" leaves the host's default.
 	Model          string     `json:"model,omitempty"`
@@ -218,7 +283,9 @@ type Change struct {
 	// Workers are upserted; their task must exist.
 	Workers []Worker
 	Answers []PhaseAnswer
-	Events  []Event
+	// Checks are upserted (by run, round and position).
+	Checks []CheckResult
+	Events []Event
 	// FinalReport, when set, is the run's final report (a JSON object). It
 	// comes only with a run row in a finished status and replaces any
 	// report stored before.

@@ -22,6 +22,7 @@ func Builtins() []Builtin {
 		{VarTaskScope, "The files and folders of the task, comma-separated.", task},
 		{VarTaskJSON, "The whole task as a JSON object (a new_task object in the delegation dialect).", task},
 		{VarWorkerOutputs, "Every worker's report, one after the other.", []Phase{PhaseAggregation}},
+		{VarCheckResults, "The project's checks as Baton ran them before the workers and after their results came together: command, exit code, duration, verdict and the end of the output. Added at the end of the verification prompt when the prompt does not place it.", []Phase{PhaseVerification}},
 		{VarCompletionReport, "The report of the worker whose task is under review.", []Phase{PhaseReview}},
 		{VarStartDelimiter, "The start line of an answer block, from prompts.responseFormat.", main},
 		{VarEndDelimiter, "The end line of an answer block, from prompts.responseFormat.", main},

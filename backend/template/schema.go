@@ -81,12 +81,34 @@ var (
 	tagPointer     = regexp.MustCompile(`^/tags/[0-9]+$`)
 	optionsPointer = regexp.MustCompile(`^/variables/[^/]+/options$`)
 	varPointer     = regexp.MustCompile(`^/variables/([^/]+)$`)
+	checkPointer   = regexp.MustCompile(`^/config/checks/[0-9]+$`)
 )
+
+// notACommand is the problem of a checks entry that is not a command line:
+// got is the text, or for a value of another type the name of its type.
+func notACommand[T string | kind.Type](got T) string {
+	what := ""
+	switch g := any(got).(type) {
+	case string:
+		what = strconv.Quote(g)
+	case kind.Type:
+		what = "a " + g.Got
+	}
+	return fmt.Sprintf("%s is not a command: a check is one line that starts with the program to run, such as \"go test ./...\"", what)
+}
 
 // message words a schema error for a person. Most come from the validator as
 // they are; a few patterns and false schemas get a sentence that says what is
 // expected instead of quoting a regular expression.
 func (v *validator) message(ptr string, k jsonschema.ErrorKind) string {
+	if checkPointer.MatchString(ptr) {
+		switch k := k.(type) {
+		case *kind.Pattern:
+			return notACommand(k.Got)
+		case *kind.Type:
+			return notACommand(*k)
+		}
+	}
 	switch k := k.(type) {
 	case *kind.Pattern:
 		switch {

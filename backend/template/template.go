@@ -51,6 +51,7 @@ const (
 	VarTaskScope        = "TASK_SCOPE"
 	VarTaskJSON         = "TASK_JSON" // the task as a JSON object (a new_task in the delegation dialect)
 	VarWorkerOutputs    = "WORKER_OUTPUTS"
+	VarCheckResults     = "CHECK_RESULTS" // the project's checks as Baton ran them
 	VarCompletionReport = "COMPLETION_REPORT"
 	VarStartDelimiter   = "START_DELIMITER"
 	VarEndDelimiter     = "END_DELIMITER"
@@ -101,6 +102,27 @@ type Config struct {
 	Isolation string `json:"isolation,omitempty"`
 	// Budget caps what a run may spend (nil: no cap).
 	Budget *Budget `json:"budget,omitempty"`
+	// Checks are the project's checks Baton runs itself (command lines);
+	// none: Baton detects them (backend/checks).
+	Checks []string `json:"checks,omitempty"`
+	// CheckTimeout is how many seconds each check may run (0: the
+	// default, CheckTimeoutDefault).
+	CheckTimeout int `json:"checkTimeout,omitempty"`
+	// StrictScope makes a write outside a task's scope an error (the task
+	// fails) instead of a warning.
+	StrictScope bool `json:"strictScope,omitempty"`
+}
+
+// CheckTimeoutDefault is the seconds a check may run when the template
+// does not say.
+const CheckTimeoutDefault = 600
+
+// CheckLimit is how long each of the run's checks may run.
+func (c Config) CheckLimit() time.Duration {
+	if c.CheckTimeout <= 0 {
+		return CheckTimeoutDefault * time.Second
+	}
+	return Seconds(c.CheckTimeout)
 }
 
 // Budget is the most a run may spend: cost in US dollars and tokens (input

@@ -57,6 +57,7 @@ func TestValidateAcceptsChildThatOmitsWhatItInherits(t *testing.T) {
 		doc  string
 	}{
 		{"minimal child", `{"id": "mini", "name": "Mini", "extends": "_default"}`},
+		{"child with checks", `{"id": "mini", "name": "Mini", "extends": "_default", "config": {"checks": ["go build ./...", "./scripts/check.sh --fast", "python3 -m pytest -q"], "checkTimeout": 120, "strictScope": true}}`},
 		{"child of a child", `{"id": "mini", "name": "Mini", "extends": "my-docs-fr", "config": {"maxWorkers": 20}}`},
 		{"child that starts its journal afresh", `{"id": "mini", "name": "Mini", "extends": "_default", "config": {"journal": {"enabled": true, "fresh": true}}}`},
 		{"child overriding one prompt half", `{"id": "mini", "name": "Mini", "extends": "documentation", "prompts": {"workerExecution": {"system": "Be brief."}}}`},

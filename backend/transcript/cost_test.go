@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -30,5 +31,38 @@ func TestCostFromPriceTable(t *testing.T) {
 	c.CostUSD += d.CostUSD
 	if usd, est := c.Cost(); usd != 0.5 || est {
 		t.Errorf("with the host's cost: %v %v", usd, est)
+	}
+}
+
+// The cost shown never drops: an estimate of the turn that runs is added
+// to what the host reported; when the host's cost of that turn comes in
+// lower, the estimate stays, still marked estimated, until the reported
+// cost passes it.
+func TestCostNeverDrops(t *testing.T) {
+	priced := func(id string, out int) json.RawMessage {
+		return json.RawMessage(`{"type":"assistant","message":{"id":"` + id + `","model":"claude-sonnet-4-5","usage":{"input_tokens":0,"output_tokens":` +
+			strconv.Itoa(out) + `}}}`)
+	}
+	var c Cursor
+	step := func(raw ...json.RawMessage) (float64, bool) {
+		c.count(digest(raw, c.usageSeen()))
+		return c.Cost()
+	}
+	// 38 000 output tokens of Sonnet: $0.57, estimated.
+	if usd, est := step(priced("m1", 38000)); math.Abs(usd-0.57) > 1e-9 || !est {
+		t.Fatalf("estimate %v %v", usd, est)
+	}
+	// The host reports $0.46 for that turn: the figure stays.
+	if usd, est := step(json.RawMessage(`{"type":"result","total_cost_usd":0.46}`)); math.Abs(usd-0.57) > 1e-9 || !est {
+		t.Fatalf("after the lower reported cost: %v %v", usd, est)
+	}
+	// The next turn runs: reported $0.46 + its estimate $0.06 is still
+	// below what was shown.
+	if usd, est := step(priced("m2", 4000)); math.Abs(usd-0.57) > 1e-9 || !est {
+		t.Fatalf("during the next turn: %v %v", usd, est)
+	}
+	// Its reported cost brings the host's total past it: reported.
+	if usd, est := step(json.RawMessage(`{"type":"result","total_cost_usd":0.2}`)); math.Abs(usd-0.66) > 1e-9 || est {
+		t.Fatalf("after the host's total passed it: %v %v", usd, est)
 	}
 }

@@ -1,11 +1,13 @@
 package transcript
 
 import (
+	"slices"
 	"time"
 
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/store"
 )
 
 // Cursor is where the engine is in one session's transcript and
@@ -27,6 +29,12 @@ type Cursor struct {
 	// PricedUSD is the cost of its tokens by Baton's price table, the
 	// session's cost when the host reports none (Cost).
 	PricedUSD float64 `json:"pricedUsd,omitempty"`
+	// OpenUSD is the priced cost of the turn that runs, which the host
+	// has not reported yet (Cost adds it to the host's cost).
+	OpenUSD float64 `json:"openUsd,omitempty"`
+	// ShownUSD is the most Cost has said: the figure shown never drops
+	// when the host's cost replaces an estimate.
+	ShownUSD float64 `json:"shownUsd,omitempty"`
 
 	// In memory only.
 	entries   []protocol.Entry
@@ -39,6 +47,36 @@ type Cursor struct {
 	lastRead  time.Time     // when the session was last read (wall clock)
 	more      bool          // the last read returned a part: more entries wait
 	limit     *limits.Limit // a limit an entry since the prompt reported
+	running   []runningCall // tool calls without a result yet, oldest first
+}
+
+// runningCall is a tool call whose result has not come yet.
+type runningCall struct {
+	id   string
+	tool store.RunningTool
+}
+
+// calls follows the tool calls of d, read at now: new calls run until
+// their result comes, and a turn's end ends them all.
+func (c *Cursor) calls(d Digest, now time.Time) {
+	for _, call := range d.Calls {
+		c.running = append(c.running, runningCall{id: call.ID, tool: store.RunningTool{Name: call.Name, Input: call.Input, StartedAt: now}})
+	}
+	for _, id := range d.Done {
+		c.running = slices.DeleteFunc(c.running, func(r runningCall) bool { return r.id == id })
+	}
+	if d.Result {
+		c.running = nil
+	}
+}
+
+// Running is the latest tool call that has no result yet (nil: none runs).
+func (c *Cursor) Running() *store.RunningTool {
+	if len(c.running) == 0 {
+		return nil
+	}
+	t := c.running[len(c.running)-1].tool
+	return &t
 }
 
 // Reset starts reading anew at a prompt sent at cursor at.
@@ -64,6 +102,11 @@ func (c *Cursor) count(d Digest) {
 	c.CacheWriteTokens += d.CacheWrite
 	c.CostUSD += d.CostUSD
 	c.PricedUSD += d.PricedUSD
+	if d.Settled {
+		c.OpenUSD = d.OpenPricedUSD
+	} else {
+		c.OpenUSD += d.OpenPricedUSD
+	}
 }
 
 // usageSeen is what was counted of the session's usage, per message id.
@@ -100,11 +143,21 @@ func (c *Cursor) More() bool { return c.more }
 // LastRead is when the session was last read (wall clock).
 func (c *Cursor) LastRead() time.Time { return c.lastRead }
 
-// Cost is the session's cost: the host's own when it reported one, else
-// the one priced from its tokens; estimated says which.
+// Cost is the session's cost: the host's own where it reported one, with
+// the price table's estimate of the turn it has not reported yet, else the
+// one priced from its tokens; estimated says whether an estimate is part
+// of it. The figure never drops: when the host's cost comes in below the
+// estimate that was shown, the estimate stays, still marked estimated.
 func (c *Cursor) Cost() (usd float64, estimated bool) {
-	if c.CostUSD > 0 || c.PricedUSD == 0 {
-		return c.CostUSD, false
+	switch {
+	case c.CostUSD > 0:
+		usd, estimated = c.CostUSD+c.OpenUSD, c.OpenUSD > 0
+	case c.PricedUSD > 0:
+		usd, estimated = c.PricedUSD, true
 	}
-	return c.PricedUSD, true
+	if usd < c.ShownUSD {
+		usd, estimated = c.ShownUSD, true
+	}
+	c.ShownUSD = usd
+	return usd, estimated
 }

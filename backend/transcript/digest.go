@@ -175,13 +175,28 @@ type Digest struct {
 	CacheWrite   int64
 	CostUSD      float64
 	// PricedUSD is the cost of the tokens by the price table.
-	PricedUSD   float64
-	Assistant   bool // an assistant entry arrived
-	Text        bool // an assistant entry with text arrived
-	Result      bool // a result entry arrived (the turn ended)
-	ResultError string
+	PricedUSD float64
+	// OpenPricedUSD is the part of PricedUSD after the last entry that
+	// reported the cost (a result, a cost-state line); Settled: such an
+	// entry came.
+	OpenPricedUSD float64
+	Settled       bool
+	Assistant     bool // an assistant entry arrived
+	Text          bool // an assistant entry with text arrived
+	Result        bool // a result entry arrived (the turn ended)
+	ResultError   string
 	// Limit is the last limit an entry reported.
 	Limit *limits.Limit
+	// Calls are the tool calls made, in order; Done are the ids of the
+	// calls whose results came (Cursor.Running follows them).
+	Calls []ToolCall
+	Done  []string
+}
+
+// ToolCall is one tool call of the agent: its id, its tool and the gist of
+// its input.
+type ToolCall struct {
+	ID, Name, Input string
 }
 
 // digest reads new entries; book remembers what earlier reads of the
@@ -217,6 +232,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				n, usd := pricedAdd(book, re.Message.ID, re.Message.Model, *re.Message.Usage)
 				d.addTokens(n)
 				d.PricedUSD += usd
+				d.OpenPricedUSD += usd
 			}
 			if e.Message == nil {
 				continue
@@ -227,12 +243,25 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				}
 				countTool(&d.Tools, b.Name)
 				d.LastAction = session.ToolSummary(b.Name, b.Input, session.ToolCard)
+				if b.ID != "" {
+					d.Calls = append(d.Calls, ToolCall{ID: b.ID, Name: b.Name, Input: toolInputGist(b.Name, b.Input)})
+				}
 				if f := writtenFile(b.Name, b.Input); f != "" {
 					d.Files = append(d.Files, f)
 				}
 			}
+		case "user":
+			if e.IsSidechain || e.Message == nil {
+				continue
+			}
+			for _, b := range e.Message.Content {
+				if b.Type == "tool_result" && b.ToolUseID != "" {
+					d.Done = append(d.Done, b.ToolUseID)
+				}
+			}
 		case "result":
 			d.Result = true
+			d.Settled, d.OpenPricedUSD = true, 0
 			d.CostUSD += book.turnCost(re)
 			d.addTokens(book.result(re.Usage))
 			if e.IsError {
@@ -242,10 +271,17 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				}
 			}
 		case "cost-state":
+			d.Settled, d.OpenPricedUSD = true, 0
 			d.CostUSD += book.costState(re.TotalCostUSDState)
 		}
 	}
 	return d
+}
+
+// toolInputGist is the main argument of a tool call as a transcript line
+// shows it ("go test ./...", "/p/api.go"), without the tool's name.
+func toolInputGist(name string, input json.RawMessage) string {
+	return strings.TrimPrefix(strings.TrimPrefix(session.ToolSummary(name, input, session.ToolLine), name), " ")
 }
 
 func (d *Digest) addTokens(n tokens) {

@@ -160,6 +160,7 @@ func (f *Follower) Absorb(ctx context.Context, id session.ID, c *Cursor) (Digest
 	if batch.Reset {
 		// The transcript was rewritten: start again after the prompt.
 		c.entries, c.assistant, c.result = nil, false, false
+		c.running = nil
 		skip := c.Prompt.Index
 		if skip > len(raw) {
 			skip = len(raw)
@@ -182,12 +183,14 @@ func (f *Follower) Absorb(ctx context.Context, id session.ID, c *Cursor) (Digest
 		// and the book learns them so that later entries and the turn's
 		// result do not count them again.
 		rd := digest(replayed, c.usageSeen())
+		c.calls(rd, f.now())
 		c.entries = append(c.entries, rd.Entries...)
 		c.assistant = c.assistant || rd.Assistant
 		c.result = c.result || rd.Result
 		c.limit = cmp.Or(rd.Limit, c.limit)
 	}
 	d := digest(counted, c.usageSeen())
+	c.calls(d, f.now())
 	c.entries = append(c.entries, d.Entries...)
 	c.assistant = c.assistant || d.Assistant
 	c.result = c.result || d.Result

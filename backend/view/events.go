@@ -46,6 +46,8 @@ const (
 	EventWorkerMerged         = engine.EventWorkerMerged
 	EventMergeConflict        = engine.EventMergeConflict
 	EventWorktree             = engine.EventWorktree
+	EventChecks               = engine.EventChecks
+	EventHostMoved            = engine.EventHostMoved
 )
 
 // Event is one event of a run: its name (domain:what) and what it carries,
@@ -76,6 +78,9 @@ type Event struct {
 	// kind of limit (limit events).
 	ResumesAt *time.Time `json:"resumesAt,omitempty"`
 	Limit     string     `json:"limit,omitempty"`
+	// Tool is the main session's tool call that runs now, on
+	// orchestrator:progress (nil: none; Message is its latest action).
+	Tool *RunningTool `json:"tool,omitempty"`
 }
 
 // EventOf is the view of an event sent through the service's event fan-out,
@@ -89,7 +94,7 @@ func EventOf(name string, payload any) (Event, bool) {
 	e := Event{Name: name, RunID: p.RunID, Status: p.Status, Phase: p.Phase, TaskID: p.TaskID, Message: p.Message,
 		Workers: mapAll(p.Workers, WorkerOf), Problems: p.Problems, Skipped: p.Skipped,
 		Tasks: mapAll(p.Tasks, TaskOf), Groups: p.Groups, Reconnecting: ReconnectingOf(p.Reconnecting),
-		ResumesAt: p.ResumesAt, Limit: p.Limit}
+		ResumesAt: p.ResumesAt, Limit: p.Limit, Tool: RunningToolOf(p.Tool)}
 	if p.Worker != nil {
 		w := WorkerOf(*p.Worker)
 		e.Worker = &w

@@ -22,15 +22,52 @@ type FinalReport struct {
 	// NotRun are tasks that never finished: the run ended before them.
 	NotRun     []TaskRef  `json:"notRun"`
 	Iterations Iterations `json:"iterations"`
-	Decisions  []Decision `json:"decisions"`
-	// Files is the union of the files the workers reported, sorted.
-	Files       []ReportFile `json:"files"`
+	// Notes are facts worth saying that are no issue ("1 task skipped by
+	// you: t3.").
+	Notes     []string   `json:"notes"`
+	Decisions []Decision `json:"decisions"`
+	// Files is the union of the files the workers reported, sorted: those
+	// the run's result holds.
+	Files []ReportFile `json:"files"`
+	// Absent are files a worker reported that the result does not hold.
+	Absent      []ReportFile `json:"absent,omitempty"`
 	Limitations []Limitation `json:"limitations"`
 	// Issues are why the run is completed_with_issues or failed; empty for
 	// every other status.
 	Issues []string `json:"issues"`
 	// Cost is what the run cost and used, and the limits it waited for.
 	Cost ReportCost `json:"cost"`
+	// Checks are the project's checks Baton ran itself (nil: the run did
+	// not check).
+	Checks *ReportChecks `json:"checks,omitempty"`
+}
+
+// ReportChecks is what the final report says of the project's checks.
+type ReportChecks struct {
+	// Ran: at least one check ran; otherwise Note says "No checks ran".
+	Ran    bool `json:"ran"`
+	Looked bool `json:"looked"`
+	// Note says which checks Baton chose and why.
+	Note     string     `json:"note"`
+	Baseline []CheckRef `json:"baseline"`
+	After    []CheckRef `json:"after"`
+	// Contradiction: the verification said "pass" while a check the run
+	// broke failed; PreExistingNote: while checks failed as before.
+	Contradiction   string `json:"contradiction,omitempty"`
+	PreExistingNote string `json:"preExistingNote,omitempty"`
+}
+
+// CheckRef is one check in the final report.
+type CheckRef struct {
+	Name       string `json:"name"`
+	Command    string `json:"command"`
+	Status     string `json:"status"`
+	ExitCode   int    `json:"exitCode"`
+	DurationMS int64  `json:"durationMs"`
+	Verdict    string `json:"verdict"`
+	Tail       string `json:"tail,omitempty"`
+	Message    string `json:"message,omitempty"`
+	Sentence   string `json:"sentence"`
 }
 
 // TaskCounts counts a run's tasks by outcome.
@@ -39,7 +76,10 @@ type TaskCounts struct {
 	Completed int `json:"completed"`
 	Failed    int `json:"failed"`
 	Skipped   int `json:"skipped"`
-	NotRun    int `json:"notRun"`
+	// SkippedByUser counts the skipped tasks the user skipped (in Skipped
+	// too); they are no issue.
+	SkippedByUser int `json:"skippedByUser"`
+	NotRun        int `json:"notRun"`
 }
 
 // TaskRef is one task in the final report.
@@ -54,6 +94,8 @@ type TaskRef struct {
 	Unstructured bool `json:"unstructured,omitempty"`
 	// CostUSD is what the task's worker cost.
 	CostUSD float64 `json:"costUsd,omitempty"`
+	// ByUser: a skipped task the user skipped (not a failure).
+	ByUser bool `json:"byUser,omitempty"`
 }
 
 // Iterations counts the rounds a run went through beyond the first try.
@@ -154,8 +196,20 @@ func FinalReportOf(r engine.FinalReport) FinalReport {
 		},
 		Decisions:   mapAll(r.Decisions, func(d engine.Decision) Decision { return Decision(d) }),
 		Files:       mapAll(r.Files, func(f engine.ReportFile) ReportFile { return ReportFile(f) }),
+		Absent:      mapAll(r.Absent, func(f engine.ReportFile) ReportFile { return ReportFile(f) }),
 		Limitations: mapAll(r.Limitations, func(l engine.Limitation) Limitation { return Limitation(l) }),
 		Issues:      r.Issues,
+		Notes:       r.Notes,
 		Cost:        ReportCost(r.Cost),
+		Checks:      reportChecksOf(r.Checks),
 	}
+}
+
+func reportChecksOf(c *engine.ReportChecks) *ReportChecks {
+	if c == nil {
+		return nil
+	}
+	ref := func(r engine.CheckRef) CheckRef { return CheckRef(r) }
+	return &ReportChecks{Ran: c.Ran, Looked: c.Looked, Note: c.Note, Baseline: mapAll(c.Baseline, ref), After: mapAll(c.After, ref),
+		Contradiction: c.Contradiction, PreExistingNote: c.PreExistingNote}
 }

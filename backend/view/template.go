@@ -49,6 +49,12 @@ type TemplateConfig struct {
 	Isolation string `json:"isolation,omitempty"`
 	// Budget caps what a run may spend (nil: no cap).
 	Budget *Budget `json:"budget,omitempty"`
+	// Checks are the project's checks Baton runs itself (none: detected);
+	// CheckTimeout the seconds each may run (0: the default).
+	Checks       []string `json:"checks,omitempty"`
+	CheckTimeout int      `json:"checkTimeout,omitempty"`
+	// StrictScope: a task that changes files outside its scope fails.
+	StrictScope bool `json:"strictScope,omitempty"`
 }
 
 // TemplateModels names the model for the main session and for each task
@@ -201,7 +207,7 @@ func TemplateOf(t template.Template) Template {
 			MaxRetries: c.MaxRetries, SpawnDelay: c.SpawnDelay, PollInterval: c.PollInterval, AutoConfirm: c.AutoConfirm,
 			PermissionMode: c.PermissionMode, MaxTasks: c.MaxTasks, Models: TemplateModels(c.Models), Transport: c.Transport,
 			Skills: TemplateSkills(c.Skills), Journal: TemplateJournal(c.Journal), RetryFailed: c.RetryFailed,
-			Isolation: c.Isolation,
+			Isolation: c.Isolation, Checks: c.Checks, CheckTimeout: c.CheckTimeout, StrictScope: c.StrictScope,
 		},
 		Phases: TemplatePhases{
 			Analysis: TemplatePhase(t.Phases.Analysis), TaskPlanning: TemplatePhase(t.Phases.TaskPlanning),

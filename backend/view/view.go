@@ -57,6 +57,58 @@ type Run struct {
 	// Limits: the wait for a limit, the lowered worker count, the budget,
 	// and whether the cost is simulated or estimated (issue 17).
 	Limits RunLimits `json:"limits"`
+	// Host is the session host that served the run (empty for a run made
+	// before Baton kept it).
+	Host RunHost `json:"host"`
+}
+
+// RunHost is the session host that served a run: its kind and what it
+// ran (the CLI's path and version) or attached to (an endpoint).
+type RunHost struct {
+	Kind        string `json:"kind,omitempty"`
+	Label       string `json:"label,omitempty"`
+	Path        string `json:"path,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Endpoint    string `json:"endpoint,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// CheckResult is how one of the project's checks went when Baton ran it:
+// round 0 before the workers (the baseline), round N after them.
+type CheckResult struct {
+	RunID      string `json:"runId"`
+	Round      int    `json:"round"`
+	Position   int    `json:"position"`
+	Name       string `json:"name"`
+	Command    string `json:"command"`
+	Status     string `json:"status"`
+	ExitCode   int    `json:"exitCode"`
+	DurationMS int64  `json:"durationMs"`
+	Tail       string `json:"tail"`
+	Message    string `json:"message,omitempty"`
+	// Verdict compares a result with the baseline: passes, fixed, broken,
+	// pre-existing, new-failure (baseline for round 0).
+	Verdict   string    `json:"verdict"`
+	Dir       string    `json:"dir,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// RunChecks are a run's checks: which Baton chose, the round that runs,
+// and every round's results.
+type RunChecks struct {
+	Note    string        `json:"note"`
+	Running *int          `json:"running,omitempty"`
+	Results []CheckResult `json:"results"`
+}
+
+// Move is what moving a run to another host kept and starts again.
+type Move struct {
+	From      RunHost  `json:"from"`
+	To        RunHost  `json:"to"`
+	Kept      []string `json:"kept"`
+	Restarted []string `json:"restarted"`
+	Main      bool     `json:"main"`
+	Message   string   `json:"message"`
 }
 
 // RunLimits is what a run shows about the limits it waits for and its
@@ -118,6 +170,32 @@ type ToolStats struct {
 	Web    int `json:"web"`
 	Task   int `json:"task"`
 	Other  int `json:"other"`
+	// Running is the tool call that has no result yet (nil: none).
+	Running *RunningTool `json:"running,omitempty"`
+}
+
+// RunningTool is a tool call whose result has not come yet: the tool, the
+// gist of its input and when it was called (its elapsed time runs from
+// there).
+type RunningTool struct {
+	Name      string    `json:"name"`
+	Input     string    `json:"input,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// RunningToolOf is the view of a running tool call (nil: none).
+func RunningToolOf(t *store.RunningTool) *RunningTool {
+	if t == nil {
+		return nil
+	}
+	v := RunningTool(*t)
+	return &v
+}
+
+// ToolStatsOf is the view of a worker's tool counts.
+func ToolStatsOf(s store.ToolStats) ToolStats {
+	return ToolStats{Total: s.Total, Reads: s.Reads, Writes: s.Writes, Edits: s.Edits, Bash: s.Bash, Search: s.Search,
+		Web: s.Web, Task: s.Task, Other: s.Other, Running: RunningToolOf(s.Running)}
 }
 
 // Permission is the prompt a worker waits on.
@@ -129,31 +207,35 @@ type Permission struct {
 
 // Worker is the worker of one task.
 type Worker struct {
-	RunID          string      `json:"runId"`
-	TaskID         string      `json:"taskId"`
-	SessionID      string      `json:"sessionId,omitempty"`
-	Status         string      `json:"status"`
-	RetryCount     int         `json:"retryCount"`
-	Progress       float64     `json:"progress"`
-	CurrentAction  string      `json:"currentAction,omitempty"`
-	Tools          ToolStats   `json:"tools"`
-	Summary        string      `json:"summary,omitempty"`
-	Output         string      `json:"output,omitempty"`
-	OutputFiles    []string    `json:"outputFiles"`
-	Error          string      `json:"error,omitempty"`
-	Unstructured   bool        `json:"unstructured"`
-	Skipped        bool        `json:"skipped"`
-	Waiting        *Permission `json:"waiting,omitempty"`
-	Questions      []string    `json:"questions"`
-	Conflicts      []string    `json:"conflicts"`
-	Model          string      `json:"model,omitempty"`
-	InputTokens    int64       `json:"inputTokens"`
-	OutputTokens   int64       `json:"outputTokens"`
-	CostUSD        float64     `json:"costUsd"`
-	StartedAt      *time.Time  `json:"startedAt,omitempty"`
-	CompletedAt    *time.Time  `json:"completedAt,omitempty"`
-	LastActivityAt *time.Time  `json:"lastActivityAt,omitempty"`
-	UpdatedAt      time.Time   `json:"updatedAt"`
+	RunID         string      `json:"runId"`
+	TaskID        string      `json:"taskId"`
+	SessionID     string      `json:"sessionId,omitempty"`
+	Status        string      `json:"status"`
+	RetryCount    int         `json:"retryCount"`
+	Progress      float64     `json:"progress"`
+	CurrentAction string      `json:"currentAction,omitempty"`
+	Tools         ToolStats   `json:"tools"`
+	Summary       string      `json:"summary,omitempty"`
+	Output        string      `json:"output,omitempty"`
+	OutputFiles   []string    `json:"outputFiles"`
+	Error         string      `json:"error,omitempty"`
+	Unstructured  bool        `json:"unstructured"`
+	Skipped       bool        `json:"skipped"`
+	Waiting       *Permission `json:"waiting,omitempty"`
+	Questions     []string    `json:"questions"`
+	Conflicts     []string    `json:"conflicts"`
+	// MissingOutputs are outputs the task declared that Baton did not find
+	// written; OutOfScope files it changed outside its scope.
+	MissingOutputs []string   `json:"missingOutputs"`
+	OutOfScope     []string   `json:"outOfScope"`
+	Model          string     `json:"model,omitempty"`
+	InputTokens    int64      `json:"inputTokens"`
+	OutputTokens   int64      `json:"outputTokens"`
+	CostUSD        float64    `json:"costUsd"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	CompletedAt    *time.Time `json:"completedAt,omitempty"`
+	LastActivityAt *time.Time `json:"lastActivityAt,omitempty"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
 }
 
 // PhaseAnswer is one answer of the main session to a phase.
@@ -186,6 +268,9 @@ type Snapshot struct {
 	// UserReviews is true when the run's template leaves the review of
 	// each task to the user (the reviewer "user").
 	UserReviews bool `json:"userReviews"`
+	// Checks are the project's checks Baton ran for the run (nil: the run
+	// does not check, it was made before Baton did).
+	Checks *RunChecks `json:"checks,omitempty"`
 }
 
 // HistoryPage is one page of past runs.
@@ -210,6 +295,7 @@ func RunOf(r store.Run) Run {
 		TasksTotal: r.TasksTotal, TasksCompleted: r.TasksCompleted, TasksFailed: r.TasksFailed, TasksSkipped: r.TasksSkipped,
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD, Limits: RunLimits(r.Limits),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
+		Host: RunHost(r.Host),
 	}
 }
 
@@ -231,9 +317,9 @@ func TaskOf(t store.Task) Task {
 func WorkerOf(w store.Worker) Worker {
 	v := Worker{
 		RunID: w.RunID, TaskID: w.TaskID, SessionID: w.SessionID, Status: w.Status, RetryCount: w.RetryCount,
-		Progress: w.Progress, CurrentAction: w.CurrentAction, Tools: ToolStats(w.Tools), Summary: w.Summary,
+		Progress: w.Progress, CurrentAction: w.CurrentAction, Tools: ToolStatsOf(w.Tools), Summary: w.Summary,
 		Output: w.Output, OutputFiles: w.OutputFiles, Error: w.Error, Unstructured: w.Unstructured, Skipped: w.Skipped,
-		Questions: w.Questions, Conflicts: w.Conflicts, Model: w.Model, InputTokens: w.InputTokens, OutputTokens: w.OutputTokens,
+		Questions: w.Questions, Conflicts: w.Conflicts, MissingOutputs: w.MissingOutputs, OutOfScope: w.OutOfScope, Model: w.Model, InputTokens: w.InputTokens, OutputTokens: w.OutputTokens,
 		CostUSD: w.CostUSD, StartedAt: w.StartedAt, CompletedAt: w.CompletedAt, LastActivityAt: w.LastActivityAt,
 		UpdatedAt: w.UpdatedAt,
 	}
@@ -260,12 +346,27 @@ func SnapshotOf(s engine.Snapshot) Snapshot {
 		Reconnecting:   ReconnectingOf(s.Reconnecting),
 		Worktree:       WorktreeOf(s.Worktree),
 		UserReviews:    inbox.ReviewerIsUser(s.Run.Template),
+		Checks:         RunChecksOf(s.Checks),
 	}
 	if s.FinalReport != nil {
 		rep := FinalReportOf(*s.FinalReport)
 		v.FinalReport = &rep
 	}
 	return v
+}
+
+// RunChecksOf is the view of a run's checks (nil: none).
+func RunChecksOf(c *engine.RunChecks) *RunChecks {
+	if c == nil {
+		return nil
+	}
+	return &RunChecks{Note: c.Note, Running: c.Running,
+		Results: mapAll(c.Results, func(r store.CheckResult) CheckResult { return CheckResult(r) })}
+}
+
+// MoveOf is the view of a run's move to another host.
+func MoveOf(m engine.Move) Move {
+	return Move{From: RunHost(m.From), To: RunHost(m.To), Kept: m.Kept, Restarted: m.Restarted, Main: m.Main, Message: m.Message}
 }
 
 // ReconnectingOf is the view of a run's wait for its host (nil: none).

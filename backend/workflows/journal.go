@@ -19,8 +19,8 @@ import (
 // is created when the plan is confirmed (an older journal there is resumed
 // from its last checkpoint, or archived first with journal.fresh), each
 // worker is told its task file and gets the computed context of its
-// dependencies, a completed task's handoff is recorded (its status
-// when it wrote none), and with journal.archive the journal is archived
+// dependencies, a completed task's handoff is recorded (one made from its
+// completion report when it wrote none), and with journal.archive the journal is archived
 // when the run completes. Journal problems are logged and never stop a run.
 
 // journalHook keeps the run's journal. Its methods write files: Seeds
@@ -142,8 +142,9 @@ func (h *journalHook) section(t *store.Task) string {
 	return sec
 }
 
-// done records a finished task in the journal.
-func (h *journalHook) done(taskID string, completed bool) {
+// done records a finished task in the journal: its worker's handoff, or,
+// when the worker wrote none, an entry made from its completion report.
+func (h *journalHook) done(taskID string, completed bool, d Done) {
 	j := h.journal()
 	if !j.Exists() {
 		return
@@ -161,7 +162,11 @@ func (h *journalHook) done(taskID string, completed bool) {
 	}
 	_, err := j.Record(taskID)
 	if errors.Is(err, journal.ErrNoHandoff) {
-		err = j.SetStatus(taskID, journal.StatusCompleted)
+		h := journal.Handoff{Outcome: journal.OutcomeCompleted, Summary: d.Summary, FilesCreated: d.Files}
+		for _, n := range d.Notes {
+			h.Gotchas = append(h.Gotchas, journal.Note{Description: n})
+		}
+		err = j.RecordReport(taskID, h)
 	}
 	if err != nil {
 		h.log.Warn("record the journal handoff", "task", taskID, "err", err)

@@ -130,11 +130,11 @@ func (s *Seeds) CheckReport(taskID string, c *protocol.Completion) error {
 // used because of problem: for a mailbox run the corrected
 // completion_report it must send; "" when the workflows add no words of
 // their own.
-func (s *Seeds) Reprompt(problem string) string {
+func (s *Seeds) Reprompt(taskID, problem string) string {
 	if !s.mail.on() {
 		return ""
 	}
-	return mailReprompt(problem, s.mail.delimiters)
+	return mailReprompt(taskID, problem, s.mail.delimiters)
 }
 
 // AwaitingReview: a completion waits for its review; the mailbox shows it.
@@ -151,10 +151,20 @@ func (s *Seeds) Decided(taskID string, d *protocol.Review) {
 	}
 }
 
-// Finished: a task completed, or failed for good; the journal records it.
-func (s *Seeds) Finished(taskID string, completed bool) {
+// Done is what a finished task's worker reported: the journal records it
+// for a worker that wrote no handoff of its own.
+type Done struct {
+	Summary string
+	Files   []string
+	// Notes are the warnings and issues of its completion report.
+	Notes []string
+}
+
+// Finished: a task completed, or failed for good, its worker having
+// reported done; the journal records it.
+func (s *Seeds) Finished(taskID string, completed bool, done Done) {
 	if s.journal.on() {
-		s.w.do(func() { s.journal.done(taskID, completed) })
+		s.w.do(func() { s.journal.done(taskID, completed, done) })
 	}
 }
 

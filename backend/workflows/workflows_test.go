@@ -35,10 +35,10 @@ func TestSeedsOff(t *testing.T) {
 	if err := s.CheckReport("a", &protocol.Completion{Status: "success"}); err != nil {
 		t.Errorf("a report without the mailbox refused: %v", err)
 	}
-	if s.Reprompt("x") != "" || s.Completed() != "" || s.Reports() != nil {
+	if s.Reprompt("task_001", "x") != "" || s.Completed() != "" || s.Reports() != nil {
 		t.Error("a workflow that is off said something")
 	}
-	s.Finished("a", true)
+	s.Finished("a", true, Done{})
 	s.Skipped([]string{"a"})
 	s.Flush()
 	if s.w.started {
@@ -68,7 +68,8 @@ func TestSeedsMailbox(t *testing.T) {
 	if err == nil {
 		t.Fatal("a report without build result or timestamp was taken")
 	}
-	if r := s.Reprompt(err.Error()); !strings.Contains(r, "to-team-lead.json") || !strings.Contains(r, "between <<< and >>>") {
+	if r := s.Reprompt("task_001", err.Error()); !strings.Contains(r, "to-team-lead.json") || !strings.Contains(r, "between <<< and >>>") ||
+		!strings.Contains(r, `"taskId": "task_001" (your task's id)`) {
 		t.Errorf("reprompt: %q", r)
 	}
 	if err := s.CheckReport("task_001", &protocol.Completion{Status: "failed"}); err != nil {

@@ -44,6 +44,11 @@ func (r *Run) MergeCommand() string {
 	return fmt.Sprintf("git -C %s merge %s", shellQuote(r.Repo), r.Branch)
 }
 
+// DiscardCommand is the command that drops the run branch by hand.
+func (r *Run) DiscardCommand() string {
+	return fmt.Sprintf("git -C %s branch -D %s", shellQuote(r.Repo), r.Branch)
+}
+
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(c rune) bool {
 		return !(c == '/' || c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
@@ -56,11 +61,17 @@ func shellQuote(s string) string {
 // ChangedFiles lists the files the run branch changed since it left the
 // user's current HEAD.
 func (r *Run) ChangedFiles(ctx context.Context) ([]string, error) {
-	mb, err := runGit(ctx, r.Repo, "merge-base", "HEAD", r.Branch)
+	return r.changedSinceHead(ctx, r.Branch)
+}
+
+// changedSinceHead lists the files branch changed since it left the
+// user's current HEAD.
+func (r *Run) changedSinceHead(ctx context.Context, branch string) ([]string, error) {
+	mb, err := runGit(ctx, r.Repo, "merge-base", "HEAD", branch)
 	if err != nil {
 		return nil, err
 	}
-	out, err := runGit(ctx, r.Repo, "diff", "--name-only", "-z", "--no-renames", strings.TrimSpace(mb), r.Branch, "--")
+	out, err := runGit(ctx, r.Repo, "diff", "--name-only", "-z", "--no-renames", strings.TrimSpace(mb), branch, "--")
 	if err != nil {
 		return nil, err
 	}
@@ -74,15 +85,21 @@ func (r *Run) ChangedFiles(ctx context.Context) ([]string, error) {
 // (*ApplyConflictError). The run branch and worktrees are left as they are:
 // call Discard (or Cleanup) after.
 func (r *Run) Apply(ctx context.Context) (Applied, error) {
+	return r.mergeInto(ctx, r.Branch, fmt.Sprintf("Merge Baton run %s", r.ID))
+}
+
+// mergeInto merges branch into the user's current branch as Apply says,
+// with message for a merge commit.
+func (r *Run) mergeInto(ctx context.Context, branch, message string) (Applied, error) {
 	into := "HEAD"
 	if out, err := runGit(ctx, r.Repo, "symbolic-ref", "--short", "-q", "HEAD"); err == nil {
 		into = strings.TrimSpace(out)
 	}
 	a := Applied{Into: into}
-	if into == r.Branch || strings.HasPrefix(into, "baton/"+r.ID+"-tasks/") {
+	if into == r.Branch || into == r.ApplyBranch() || strings.HasPrefix(into, "baton/"+r.ID+"-tasks/") {
 		return a, fmt.Errorf("Apply refused: your repository has the run's own branch %s checked out; check out the branch to merge into first", into)
 	}
-	tip, err := r.Head(ctx)
+	tip, err := revParse(ctx, r.Repo, "refs/heads/"+branch)
 	if err != nil {
 		return a, err
 	}
@@ -91,7 +108,7 @@ func (r *Run) Apply(ctx context.Context) (Applied, error) {
 		a.Commit, err = revParse(ctx, r.Repo, "HEAD")
 		return a, err
 	}
-	changed, err := r.ChangedFiles(ctx)
+	changed, err := r.changedSinceHead(ctx, branch)
 	if err != nil {
 		return a, err
 	}
@@ -103,13 +120,12 @@ func (r *Run) Apply(ctx context.Context) (Applied, error) {
 		return a, &DirtyOverlapError{Files: both}
 	}
 	if _, err := runGit(ctx, r.Repo, "merge-base", "--is-ancestor", "HEAD", tip); err == nil {
-		if _, err := runGit(ctx, r.Repo, "merge", "--ff-only", "-q", r.Branch); err != nil {
+		if _, err := runGit(ctx, r.Repo, "merge", "--ff-only", "-q", branch); err != nil {
 			return a, err
 		}
 		a.FastForward = true
 	} else {
-		msg := fmt.Sprintf("Merge Baton run %s", r.ID)
-		if _, err := runGit(ctx, r.Repo, "-c", "commit.gpgsign=false", "merge", "--no-ff", "--no-verify", "-q", "-m", msg, r.Branch); err != nil {
+		if _, err := runGit(ctx, r.Repo, "-c", "commit.gpgsign=false", "merge", "--no-ff", "--no-verify", "-q", "-m", message, branch); err != nil {
 			out, _ := runGit(ctx, r.Repo, "diff", "--name-only", "-z", "--diff-filter=U")
 			files := nulFields(out)
 			if _, merr := runGit(ctx, r.Repo, "rev-parse", "-q", "--verify", "MERGE_HEAD"); merr == nil {

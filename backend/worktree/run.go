@@ -61,6 +61,21 @@ func TaskBranch(runID, taskID string) string { return "baton/" + runID + "-tasks
 // RunDir is the run's own worktree, where merges happen.
 func (r *Run) RunDir() string { return filepath.Join(r.Dir, "run") }
 
+// CopiesDir holds read-only copies of files of the run branch, made to be
+// opened after the run's worktrees are gone; Cleanup removes it.
+func (r *Run) CopiesDir() string { return r.Dir + "-files" }
+
+// removeAll removes dir, read-only files and folders included.
+func removeAll(dir string) error {
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
+
 // TaskDir is the worktree of one task.
 func (r *Run) TaskDir(taskID string) string { return filepath.Join(r.Dir, "tasks", taskID) }
 
@@ -505,15 +520,17 @@ func (r *Run) Cleanup(ctx context.Context) error {
 	if _, err := runGit(ctx, r.Repo, "worktree", "prune"); err != nil {
 		errs = append(errs, err)
 	}
-	if err := os.RemoveAll(r.Dir); err != nil {
-		errs = append(errs, err)
+	for _, dir := range []string{r.Dir, r.CopiesDir()} {
+		if err := removeAll(dir); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	out, err := runGit(ctx, r.Repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/baton/"+r.ID+"-tasks/")
 	if err != nil {
 		errs = append(errs, err)
 	}
-	for _, b := range lines(out) {
-		if _, err := runGit(ctx, r.Repo, "branch", "-D", "-q", b); err != nil {
+	for _, b := range append(lines(out), r.ApplyBranch()) {
+		if err := r.deleteBranch(ctx, b); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -616,4 +633,76 @@ func inside(path, dir string) bool {
 	}
 	rel, err := filepath.Rel(d, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// CheckDir is the folder of the run's check-out: where Baton runs the
+// project's checks on a commit of the run (CheckOut).
+func (r *Run) CheckDir() string { return filepath.Join(r.Dir, "checks") }
+
+// CheckOut checks commit rev out, detached, in the run's check folder
+// (CheckDir), replacing what was there, and returns the folder. Nothing
+// the checks write there reaches a branch; RemoveCheckOut removes it.
+func (r *Run) CheckOut(ctx context.Context, rev string) (string, error) {
+	dir := r.CheckDir()
+	if err := r.removeWorktree(ctx, dir); err != nil {
+		return "", err
+	}
+	if _, err := runGit(ctx, r.Repo, "worktree", "add", "--detach", dir, rev); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// RemoveCheckOut removes the run's check-out (CheckOut).
+func (r *Run) RemoveCheckOut(ctx context.Context) error {
+	return r.removeWorktree(ctx, r.CheckDir())
+}
+
+// Ignored reports whether git ignores path (relative to the repository) in
+// the user's repository.
+func (r *Run) Ignored(ctx context.Context, path string) bool {
+	_, err := runGit(ctx, r.Repo, "check-ignore", "-q", "--", path)
+	return err == nil
+}
+
+// Result lists the files the run's result holds that the run wrote: those
+// the run branch added or changed since its base, relative to the
+// repository's top. A run branch that is gone holds nothing.
+func (r *Run) Result(ctx context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
+	if _, err := revParse(ctx, r.Repo, "refs/heads/"+r.Branch); err != nil {
+		return out, nil
+	}
+	list, err := runGit(ctx, r.Repo, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=d", r.Base, r.Branch, "--")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range nulFields(list) {
+		out[p] = true
+	}
+	return out, nil
+}
+
+// ChangedSince lists the files a worker changed in its worktree folder dir
+// since commit base: what it committed and what it left uncommitted,
+// removed files included, and the new files git does not ignore. The
+// paths are relative to dir (which may be a folder inside the worktree).
+func ChangedSince(ctx context.Context, dir, base string) ([]string, error) {
+	diff, err := runGit(ctx, dir, "diff", "--name-only", "--relative", "-z", base, "--")
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := runGit(ctx, dir, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range append(nulFields(diff), nulFields(untracked)...) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }

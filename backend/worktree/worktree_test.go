@@ -472,3 +472,62 @@ func TestParseNumstat(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// What a worker changed in its worktree since its base: committed and
+// uncommitted changes, removals and new files, relative to the folder
+// asked from; a check-out of a commit comes and goes; Present tells which
+// files a commit holds.
+func TestChangedSinceCheckOutAndPresent(t *testing.T) {
+	t.Parallel()
+	dir := repo(t, map[string]string{"app/a.txt": "a\n", "app/gone.txt": "g\n", "README.md": "# r\n"})
+	r := start(t, dir)
+	ctx := context.Background()
+	wt, err := r.StartTask(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testsupport.WriteFile(t, filepath.Join(wt.Dir, "app/a.txt"), "a2\n")
+	git(t, wt.Dir, "-c", "user.name=T", "-c", "user.email=t@x", "commit", "-qam", "edit")
+	testsupport.WriteFile(t, filepath.Join(wt.Dir, "app/new.txt"), "n\n")
+	if err := os.Remove(filepath.Join(wt.Dir, "app/gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	testsupport.WriteFile(t, filepath.Join(wt.Dir, "README.md"), "# changed\n")
+	got, err := ChangedSince(ctx, filepath.Join(wt.Dir, "app"), wt.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a.txt", "gone.txt", "new.txt"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("changed under app/ = %v, want %v", got, want)
+	}
+	co, err := r.CheckOut(ctx, r.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, filepath.Join(co, "app/a.txt")) != "a\n" {
+		t.Error("the check-out is not of the base")
+	}
+	if err := r.RemoveCheckOut(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(co); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the check-out is still there: %v", err)
+	}
+	// The result: what the run branch changed since its base.
+	if _, err := r.Commit(ctx, "t1", "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Merge(ctx, "t1", "merge t1"); err != nil {
+		t.Fatal(err)
+	}
+	result, err := r.Result(ctx)
+	if err != nil || !result["app/a.txt"] || !result["app/new.txt"] || !result["README.md"] || result["app/gone.txt"] || len(result) != 3 {
+		t.Errorf("result = %v, %v", result, err)
+	}
+	if err := r.Discard(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if result, err := r.Result(ctx); err != nil || len(result) != 0 {
+		t.Errorf("the result of a discarded branch = %v, %v", result, err)
+	}
+}

@@ -72,11 +72,16 @@ try {
     await sleep(500);
   }
   log('run completed');
-  const changes = page.getByRole('region', { name: 'Changes' });
+  const changes = page.getByRole('region', { name: 'Changes', exact: true });
   await changes.getByRole('button', { name: 'Show diff' }).nth(1).click();
-  await changes.getByLabel(/^Diff of /).first().waitFor();
-  await changes.scrollIntoViewIfNeeded();
-  await changes.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  // The diff view: the file list, then each file in CodeMirror's merge view.
+  const file = changes.getByRole('region', { name: /^Diff of / }).first();
+  await file.waitFor();
+  await file.scrollIntoViewIfNeeded();
+  await file.locator('.cm-editor').first().waitFor();
+  log('diff shown');
+  // The task's card at the top: its files, the layout switch, the file list and the merge view.
+  await file.evaluate((el) => el.closest('li.card')?.scrollIntoView({ block: 'start' }));
   await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
   await page.mouse.move(width - 2, height - 2);
   await sleep(500);

@@ -104,7 +104,8 @@ try {
   await nav.getByRole('button', { name: 'New run', exact: true }).click();
   await page.getByRole('radio', { name: /Documentation/ }).click();
   await page.getByRole('textbox', { name: 'Project folder' }).fill(folder);
-  await page.getByRole('textbox', { name: 'Request' }).fill(`Document the inventory service from a phone (${Date.now()})`);
+  const runRequest = `Document the inventory service from a phone (${Date.now()})`;
+  await page.getByRole('textbox', { name: 'Request' }).fill(runRequest);
   await page.getByText('Advanced', { exact: true }).click();
   await page.getByLabel('Permission mode').selectOption('default');
   await shot('new-run');
@@ -149,8 +150,15 @@ try {
       log(`allowed: ${what}`);
       continue;
     }
-    // Nothing waits: look at the run (its view stays open under Runs).
+    // Nothing waits: look at the run (Runs lists it while it goes, History once it ended).
     await nav.getByRole('button', { name: 'Runs', exact: true }).click();
+    const open = page.getByRole('article', { name: runRequest }).getByRole('button', { name: /^(Open|Review tasks)$/ });
+    if (await open.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
+      await open.click();
+    } else {
+      await nav.getByRole('button', { name: 'History', exact: true }).click();
+      await page.getByRole('table', { name: 'Past runs' }).getByRole('button', { name: runRequest, exact: true }).click();
+    }
     await status.waitFor({ timeout: 5000 }).catch(() => {});
     if (await status.filter({ hasText: /^(Completed|Failed|Cancelled)/ }).isVisible().catch(() => false)) break;
     await page.waitForTimeout(1500);

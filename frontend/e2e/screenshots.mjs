@@ -133,9 +133,9 @@ async function handleInboxItem() {
   const permission = inboxItems.filter({ has: page.getByRole('button', { name: 'Allow once' }) }).first();
   if (await permission.isVisible()) {
     const title = await permission.getByRole('button').first().textContent();
-    const before = await inboxItems.count();
     await permission.getByRole('button', { name: 'Allow once' }).click();
-    for (let i = 0; i < 20 && (await inboxItems.count()) >= before; i++) await sleep(500);
+    // The item keeps its place, marked with what was done.
+    await inboxItems.filter({ hasText: title ?? '' }).getByText('Allowed once').first().waitFor({ timeout: 10_000 }).catch(() => {});
     log(`inbox: allowed once: ${title?.trim()}`);
     return true;
   }

@@ -53,3 +53,21 @@ describe('App shell', () => {
     expect(alert.textContent).toContain('bindings unavailable');
   });
 });
+
+describe('the sidebar', () => {
+  it("opens the list of runs on Runs, not the run shown last", async () => {
+    const { openRun } = await import('./lib/stores/openRun');
+    const { snapshot } = await import('./test/fixtures/runs');
+    answer('Ready', () => Promise.resolve(info));
+    answer('ActiveRuns', () => Promise.resolve([]));
+    answer('Inbox', () => Promise.resolve([]));
+    answer('RunSnapshot', () => Promise.resolve(snapshot()));
+    render(App);
+    openRun.set('r1');
+    expect(await screen.findByRole('button', { name: '← All runs' })).toBeTruthy();
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    await fireEvent.click([...nav.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Runs')!);
+    expect(screen.getByRole('heading', { level: 1, name: 'Runs' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: '← All runs' })).toBeNull();
+  });
+});

@@ -7,6 +7,7 @@ import type {
   Applied,
   CreateRunRequest,
   DoctorReport,
+  FileDiff,
   FinalReport,
   HistoryPage,
   HistoryQuery,
@@ -16,7 +17,10 @@ import type {
   Modifications,
   PermissionDecision,
   PermissionPrompt,
+  PullRequestResult,
+  Pushed,
   RemoteLink,
+  Remotes,
   RemoteStatus,
   ReportExport,
   ResolvedTemplate,
@@ -177,8 +181,20 @@ export const api = {
     taskPatch: (runId: string, taskId: string): Promise<string> => call('TaskPatch', () => App.TaskPatch(runId, taskId)),
     /** Merges the run branch into the current branch of the run's repository. */
     apply: (runId: string): Promise<Applied> => call('ApplyRun', () => App.ApplyRun(runId)),
+    /** Applies only these tasks' changes to the current branch (all of the run's when none); a task whose dependency is left out is refused. */
+    applyTasks: (runId: string, tasks: string[]): Promise<Applied> => call('ApplyRunTasks', () => App.ApplyRunTasks(runId, tasks)),
     /** Drops the run branch; the user's branch stays as it is. */
     discard: (runId: string): Promise<void> => call('DiscardRun', () => App.DiscardRun(runId)),
+    /** The files of a task's changes (or of the whole run branch, taskId ""), each with its text before and after. */
+    diff: (runId: string, taskId: string): Promise<FileDiff[]> => call('RunDiff', () => App.RunDiff(runId, taskId)),
+    /** Opens a file the run changed in the user's editor. */
+    openInEditor: (runId: string, path: string): Promise<void> => call('OpenInEditor', () => App.OpenInEditor(runId, path)),
+    /** The remotes the run branch can be pushed to. */
+    remotes: (runId: string): Promise<Remotes> => call('RunRemotes', () => App.RunRemotes(runId)),
+    /** Pushes the run branch to a remote with the user's own git setup. */
+    push: (runId: string, remote: string): Promise<Pushed> => call('PushRun', () => App.PushRun(runId, remote)),
+    /** Pushes the run branch and opens a pull request with gh, or says the command that opens it. */
+    pullRequest: (runId: string, remote: string): Promise<PullRequestResult> => call('OpenPullRequest', () => App.OpenPullRequest(runId, remote)),
     /** Answers the run's merge conflict: resolved in the run's worktree, or the task's changes left out. */
     resolveConflict: (runId: string, resolved: boolean): Promise<void> =>
       call('ResolveConflict', () => App.ResolveConflict(runId, resolved)),

@@ -8,7 +8,7 @@ import { inboxSound, setInboxSound, titleFor, watchInbox } from './attention';
 const item = (taskId: string): InboxItem =>
   ({ kind: 'permission', runId: 'orch_1', taskId, requestId: `req-${taskId}`, title: `${taskId} asks`, since: '2026-01-01T00:00:00Z' }) as InboxItem;
 
-const state = (items: InboxItem[], loading = false): InboxState => ({ loading, items, active: 1, busy: [] });
+const state = (items: InboxItem[], loading = false): InboxState => ({ loading, items, active: 1, busy: [], done: {} });
 
 describe('attention', () => {
   afterEach(() => {

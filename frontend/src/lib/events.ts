@@ -10,6 +10,7 @@ export type EventName =
   | 'template:deleted'
   | 'inbox:changed'
   | 'run:open'
+  | 'inbox:open'
   | RunEventName;
 
 /** The engine's events (backend/engine/events.go). */
@@ -59,6 +60,8 @@ export const runEventNames = [
   'worker:merged',
   'orchestrator:mergeConflict',
   'orchestrator:worktree',
+  'orchestrator:checks',
+  'orchestrator:hostMoved',
 ] as const;
 export type RunEventName = (typeof runEventNames)[number];
 

@@ -98,4 +98,40 @@ describe('History', () => {
     await fireEvent.click(screen.getByRole('button', { name: '← History' }));
     expect(await screen.findByRole('table', { name: 'Past runs' })).toBeTruthy();
   });
+
+  it('opens a finished worktree run with Apply and Discard for its branch, and asks before Discard', async () => {
+    setup();
+    const failed = { ...all[1], status: 'failed' };
+    answer('RunSnapshot', () =>
+      Promise.resolve({
+        run: failed,
+        tasks: [],
+        workers: [],
+        answers: [],
+        parallelGroups: [],
+        worktree: {
+          repo: '/p',
+          branch: 'baton/r2',
+          base: 'abc',
+          runDir: '/data/worktrees/r2/run',
+          mergeCommand: 'git -C /p merge baton/r2',
+          discardCommand: 'git -C /p branch -D baton/r2',
+          cleaned: true,
+          tasks: [{ taskId: 't1', merged: true, commit: '1111111', changes: [{ path: 'a.go', added: 1, removed: 0 }] }],
+        },
+      }),
+    );
+    answer('DiscardRun', () => Promise.resolve());
+    const table = await screen.findByRole('table', { name: 'Past runs' });
+    await fireEvent.click(within(table).getByText('Review the store for races'));
+    const changes = await screen.findByRole('region', { name: 'Changes' });
+    expect(within(changes).getByRole('button', { name: 'Apply to my branch' })).toBeTruthy();
+    expect(within(changes).getByText('git -C /p merge baton/r2')).toBeTruthy();
+    await fireEvent.click(within(changes).getByRole('button', { name: 'Discard…' }));
+    const dialog = screen.getByRole('alertdialog');
+    expect(dialog.textContent?.replace(/\s+/g, ' ')).toContain('deletes the branch baton/r2 with the changes of 1 task to 1 file');
+    expect(calls.some((c) => c.name === 'DiscardRun')).toBe(false);
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Discard' }));
+    await waitFor(() => expect(calls.find((c) => c.name === 'DiscardRun')?.args).toEqual(['r2']));
+  });
 });

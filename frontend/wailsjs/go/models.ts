@@ -85,6 +85,89 @@ export namespace view {
 	        this.maxTokens = source["maxTokens"];
 	    }
 	}
+	export class CheckRef {
+	    name: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    durationMs: number;
+	    verdict: string;
+	    tail?: string;
+	    message?: string;
+	    sentence: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.durationMs = source["durationMs"];
+	        this.verdict = source["verdict"];
+	        this.tail = source["tail"];
+	        this.message = source["message"];
+	        this.sentence = source["sentence"];
+	    }
+	}
+	export class CheckResult {
+	    runId: string;
+	    round: number;
+	    position: number;
+	    name: string;
+	    command: string;
+	    status: string;
+	    exitCode: number;
+	    durationMs: number;
+	    tail: string;
+	    message?: string;
+	    verdict: string;
+	    dir?: string;
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new CheckResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.runId = source["runId"];
+	        this.round = source["round"];
+	        this.position = source["position"];
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.status = source["status"];
+	        this.exitCode = source["exitCode"];
+	        this.durationMs = source["durationMs"];
+	        this.tail = source["tail"];
+	        this.message = source["message"];
+	        this.verdict = source["verdict"];
+	        this.dir = source["dir"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ConflictState {
 	    taskId: string;
 	    files: string[];
@@ -356,6 +439,74 @@ export namespace view {
 	        this.removed = source["removed"];
 	    }
 	}
+	export class FileDiff {
+	    path: string;
+	    status: string;
+	    added: number;
+	    removed: number;
+	    binary?: boolean;
+	    tooLarge?: boolean;
+	    old: string;
+	    new: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.added = source["added"];
+	        this.removed = source["removed"];
+	        this.binary = source["binary"];
+	        this.tooLarge = source["tooLarge"];
+	        this.old = source["old"];
+	        this.new = source["new"];
+	    }
+	}
+	export class ReportChecks {
+	    ran: boolean;
+	    looked: boolean;
+	    note: string;
+	    baseline: CheckRef[];
+	    after: CheckRef[];
+	    contradiction?: string;
+	    preExistingNote?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ReportChecks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ran = source["ran"];
+	        this.looked = source["looked"];
+	        this.note = source["note"];
+	        this.baseline = this.convertValues(source["baseline"], CheckRef);
+	        this.after = this.convertValues(source["after"], CheckRef);
+	        this.contradiction = source["contradiction"];
+	        this.preExistingNote = source["preExistingNote"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ReportCost {
 	    usd: number;
 	    inputTokens: number;
@@ -476,6 +627,7 @@ export namespace view {
 	    retries: number;
 	    unstructured?: boolean;
 	    costUsd?: number;
+	    byUser?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskRef(source);
@@ -490,6 +642,7 @@ export namespace view {
 	        this.retries = source["retries"];
 	        this.unstructured = source["unstructured"];
 	        this.costUsd = source["costUsd"];
+	        this.byUser = source["byUser"];
 	    }
 	}
 	export class TaskCounts {
@@ -497,6 +650,7 @@ export namespace view {
 	    completed: number;
 	    failed: number;
 	    skipped: number;
+	    skippedByUser: number;
 	    notRun: number;
 	
 	    static createFrom(source: any = {}) {
@@ -509,6 +663,7 @@ export namespace view {
 	        this.completed = source["completed"];
 	        this.failed = source["failed"];
 	        this.skipped = source["skipped"];
+	        this.skippedByUser = source["skippedByUser"];
 	        this.notRun = source["notRun"];
 	    }
 	}
@@ -525,11 +680,14 @@ export namespace view {
 	    skipped: TaskRef[];
 	    notRun: TaskRef[];
 	    iterations: Iterations;
+	    notes: string[];
 	    decisions: Decision[];
 	    files: ReportFile[];
+	    absent?: ReportFile[];
 	    limitations: Limitation[];
 	    issues: string[];
 	    cost: ReportCost;
+	    checks?: ReportChecks;
 	
 	    static createFrom(source: any = {}) {
 	        return new FinalReport(source);
@@ -548,11 +706,14 @@ export namespace view {
 	        this.skipped = this.convertValues(source["skipped"], TaskRef);
 	        this.notRun = this.convertValues(source["notRun"], TaskRef);
 	        this.iterations = this.convertValues(source["iterations"], Iterations);
+	        this.notes = source["notes"];
 	        this.decisions = this.convertValues(source["decisions"], Decision);
 	        this.files = this.convertValues(source["files"], ReportFile);
+	        this.absent = this.convertValues(source["absent"], ReportFile);
 	        this.limitations = this.convertValues(source["limitations"], Limitation);
 	        this.issues = source["issues"];
 	        this.cost = this.convertValues(source["cost"], ReportCost);
+	        this.checks = this.convertValues(source["checks"], ReportChecks);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -572,6 +733,28 @@ export namespace view {
 		    }
 		    return a;
 		}
+	}
+	export class RunHost {
+	    kind?: string;
+	    label?: string;
+	    path?: string;
+	    version?: string;
+	    endpoint?: string;
+	    description?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunHost(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.label = source["label"];
+	        this.path = source["path"];
+	        this.version = source["version"];
+	        this.endpoint = source["endpoint"];
+	        this.description = source["description"];
+	    }
 	}
 	export class RunLimits {
 	    // Go type: time
@@ -689,6 +872,7 @@ export namespace view {
 	    // Go type: time
 	    completedAt?: any;
 	    limits: RunLimits;
+	    host: RunHost;
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -722,6 +906,7 @@ export namespace view {
 	        this.startedAt = this.convertValues(source["startedAt"], null);
 	        this.completedAt = this.convertValues(source["completedAt"], null);
 	        this.limits = this.convertValues(source["limits"], RunLimits);
+	        this.host = this.convertValues(source["host"], RunHost);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1130,8 +1315,130 @@ export namespace view {
 		    return a;
 		}
 	}
+	export class PullRequest {
+	    url: string;
+	    remote: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.url = source["url"];
+	        this.remote = source["remote"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PullRequestResult {
+	    opened: boolean;
+	    url?: string;
+	    reason?: string;
+	    command: string;
+	    title: string;
+	    body: string;
+	    bodyFile?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PullRequestResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.opened = source["opened"];
+	        this.url = source["url"];
+	        this.reason = source["reason"];
+	        this.command = source["command"];
+	        this.title = source["title"];
+	        this.body = source["body"];
+	        this.bodyFile = source["bodyFile"];
+	    }
+	}
+	export class Push {
+	    remote: string;
+	    commit: string;
+	    // Go type: time
+	    at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Push(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remote = source["remote"];
+	        this.commit = source["commit"];
+	        this.at = this.convertValues(source["at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Pushed {
+	    remote: string;
+	    output: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Pushed(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remote = source["remote"];
+	        this.output = source["output"];
+	    }
+	}
 	
 	
+	export class Remote {
+	    name: string;
+	    url: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Remote(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.url = source["url"];
+	    }
+	}
 	export class RemoteStatus {
 	    running: boolean;
 	    listen: string;
@@ -1197,6 +1504,41 @@ export namespace view {
 	        this.url = source["url"];
 	        this.qr = source["qr"];
 	        this.status = this.convertValues(source["status"], RemoteStatus);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Remotes {
+	    remotes: Remote[];
+	    default: string;
+	    pushCommand: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Remotes(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remotes = this.convertValues(source["remotes"], Remote);
+	        this.default = source["default"];
+	        this.pushCommand = source["pushCommand"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1485,6 +1827,9 @@ export namespace view {
 	    retryFailedReports?: boolean;
 	    isolation?: string;
 	    budget?: Budget;
+	    checks?: string[];
+	    checkTimeout?: number;
+	    strictScope?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TemplateConfig(source);
@@ -1508,6 +1853,9 @@ export namespace view {
 	        this.retryFailedReports = source["retryFailedReports"];
 	        this.isolation = source["isolation"];
 	        this.budget = this.convertValues(source["budget"], Budget);
+	        this.checks = source["checks"];
+	        this.checkTimeout = source["checkTimeout"];
+	        this.strictScope = source["strictScope"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1617,7 +1965,77 @@ export namespace view {
 		}
 	}
 	
+	export class RunChecks {
+	    note: string;
+	    running?: number;
+	    results: CheckResult[];
 	
+	    static createFrom(source: any = {}) {
+	        return new RunChecks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.note = source["note"];
+	        this.running = source["running"];
+	        this.results = this.convertValues(source["results"], CheckResult);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class RunningTool {
+	    name: string;
+	    input?: string;
+	    // Go type: time
+	    startedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunningTool(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.input = source["input"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class SessionInfo {
 	    id: string;
 	    title: string;
@@ -1817,6 +2235,8 @@ export namespace view {
 	    error?: string;
 	    changes: FileChange[];
 	    resolves?: string;
+	    applied?: boolean;
+	    commit?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskChanges(source);
@@ -1830,6 +2250,8 @@ export namespace view {
 	        this.error = source["error"];
 	        this.changes = this.convertValues(source["changes"], FileChange);
 	        this.resolves = source["resolves"];
+	        this.applied = source["applied"];
+	        this.commit = source["commit"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1857,11 +2279,14 @@ export namespace view {
 	    runDir: string;
 	    dirty?: string[];
 	    mergeCommand: string;
+	    discardCommand: string;
 	    tasks: TaskChanges[];
 	    conflict?: ConflictState;
 	    outcome?: string;
 	    applied?: Applied;
 	    cleaned: boolean;
+	    pushes?: Push[];
+	    pullRequest?: PullRequest;
 	
 	    static createFrom(source: any = {}) {
 	        return new Worktree(source);
@@ -1875,11 +2300,14 @@ export namespace view {
 	        this.runDir = source["runDir"];
 	        this.dirty = source["dirty"];
 	        this.mergeCommand = source["mergeCommand"];
+	        this.discardCommand = source["discardCommand"];
 	        this.tasks = this.convertValues(source["tasks"], TaskChanges);
 	        this.conflict = this.convertValues(source["conflict"], ConflictState);
 	        this.outcome = source["outcome"];
 	        this.applied = this.convertValues(source["applied"], Applied);
 	        this.cleaned = source["cleaned"];
+	        this.pushes = this.convertValues(source["pushes"], Push);
+	        this.pullRequest = this.convertValues(source["pullRequest"], PullRequest);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1910,6 +2338,7 @@ export namespace view {
 	    web: number;
 	    task: number;
 	    other: number;
+	    running?: RunningTool;
 	
 	    static createFrom(source: any = {}) {
 	        return new ToolStats(source);
@@ -1926,7 +2355,26 @@ export namespace view {
 	        this.web = source["web"];
 	        this.task = source["task"];
 	        this.other = source["other"];
+	        this.running = this.convertValues(source["running"], RunningTool);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Worker {
 	    runId: string;
@@ -1946,6 +2394,8 @@ export namespace view {
 	    waiting?: Permission;
 	    questions: string[];
 	    conflicts: string[];
+	    missingOutputs: string[];
+	    outOfScope: string[];
 	    model?: string;
 	    inputTokens: number;
 	    outputTokens: number;
@@ -1982,6 +2432,8 @@ export namespace view {
 	        this.waiting = this.convertValues(source["waiting"], Permission);
 	        this.questions = source["questions"];
 	        this.conflicts = source["conflicts"];
+	        this.missingOutputs = source["missingOutputs"];
+	        this.outOfScope = source["outOfScope"];
 	        this.model = source["model"];
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
@@ -2054,6 +2506,7 @@ export namespace view {
 	    reconnecting?: Reconnecting;
 	    worktree?: Worktree;
 	    userReviews: boolean;
+	    checks?: RunChecks;
 	
 	    static createFrom(source: any = {}) {
 	        return new Snapshot(source);
@@ -2070,6 +2523,7 @@ export namespace view {
 	        this.reconnecting = this.convertValues(source["reconnecting"], Reconnecting);
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.userReviews = source["userReviews"];
+	        this.checks = this.convertValues(source["checks"], RunChecks);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -3,7 +3,7 @@ import { get } from 'svelte/store';
 import { answer, calls } from '../../test/fakes/App';
 import { emit } from '../../test/fakes/runtime';
 import type { InboxItem } from '../api';
-import { createInboxStore, itemKey } from './inbox';
+import { createInboxStore, itemKey, keepPlaces } from './inbox';
 
 const item = (over: Partial<InboxItem> = {}) =>
   ({ kind: 'permission', runId: 'r1', runName: 'Docs', taskId: 't1', requestId: 'p1', title: 't1 asks', detail: 'Bash: ls', since: '', ...over }) as InboxItem;
@@ -44,9 +44,12 @@ describe('createInboxStore', () => {
       ['RespondPermission', ['p7', 'deny']],
     ]);
 
+    expect(get(store).done).toEqual({ [itemKey(item())]: 'Allowed once', [itemKey(item({ taskId: undefined, sessionId: 'main-1', requestId: 'p7' }))]: 'Denied' });
+
     answer('AnswerWorker', () => Promise.reject('the worker stopped waiting'));
-    await store.answer(item(), 'always');
-    expect(get(store).answerError?.message).toBe('the worker stopped waiting');
+    await store.answer(item({ taskId: 't9' }), 'always');
+    expect(get(store).itemError).toMatchObject({ key: itemKey(item({ taskId: 't9' })) });
+    expect(get(store).itemError?.error.message).toBe('the worker stopped waiting');
   });
 
   it('keeps a failed review next to its item and drops a done one from the list', async () => {
@@ -67,5 +70,21 @@ describe('createInboxStore', () => {
     expect(calls.find((c) => c.name === 'AnswerClarification')?.args).toEqual(['r1', 't2', 'Use tabs']);
     expect(get(store).items).toEqual([review]);
     expect(get(store).itemError).toMatchObject({ key: itemKey(review) });
+  });
+});
+
+describe('keepPlaces', () => {
+  const a = item({ taskId: 'a' });
+  const b = item({ taskId: 'b' });
+  const c = item({ taskId: 'c' });
+  it('keeps every shown item in its place: one answered here marked with what was done, one gone meanwhile marked so, new ones after', () => {
+    let shown = keepPlaces([], [a, b, c], {});
+    expect(shown.map((s) => s.item.taskId)).toEqual(['a', 'b', 'c']);
+    // a is answered here, c goes away by itself, d comes.
+    const d = item({ taskId: 'd' });
+    shown = keepPlaces(shown, [b, d], { [itemKey(a)]: 'Allowed once' });
+    expect(shown).toEqual([{ item: a, done: 'Allowed once' }, { item: b }, { item: c, done: 'No longer waiting' }, { item: d }]);
+    // An item that comes back (a new prompt of the same kind) is live again in its place.
+    expect(keepPlaces(shown, [b, c, d], { [itemKey(a)]: 'Allowed once' })[2]).toEqual({ item: c });
   });
 });

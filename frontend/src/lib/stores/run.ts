@@ -9,6 +9,7 @@ import {
   type PermissionPrompt,
   type ReportExport,
   type Run,
+  type RunningTool,
   type RunSnapshot,
   type Worker,
   type WorkerAction,
@@ -42,7 +43,19 @@ export type RunState = {
   exported?: string;
   /** Prompts the run's main session waits on (analysis, planning, aggregation, verification). */
   mainPrompts: PermissionPrompt[];
+  /** What the main session does now (orchestrator:progress): its latest action and the tool call that runs. */
+  main: MainActivity;
 };
+
+/** What the main session does now, as its progress events say. */
+export type MainActivity = { action?: string; tool?: RunningTool };
+
+/** The main session's activity after event name (progress sets it; a new phase starts it afresh). */
+export function mainActivity(prev: MainActivity, name: string, p: RunEvent): MainActivity {
+  if (name === 'orchestrator:progress') return { action: p.message || prev.action, tool: p.tool ?? undefined };
+  if (name === 'orchestrator:phaseChanged' || name === 'orchestrator:statusChanged') return {};
+  return prev;
+}
 
 /** Run statuses in which the main session works and may wait on a prompt. */
 const mainPhases = new Set(['analyzing', 'planning', 'aggregating', 'verifying']);
@@ -74,7 +87,7 @@ export type RunStore = Readable<RunState> & {
 
 /** One run: its snapshot, kept live by the engine's events, and its actions. */
 export function createRunStore(runId: string, refreshMs = 200, promptPollMs = 2000): RunStore {
-  const state = writable<RunState>({ loading: true, busy: [], mainPrompts: [] });
+  const state = writable<RunState>({ loading: true, busy: [], mainPrompts: [], main: {} });
   const patch = (p: Partial<RunState>) => state.update((s) => ({ ...s, ...p }));
   let seq = 0;
 
@@ -110,6 +123,8 @@ export function createRunStore(runId: string, refreshMs = 200, promptPollMs = 20
 
   function apply(name: string, p: RunEvent) {
     if (p.runId !== runId) return;
+    const main = mainActivity(get(state).main, name, p);
+    if (main !== get(state).main) patch({ main });
     const snap = get(state).snapshot;
     if (snap) {
       const updates = [...(p.workers ?? []), ...(p.worker ? [p.worker] : [])];

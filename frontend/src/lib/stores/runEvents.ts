@@ -1,6 +1,6 @@
 // The engine's events as one subscription: every store that follows runs
 // (the dashboard's list, one run's detail) listens through onRunEvents.
-import type { Run, Worker } from '../api';
+import type { Run, RunningTool, Worker } from '../api';
 import { on, runEventNames, type RunEventName } from '../events';
 
 /** What every engine event carries (backend/engine/events.go Payload). */
@@ -18,6 +18,8 @@ export type RunEvent = {
   /** When a run waiting for a limit goes on, and the kind of limit (limit events). */
   resumesAt?: string;
   limit?: string;
+  /** The main session's tool call that runs now (orchestrator:progress). */
+  tool?: RunningTool;
 };
 
 const progressEvents = new Set<string>(['orchestrator:progress', 'worker:progress'] satisfies RunEventName[]);

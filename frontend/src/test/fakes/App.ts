@@ -96,5 +96,11 @@ export const FinalReport = (runId: string): Promise<T.FinalReport> => invoke('Fi
 export const OpenPath = (runId: string, path: string): Promise<void> => invoke('OpenPath', runId, path);
 export const TaskPatch = (runId: string, taskId: string): Promise<string> => invoke('TaskPatch', runId, taskId);
 export const ApplyRun = (runId: string): Promise<T.Applied> => invoke('ApplyRun', runId);
+export const ApplyRunTasks = (runId: string, tasks: string[]): Promise<T.Applied> => invoke('ApplyRunTasks', runId, tasks);
 export const DiscardRun = (runId: string): Promise<void> => invoke('DiscardRun', runId);
+export const RunDiff = (runId: string, taskId: string): Promise<T.FileDiff[]> => invoke('RunDiff', runId, taskId);
+export const OpenInEditor = (runId: string, path: string): Promise<void> => invoke('OpenInEditor', runId, path);
+export const RunRemotes = (runId: string): Promise<T.Remotes> => invoke('RunRemotes', runId);
+export const PushRun = (runId: string, remote: string): Promise<T.Pushed> => invoke('PushRun', runId, remote);
+export const OpenPullRequest = (runId: string, remote: string): Promise<T.PullRequestResult> => invoke('OpenPullRequest', runId, remote);
 export const ResolveConflict = (runId: string, resolved: boolean): Promise<void> => invoke('ResolveConflict', runId, resolved);

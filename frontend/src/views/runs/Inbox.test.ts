@@ -36,8 +36,10 @@ describe('Attention inbox', () => {
     expect(within(list).getByText('Tasks to review')).toBeTruthy();
     expect(within(list).getByText('Bash: go test ./...')).toBeTruthy();
 
+    // An item that goes away by itself keeps its place, marked, while the view is open.
     emit('inbox:changed', { active: 1, items: [items[0]] });
-    await waitFor(() => expect(within(list).queryByText('Bash: go test ./...')).toBeNull());
+    await waitFor(() => expect(within(list).getByText('No longer waiting')).toBeTruthy());
+    expect(within(list).getAllByRole('listitem')[1].textContent).toContain('Bash: go test ./...');
     expect(badge()?.textContent).toBe('1');
   });
 
@@ -81,9 +83,50 @@ describe('Attention inbox', () => {
     await fireEvent.click(within(form).getByRole('button', { name: 'Reject' }));
     await waitFor(() => expect(calls.filter((c) => c.name === 'ReviewTask').at(-1)?.args).toEqual(['r3', 't2', false, 'Too short']));
     await waitFor(() => expect(screen.queryByText(/Say why you reject/)).toBeNull());
+    // The item stays where it was, saying what was done.
+    expect(await screen.findByText('Rejected')).toBeTruthy();
+    expect(screen.queryByRole('group', { name: 'Review of t2' })).toBeNull();
+  });
 
-    await fireEvent.click(within(screen.getByRole('group', { name: 'Review of t2' })).getByRole('button', { name: 'Approve' }));
+  it('approves a task review inline', async () => {
+    setup();
+    const review = { kind: 'taskReview', runId: 'r3', runName: 'Docs — Write it', taskId: 't2', title: 't2 waits for your review', detail: 'Wrote the guide', since: '2026-11-22T06:02:00Z' };
+    answer('ReviewTask', () => Promise.resolve());
+    emit('inbox:changed', { active: 1, items: [review] });
+    navigation.go('inbox');
+    const form = await screen.findByRole('group', { name: 'Review of t2' });
+    await fireEvent.click(within(form).getByRole('button', { name: 'Approve' }));
     await waitFor(() => expect(calls.filter((c) => c.name === 'ReviewTask').at(-1)?.args).toEqual(['r3', 't2', true, '']));
+    expect(await screen.findByText('Approved')).toBeTruthy();
+  });
+
+  it('keeps the items in place while they are answered, and the keyboard goes on to the next', async () => {
+    setup();
+    const three = ['t1', 't2', 't3'].map((t, i) => ({
+      kind: 'permission', runId: 'r2', runName: 'Refactor', taskId: t, requestId: `p${i}`, title: `${t} wants permission`, detail: `Bash: step ${i}`, since: '2026-11-22T06:01:00Z',
+    }));
+    let left = three;
+    answer('AnswerWorker', (_run, task) => {
+      left = left.filter((i) => i.taskId !== task);
+      return Promise.resolve();
+    });
+    answer('Inbox', () => Promise.resolve(left));
+    emit('inbox:changed', { active: 1, items: three });
+    navigation.go('inbox');
+    const list = await screen.findByRole('list', { name: 'Waiting for you' });
+    const rows = () => within(list).getAllByRole('listitem');
+    const first = within(rows()[0]).getByRole('button', { name: 'Allow once' });
+    first.focus();
+    await fireEvent.click(first);
+    await waitFor(() => expect(within(rows()[0]).getByText('Allowed once')).toBeTruthy());
+    // Nothing moved: the second prompt is still second, and has the focus.
+    expect(rows().map((r) => r.textContent?.includes('t2 wants permission'))).toEqual([false, true, false]);
+    await waitFor(() => expect(document.activeElement).toBe(within(rows()[1]).getByRole('button', { name: 'Allow once' })));
+    // The keyboard answers it: Enter on the focused button.
+    (document.activeElement as HTMLButtonElement).click();
+    await waitFor(() => expect(within(rows()[1]).getByText('Allowed once')).toBeTruthy());
+    expect(calls.filter((c) => c.name === 'AnswerWorker').map((c) => c.args[1])).toEqual(['t1', 't2']);
+    expect(badge()?.textContent).toBe('1');
   });
 
   it('answers the clarification questions of a worker inline', async () => {
@@ -99,7 +142,8 @@ describe('Attention inbox', () => {
     await fireEvent.input(within(form).getByLabelText('Answer to the questions of t5'), { target: { value: 'Markdown, and yes.' } });
     await fireEvent.click(send);
     await waitFor(() => expect(calls.find((c) => c.name === 'AnswerClarification')?.args).toEqual(['r3', 't5', 'Markdown, and yes.']));
-    await waitFor(() => expect(screen.queryByText('t5 asks you')).toBeNull());
+    expect(await screen.findByText('Answer sent')).toBeTruthy();
+    expect(screen.queryByRole('form', { name: 'Answer to t5' })).toBeNull();
   });
 
   it('answers a prompt of a main session through the host, and opens the run of a failed verification', async () => {
@@ -122,6 +166,13 @@ describe('Attention inbox', () => {
     await fireEvent.click(within(verification).getByRole('button', { name: 'Open run' }));
     expect(get(navigation)).toBe('runs');
     expect(get(openRun)).toBe('r5');
+  });
+
+  it('opens the Inbox when a desktop notification about several runs is clicked (inbox:open)', async () => {
+    setup();
+    navigation.go('history');
+    emit('inbox:open', null);
+    expect(get(navigation)).toBe('inbox');
   });
 
   it('opens a run when a desktop notification is clicked (run:open)', async () => {

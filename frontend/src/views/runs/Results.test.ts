@@ -144,4 +144,107 @@ describe('Results: the final report', () => {
     expect((err as ApiError).binding).toBe('FinalReport');
     expect((err as Error).message).toMatch(/^This run has not finished yet/);
   });
+
+  it('shows the tasks the user skipped as a note, not in red and not as a known limitation', async () => {
+    const rep = finalReport({
+      status: 'completed',
+      tasks: { total: 3, completed: 2, failed: 0, skipped: 1, skippedByUser: 1, notRun: 0 },
+      failed: [],
+      skipped: [{ id: 't3', title: 'Title of t3', status: 'skipped', reason: 'skipped by the user', retries: 0, byUser: true }],
+      notes: ['1 task skipped by you: t3.'],
+      decisions: [],
+      iterations: { total: 0, remediation: [], retries: [], rejections: [], reprompts: 0 },
+      limitations: [],
+      issues: [],
+    });
+    answer('RunSnapshot', () =>
+      Promise.resolve(
+        finishedSnapshot({
+          run: run({ status: 'completed', tasksTotal: 3, tasksCompleted: 2, tasksFailed: 0, tasksSkipped: 1, completedAt: '2026-11-22T06:10:00Z' }),
+          workers: [
+            worker('t1', { status: 'completed', progress: 100 }),
+            worker('t2', { status: 'completed', progress: 100 }),
+            worker('t3', { status: 'cancelled', skipped: true, error: 'skipped by the user' }),
+          ],
+          finalReport: rep,
+        }),
+      ),
+    );
+    render(RunView, { runId: 'r1', readOnly: true });
+    const report = await screen.findByRole('region', { name: 'Final report' });
+    expect(within(report).getByText('1 task skipped by you: t3.')).toBeTruthy();
+    expect(within(report).getByText('No known limitations.')).toBeTruthy();
+    expect(within(report).getByText('Skipped').closest('div')?.getAttribute('data-bad')).toBe('false');
+    expect(screen.getByTestId('run-status').textContent).toBe('Completed');
+    // The worker card says it quietly; no red error.
+    const workers = screen.getByRole('region', { name: 'Workers' });
+    expect(within(workers).getByText('Skipped by you.')).toBeTruthy();
+    expect(within(workers).queryByText('skipped by the user')).toBeNull();
+  });
+});
+
+describe('Results: what Baton checked', () => {
+  it('shows the host, the checks of each round with a failed check\'s output, the contradiction, files not in the result and outputs not written', async () => {
+    const check = (round: number, position: number, over: Record<string, unknown>) => ({
+      runId: 'r1', round, position, name: '', command: '', status: 'passed', exitCode: 0, durationMs: 1200, tail: '', verdict: 'passes', createdAt: '2026-11-22T06:00:00Z', ...over,
+    });
+    const snap = finishedSnapshot({
+      run: run({ status: 'completed_with_issues', host: { kind: 'claude-code', label: 'Claude Code CLI 2.1.328', path: '/usr/bin/claude' } }),
+      workers: [
+        worker('t1', { status: 'completed', progress: 100, outputFiles: ['docs/t1.md'], missingOutputs: ['docs/t1-api.md'], outOfScope: ['go.mod'] }),
+        worker('t2', { status: 'completed', progress: 100 }),
+      ],
+      checks: {
+        note: 'Baton runs the project\'s checks it found (go.mod): go build ./..., go test ./....',
+        results: [
+          check(0, 0, { command: 'go build ./...', verdict: 'baseline' }),
+          check(0, 1, { command: 'go test ./...', verdict: 'baseline' }),
+          check(1, 0, { command: 'go build ./...', status: 'failed', exitCode: 1, verdict: 'broken', tail: 'store/x.go:5:9: undefined: y' }),
+          check(1, 1, { command: 'go test ./...', status: 'timeout', exitCode: -1, verdict: 'broken', message: 'go test ./... took longer than 5m0s and was ended.' }),
+        ],
+      },
+      finalReport: finalReport({
+        absent: [{ path: 'docs/t2.md', tasks: ['t2'] }],
+        checks: { ran: true, looked: true, note: '', baseline: [], after: [], contradiction: 'The verification says pass, but `go build ./...` fails.' },
+      }),
+    });
+    answer('RunSnapshot', () => Promise.resolve(snap));
+    render(RunView, { runId: 'r1', readOnly: true });
+    const checks = await screen.findByRole('region', { name: 'Checks' });
+
+    expect(screen.getByTestId('run-host').textContent).toBe('on Claude Code CLI 2.1.328');
+    expect(within(checks).getByText(/checks it found \(go\.mod\)/)).toBeTruthy();
+    expect(within(checks).getByRole('alert').textContent).toBe('The verification says pass, but `go build ./...` fails.');
+    const line = (li: HTMLElement) => li.textContent?.replace(/\s+/g, ' ').trim();
+    expect(within(within(checks).getByRole('list', { name: 'Baseline checks' })).getAllByRole('listitem').map(line)).toEqual([
+      'go build ./... passed 1.2 s',
+      'go test ./... passed 1.2 s',
+    ]);
+    expect(within(within(checks).getByRole('list', { name: 'Checks of round 1' })).getAllByRole('listitem').map(line)).toEqual([
+      'go build ./... FAILED (exit 1) 1.2 s the run broke it store/x.go:5:9: undefined: y',
+      'go test ./... ENDED AT ITS TIME LIMIT 1.2 s the run broke it go test ./... took longer than 5m0s and was ended.',
+    ]);
+
+    const results = screen.getByRole('region', { name: 'Results' });
+    expect(within(results).getByRole('list', { name: 'Reported but not in the result' }).textContent?.replace(/\s+/g, ' ').trim()).toBe('docs/t2.md t2');
+    expect(within(results).queryByRole('button', { name: 'docs/t2.md' })).toBeNull();
+    expect(within(within(results).getByRole('list', { name: 'Outputs and scope' })).getAllByRole('listitem').map(line)).toEqual([
+      't1 declared but did not write docs/t1-api.md ; wrote outside its scope go.mod',
+    ]);
+  });
+
+  it('says no checks ran when Baton found none, and shows nothing for a run made before Baton checked', async () => {
+    answer('RunSnapshot', () => Promise.resolve(finishedSnapshot({ finalReport: finalReport(), checks: { note: 'No checks ran: Baton found none.', results: [] } })));
+    const view = render(RunView, { runId: 'r1', readOnly: true });
+    const checks = await screen.findByRole('region', { name: 'Checks' });
+    expect(within(checks).getByText('No checks ran.')).toBeTruthy();
+    expect(within(checks).queryByText(/passed/)).toBeNull();
+    view.unmount();
+
+    answer('RunSnapshot', () => Promise.resolve(finishedSnapshot({ finalReport: finalReport() })));
+    render(RunView, { runId: 'r1', readOnly: true });
+    await screen.findByRole('region', { name: 'Final report' });
+    expect(screen.queryByRole('region', { name: 'Checks' })).toBeNull();
+    expect(screen.queryByTestId('run-host')).toBeNull();
+  });
 });

@@ -30,10 +30,13 @@ export function reachedEnd(status: string): boolean {
   return ['completed', 'completed_with_issues', 'failed'].includes(status);
 }
 
-/** The badge of a run. A run that completed with failed or skipped tasks never gets a green one (runs stored before
- *  Baton named the outcomes are "completed" whatever happened). */
+/** The reason of a task the user skipped in review: no failure, never red. */
+export const skippedByUser = 'skipped by the user';
+
+/** The badge of a run. A run that completed with failed tasks never gets a green one (runs stored before Baton named
+ *  the outcomes are "completed" whatever happened); tasks the user skipped are no failure. */
 export function runStatus(status: string, run?: Pick<Run, 'tasksFailed' | 'tasksSkipped'>): { label: string; tone: Tone } {
-  if (status === 'completed' && run && (run.tasksFailed > 0 || run.tasksSkipped > 0)) {
+  if (status === 'completed' && run && run.tasksFailed > 0) {
     return { label: 'Completed with failures', tone: 'warning' };
   }
   const [label, tone] = runLabels[status] ?? [status, 'neutral'];

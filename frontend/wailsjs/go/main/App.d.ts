@@ -12,6 +12,8 @@ export function AnswerWorkerQuestion(arg1:string,arg2:string,arg3:Record<string,
 
 export function ApplyRun(arg1:string):Promise<view.Applied>;
 
+export function ApplyRunTasks(arg1:string,arg2:Array<string>):Promise<view.Applied>;
+
 export function CancelRun(arg1:string):Promise<void>;
 
 export function ChooseFolder(arg1:string):Promise<string>;
@@ -54,11 +56,17 @@ export function ListTemplates():Promise<Array<view.TemplateInfo>>;
 
 export function NewRemoteLink():Promise<view.RemoteLink>;
 
+export function OpenInEditor(arg1:string,arg2:string):Promise<void>;
+
 export function OpenPath(arg1:string,arg2:string):Promise<void>;
+
+export function OpenPullRequest(arg1:string,arg2:string):Promise<view.PullRequestResult>;
 
 export function PauseRun(arg1:string):Promise<void>;
 
 export function PendingPermissions():Promise<Array<view.PermissionPrompt>>;
+
+export function PushRun(arg1:string,arg2:string):Promise<view.Pushed>;
 
 export function RaiseBudget(arg1:string,arg2:number,arg3:number):Promise<void>;
 
@@ -83,6 +91,10 @@ export function ResumeAfterLimit(arg1:string):Promise<void>;
 export function ResumeRun(arg1:string):Promise<void>;
 
 export function ReviewTask(arg1:string,arg2:string,arg3:boolean,arg4:string):Promise<void>;
+
+export function RunDiff(arg1:string,arg2:string):Promise<Array<view.FileDiff>>;
+
+export function RunRemotes(arg1:string):Promise<view.Remotes>;
 
 export function RunReport(arg1:string):Promise<string>;
 

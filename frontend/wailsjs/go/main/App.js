@@ -22,6 +22,10 @@ export function ApplyRun(arg1) {
   return window['go']['main']['App']['ApplyRun'](arg1);
 }
 
+export function ApplyRunTasks(arg1, arg2) {
+  return window['go']['main']['App']['ApplyRunTasks'](arg1, arg2);
+}
+
 export function CancelRun(arg1) {
   return window['go']['main']['App']['CancelRun'](arg1);
 }
@@ -106,8 +110,16 @@ export function NewRemoteLink() {
   return window['go']['main']['App']['NewRemoteLink']();
 }
 
+export function OpenInEditor(arg1, arg2) {
+  return window['go']['main']['App']['OpenInEditor'](arg1, arg2);
+}
+
 export function OpenPath(arg1, arg2) {
   return window['go']['main']['App']['OpenPath'](arg1, arg2);
+}
+
+export function OpenPullRequest(arg1, arg2) {
+  return window['go']['main']['App']['OpenPullRequest'](arg1, arg2);
 }
 
 export function PauseRun(arg1) {
@@ -116,6 +128,10 @@ export function PauseRun(arg1) {
 
 export function PendingPermissions() {
   return window['go']['main']['App']['PendingPermissions']();
+}
+
+export function PushRun(arg1, arg2) {
+  return window['go']['main']['App']['PushRun'](arg1, arg2);
 }
 
 export function RaiseBudget(arg1, arg2, arg3) {
@@ -164,6 +180,14 @@ export function ResumeRun(arg1) {
 
 export function ReviewTask(arg1, arg2, arg3, arg4) {
   return window['go']['main']['App']['ReviewTask'](arg1, arg2, arg3, arg4);
+}
+
+export function RunDiff(arg1, arg2) {
+  return window['go']['main']['App']['RunDiff'](arg1, arg2);
+}
+
+export function RunRemotes(arg1) {
+  return window['go']['main']['App']['RunRemotes'](arg1);
 }
 
 export function RunReport(arg1) {
