@@ -27,7 +27,7 @@ func runError(action string, err error) error {
 	case errors.Is(err, service.ErrUnknownTask):
 		return errors.New("That task is not part of the run; refresh the run.")
 	case errors.Is(err, service.ErrIllegalTransition), errors.Is(err, service.ErrBadRequest), errors.Is(err, service.ErrNotDriven),
-		errors.Is(err, service.ErrOtherHost):
+		errors.Is(err, service.ErrDriven), errors.Is(err, service.ErrOtherHost):
 		return errors.New(sentence(plain(err)))
 	}
 	slog.Error("run binding failed", "component", "app", "action", action, "err", err)
@@ -37,7 +37,7 @@ func runError(action string, err error) error {
 // plain drops the sentinel suffix (": bad request") from an error text.
 func plain(err error) string {
 	msg := err.Error()
-	for _, s := range []error{service.ErrBadRequest, service.ErrIllegalTransition, service.ErrNotDriven} {
+	for _, s := range []error{service.ErrBadRequest, service.ErrIllegalTransition, service.ErrNotDriven, service.ErrDriven} {
 		msg = strings.TrimSuffix(msg, ": "+s.Error())
 	}
 	return msg

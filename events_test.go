@@ -8,6 +8,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -20,7 +21,7 @@ func TestFrontendKnowsEveryEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := append(engine.EventNames(), hosts.EventStatus, inbox.EventChanged, EventOpenRun, EventOpenInbox,
-		template.EventCreated, template.EventUpdated, template.EventDeleted)
+		template.EventCreated, template.EventUpdated, template.EventDeleted, service.EventRunsChanged)
 	for _, name := range names {
 		if !strings.Contains(string(src), "'"+name+"'") {
 			t.Errorf("frontend/src/lib/events.ts does not list the event %q", name)

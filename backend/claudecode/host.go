@@ -95,6 +95,10 @@ type Options struct {
 	// MemoryMargin is the memory Room keeps free beside the CLIs; 256 MiB
 	// when zero.
 	MemoryMargin int64
+	// ProbeEvery is how often the host checks a model its CLIs could not
+	// reach, once none of them retries any more (see Link); 3 seconds when
+	// zero.
+	ProbeEvery time.Duration
 	// Notices receives the sessions' notices; when nil the Host makes its
 	// own channel, which Notices returns.
 	Notices chan<- session.Notice
@@ -123,6 +127,8 @@ type Host struct {
 	ctrlSeq  atomic.Int64
 	// Starts of new sessions that met a warm child, and that did not.
 	warmStarts, coldStarts atomic.Int64
+	// model is the link: whether the children reach the model.
+	model *modelLink
 }
 
 var (
@@ -130,6 +136,7 @@ var (
 	_ session.Browser        = (*Host)(nil)
 	_ session.SystemPrompter = (*Host)(nil)
 	_ session.Roomer         = (*Host)(nil)
+	_ session.HostLink       = (*Host)(nil)
 )
 
 // New makes a Host; no child starts until a session does. It fails when
@@ -172,6 +179,9 @@ func New(opts Options) (*Host, error) {
 	if opts.MemoryMargin <= 0 {
 		opts.MemoryMargin = 256 << 20
 	}
+	if opts.ProbeEvery <= 0 {
+		opts.ProbeEvery = 3 * time.Second
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -179,6 +189,12 @@ func New(opts Options) (*Host, error) {
 	h := &Host{opts: opts, path: path, log: log.With("component", "claudecode"), notices: opts.Notices,
 		sessions: map[session.ID]*cliSession{}, warm: map[session.ID]*warmChild{}}
 	h.mem.reader, _ = opts.Launcher.(MemoryReader)
+	var probe func(context.Context) error
+	if p, ok := opts.Launcher.(ModelProber); ok {
+		env := h.childEnv()
+		probe = func(ctx context.Context) error { return p.ProbeModel(ctx, env) }
+	}
+	h.model = newModelLink(opts.ProbeEvery, probe, h.log)
 	if h.notices == nil {
 		h.own = make(chan session.Notice, 1024)
 		h.notices = h.own
@@ -407,6 +423,7 @@ func (h *Host) Close(ctx context.Context) error {
 		wg.Go(func() { p.stop(ctx, min(h.opts.StopGrace, time.Second)) })
 	}
 	wg.Wait()
+	h.model.close()
 	done := make(chan struct{})
 	go func() { h.readers.Wait(); h.stoppers.Wait(); close(done) }()
 	select {

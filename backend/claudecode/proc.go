@@ -97,11 +97,7 @@ func (h *Host) spawnLocked(s *cliSession) (*proc, error) {
 // launchLocked starts a child for s without its stream log (a warm child
 // gets its log when a Start takes it).
 func (h *Host) launchLocked(s *cliSession) (*proc, error) {
-	base := h.opts.BaseEnv
-	if base == nil {
-		base = os.Environ()
-	}
-	env := append(slices.Clip(base), h.opts.Env...)
+	env := h.childEnv()
 	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
 		"--permission-prompt-tool", "stdio"}
 	fresh := !h.opts.Launcher.HasConversation(env, s.meta.UUID)
@@ -133,6 +129,15 @@ func (h *Host) launchLocked(s *cliSession) (*proc, error) {
 	h.readers.Add(1)
 	go h.read(s, p, child.Stdout())
 	return p, nil
+}
+
+// childEnv is the environment every child starts with.
+func (h *Host) childEnv() []string {
+	base := h.opts.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	return append(slices.Clip(base), h.opts.Env...)
 }
 
 // gone reports whether the child has exited.
@@ -178,6 +183,17 @@ func (p *proc) stop(ctx context.Context, grace time.Duration) {
 	case <-p.done:
 	case <-time.After(5 * time.Second):
 	}
+}
+
+// refused reports whether the child exited with an error before its first
+// event, saying why on its error output: it refused to run.
+func (p *proc) refused() bool {
+	select {
+	case <-p.first:
+		return false
+	default:
+	}
+	return p.gone() && p.waitErr != nil && p.stderr.tail() != ""
 }
 
 func (p *proc) exitReason() string {
@@ -239,11 +255,18 @@ func (h *Host) exited(s *cliSession, p *proc) {
 	}
 	cut := mine && s.turn && !p.closing.Load()
 	if cut {
-		reason := "Claude Code exited during the turn (" + p.exitReason() + ")"
-		if p.stopping.Load() {
-			reason = "Baton ended the Claude Code process during the turn"
+		switch {
+		case p.stopping.Load():
+			h.endTurnLocked(s, "Baton ended the Claude Code process during the turn", false)
+		case p.refused():
+			// It stopped before its first event with a sentence of its own
+			// ("--dangerously-skip-permissions cannot be used with
+			// root/sudo privileges…"): an error, which asking again would
+			// only repeat.
+			h.endTurnLocked(s, p.stderr.tail(), true)
+		default:
+			h.endTurnLocked(s, "Claude Code exited during the turn ("+p.exitReason()+")", false)
 		}
-		h.endTurnLocked(s, reason)
 	}
 	if mine {
 		s.pending = nil
@@ -251,6 +274,9 @@ func (h *Host) exited(s *cliSession, p *proc) {
 	known := h.sessions[s.meta.ID] == s
 	h.dropWarmLocked(s.meta.ID, p)
 	h.mu.Unlock()
+	if mine {
+		h.model.ended(s.meta.ID, nil) // it retries no more
+	}
 	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.child.PID(), "err", p.waitErr, "cut", cut)
 	if !known {
 		return // a warm child no Start took: nobody follows its session

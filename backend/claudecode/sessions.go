@@ -217,7 +217,7 @@ func (h *Host) loadLog(s *cliSession) error {
 		return err
 	}
 	if turn && !s.meta.Archived {
-		h.endTurnLocked(s, "Baton stopped while this turn ran; the session goes on from its transcript when it is sent a message")
+		h.endTurnLocked(s, "Baton stopped while this turn ran; the session goes on from its transcript when it is sent a message", false)
 	}
 	return nil
 }
@@ -236,14 +236,16 @@ func (h *Host) openLogLocked(s *cliSession) error {
 
 // endTurnLocked ends a turn that no result ended (its child exited or
 // Baton stopped) with a result of subtype error_during_execution. Its
-// is_error stays false: the session is not broken, only cut, so the engine
-// asks it again, which resumes it (claude --resume) where it stopped,
-// instead of failing a task that has not answered yet.
-func (h *Host) endTurnLocked(s *cliSession, reason string) {
+// is_error stays false for a turn that was cut (baton_cut): the session is
+// not broken, so the engine tells it to go on, which resumes it (claude
+// --resume) where it stopped, instead of failing a task that has not
+// answered yet. failed is a CLI that refused to run (reason is its own
+// sentence): is_error is true, and the engine shows that sentence.
+func (h *Host) endTurnLocked(s *cliSession, reason string, failed bool) {
 	u := newUUID()
 	entry, _ := json.Marshal(map[string]any{
-		"type": "result", "subtype": "error_during_execution", "is_error": false, "result": reason,
-		"session_id": s.meta.UUID, "uuid": u, "baton_cut": true,
+		"type": "result", "subtype": "error_during_execution", "is_error": failed, "result": reason,
+		"session_id": s.meta.UUID, "uuid": u, "baton_cut": !failed,
 	})
 	h.appendLocked(s, entry, u)
 	s.turn = false

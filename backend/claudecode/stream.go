@@ -170,6 +170,7 @@ func (h *Host) handle(s *cliSession, p *proc, line []byte) {
 			ch <- json.RawMessage(bytes.Clone(line))
 		}
 	default:
+		h.modelEvent(id, line, e.Type)
 		h.mu.Lock()
 		// What was kept back comes first, in the same step, so that no
 		// Read sees the text without what follows it.

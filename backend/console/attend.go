@@ -24,8 +24,9 @@ import (
 // AskUserQuestion call of a worker or of the main session (its options
 // listed, picked by number or answered in the user's words), a task that
 // waits for the user's review, a worker's permission prompt. Each is asked
-// once; an empty line leaves it open, and without input (stdin at its end)
-// nothing more is asked.
+// once; an empty line leaves it open. With nobody to ask (stdin at its
+// end, or --non-interactive) check says what waits instead, and the
+// command pauses the run and ends.
 type attention struct {
 	runs  *service.Runs
 	host  mainHost
@@ -36,7 +37,8 @@ type attention struct {
 	// line ends when it ends (Ctrl-C, SIGTERM).
 	ctx   context.Context
 	asked map[string]bool
-	eof   bool
+	// eof: nobody to ask (no input left, or --non-interactive).
+	eof bool
 	// echo writes what was read back to out, when the input is not a
 	// terminal that shows it already.
 	echo bool
@@ -99,19 +101,20 @@ func (l *lineReader) ReadLine(ctx context.Context) (string, error) {
 }
 
 // check asks about everything the run waits for that was not asked yet.
-func (a *attention) check(ctx context.Context) {
-	if a.eof || ctx.Err() != nil {
-		return
+// With nobody to ask it returns what waits ("" when nothing does).
+func (a *attention) check(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return ""
 	}
 	a.ctx = ctx
 	defer func() { a.ctx = context.Background() }()
 	snap, err := a.runs.Snapshot(ctx, a.runID)
 	if err != nil {
-		return
+		return ""
 	}
 	for _, w := range snap.Workers {
-		if a.eof {
-			return
+		if what := waitsFor(snap, w); what != "" && a.eof {
+			return what
 		}
 		switch {
 		case len(w.Questions) > 0:
@@ -155,23 +158,36 @@ func (a *attention) check(ctx context.Context) {
 			})
 		}
 	}
-	if a.host == nil || snap.Run.MainSessionID == "" {
-		return
+	if a.eof {
+		for _, w := range snap.Workers {
+			if what := waitsFor(snap, w); what != "" {
+				return what // answered nothing: the input ended meanwhile
+			}
+		}
 	}
-	if l, ok := a.host.(session.HostLink); ok && !l.Link().Up {
-		return // the host is lost: the engine shows reconnecting
+	if a.host == nil || snap.Run.MainSessionID == "" {
+		return ""
+	}
+	if l, ok := a.host.(session.HostLink); ok && l.Link().Refuses() {
+		return "" // the host is lost: the engine shows reconnecting
 	}
 	// Bounded: a host lost during the call must not hold the command.
 	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	info, err := a.host.Session(hctx, session.ID(snap.Run.MainSessionID))
 	cancel()
 	if err != nil {
-		return
+		return ""
 	}
 	for i, p := range sessions.Permissions(info.Pending) {
 		req := info.Pending[i]
+		if a.eof {
+			if req.ToolName == "AskUserQuestion" {
+				return "the main session asks a question: " + p.Summary
+			}
+			return "the main session asks permission: " + p.Summary
+		}
 		if qs := parseAsk(req.Input); req.ToolName == "AskUserQuestion" && len(qs) > 0 {
-			if a.eof || a.once("permission", "The main session", p.RequestID) {
+			if a.once("permission", "The main session", p.RequestID) {
 				continue
 			}
 			answers, ok := a.askUser("The main session", qs)
@@ -191,6 +207,28 @@ func (a *attention) check(ctx context.Context) {
 			return a.host.RespondPermission(rctx, p.RequestID, d, nil)
 		})
 	}
+	if a.eof && len(info.Pending) > 0 {
+		return "the main session asks permission" // the input ended while it was asked
+	}
+	return ""
+}
+
+// waitsFor says what worker w of snap waits for from the user ("" when
+// nothing).
+func waitsFor(snap view.Snapshot, w view.Worker) string {
+	switch {
+	case len(w.Questions) > 0:
+		return fmt.Sprintf("%s asks: %s", w.TaskID, strings.Join(w.Questions, " "))
+	case snap.UserReviews && w.Status == view.WorkerAwaitingReview:
+		return fmt.Sprintf("%s waits for your review", w.TaskID)
+	case w.Waiting != nil && w.Waiting.ToolName == "AskUserQuestion":
+		p := sessions.Permissions([]session.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: w.Waiting.Input}})[0]
+		return fmt.Sprintf("%s asks a question: %s", w.TaskID, p.Summary)
+	case w.Waiting != nil:
+		p := sessions.Permissions([]session.PermissionRequest{{RequestID: w.Waiting.RequestID, ToolName: w.Waiting.ToolName, Input: w.Waiting.Input}})[0]
+		return fmt.Sprintf("%s asks permission: %s", w.TaskID, p.Summary)
+	}
+	return ""
 }
 
 // permission asks about one permission prompt of who, once.
@@ -234,8 +272,8 @@ func (a *attention) read(prompt string) (string, bool) {
 		return "", false // Ctrl-C or SIGTERM: the command pauses the run
 	}
 	if err != nil && line == "" {
-		a.eof = true
-		fmt.Fprintln(a.out, "\nNo input to read: the run waits for you. Ctrl-C pauses it; Baton's window (Inbox) can answer after that.")
+		a.eof = true // check says what waits; the command pauses the run
+		fmt.Fprintln(a.out)
 		return "", false
 	}
 	if a.echo {

@@ -31,8 +31,8 @@ var exitCodes = []exitMeaning{
 	{ExitIssues, "completed with issues: failed or skipped tasks, open conflicts, a partial aggregation, a failing verification (each issue is printed)"},
 	{ExitFailed, "failed: no task completed"},
 	{ExitCancelled, "cancelled (also a task list refused at the prompt)"},
-	{ExitInterrupted, "interrupted: the host stayed away longer than reconnectForSeconds in the settings (default 120) or the database stayed unwritable; everything done is kept, --resume continues it"},
-	{ExitWaiting, "the run waits for you and the command ended: a task list to fix (--resume RUN_ID --plan FILE), a question with no input to read it from, a budget used up (--resume RUN_ID --budget USD)"},
+	{ExitInterrupted, "interrupted: the host, or the model the Claude Code CLI talks to, stayed away longer than reconnectForSeconds in the settings (default 120), or the database stayed unwritable; everything done is kept, --resume continues it"},
+	{ExitWaiting, "the run waits for you and the command ended: nobody to ask (no input, or --non-interactive) a question, a permission prompt or the task list: the run is paused (answer it in the window, or --resume RUN_ID on a terminal); a task list to fix (--resume RUN_ID --plan FILE); a budget used up (--resume RUN_ID --budget USD)"},
 	{ExitPaused, "Ctrl-C: the run is paused; --resume continues it"},
 	{ExitTerminated, "SIGTERM: the run is paused; --resume continues it"},
 }
@@ -203,7 +203,10 @@ terminal) and first names the host it uses ("the embedded simulator",
 right there: AskUserQuestion options by number (several as 1,3 where
 allowed) or your own words, permission prompts with o (once), a (always) or
 d (deny), reviews with y (approve) or a reason (reject); an empty line
-leaves the question open. A missing template variable is named with the
+leaves the question open. The template, the variables (every problem at
+once; an unknown variable is a usage error, exit code 2), the permission
+mode, the folder and the history database are checked before any host is
+contacted. A missing template variable is named with the
 --var NAME=... that gives it; --cwd must name an existing folder; a settings
 file Baton cannot use is named on stderr, and without --host the command
 stops with exit code 2. Text from agents is printed without control

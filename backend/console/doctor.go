@@ -15,8 +15,8 @@ import (
 
 // DoctorCLI is "baton doctor [--host KIND] [--cdp URL] …": the host test
 // of the service, as the Settings view's Test connection runs it, for the
-// kind the flags name (Claude Desktop unless --host or --claude says
-// otherwise), then the git line.
+// host saved in Settings unless the flags name another (--host, --cdp for
+// Claude Desktop, --claude for the Claude Code CLI), then the git line.
 func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 	fs, o := doctorFlagSet()
 	fs.SetOutput(stderr)
@@ -29,11 +29,11 @@ func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	// --cdp (its default too) makes Claude Desktop the host to check unless
-	// --host or --claude names another.
-	over := service.HostOverrides{CDP: *o.cdpURL, Claude: *o.claudePath, Chrome: *o.chromePath, Page: *o.pattern, AllowRemote: *o.allowRemote}
-	if given["host"] {
-		over.Host = *o.host
+	// The saved host unless a flag names another: --host, --cdp (Claude
+	// Desktop) or --claude (the Claude Code CLI).
+	over := service.HostOverrides{Host: *o.host, Claude: *o.claudePath, Chrome: *o.chromePath, Page: *o.pattern, AllowRemote: *o.allowRemote}
+	if given["cdp"] {
+		over.CDP = *o.cdpURL
 	}
 	svc, err := service.OpenHosts(service.Options{Logger: quietLogger(stderr), Host: over})
 	if err != nil {
@@ -50,7 +50,7 @@ func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 		// --cdp, --host or --claude names what to check, whatever the
 		// settings say.
 		if !given["cdp"] && !given["host"] && !given["claude"] {
-			fmt.Fprintln(stderr, "baton doctor: give --cdp URL to check a host anyway, or fix the file.")
+			fmt.Fprintln(stderr, "baton doctor: give --host (or --cdp URL) to check a host anyway, or fix the file.")
 			return ExitSettings
 		}
 	}
@@ -84,11 +84,11 @@ func doctorFlagSet() (*flag.FlagSet, *doctorOptions) {
 	o := &doctorOptions{}
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	o.cdpURL = fs.String("cdp", chrome.DefaultEndpoint, "DevTools endpoint of Claude Desktop (or of \"baton sim\")")
+	o.cdpURL = fs.String("cdp", "", "DevTools endpoint of Claude Desktop (or of \"baton sim\") to check (implies --host desktop; default: the one in Settings, else "+chrome.DefaultEndpoint+")")
 	o.chromePath = fs.String("chrome", "", "path of Chrome or Chromium to check (default: the one in Settings, else found)")
 	o.pattern = fs.String("page", "", "page URL pattern (default: the one in Settings, else "+strings.Join(claude.PagePatterns, ", ")+")")
 	o.allowRemote = fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
-	o.host = fs.String("host", "desktop", "the host to check: desktop (Claude Desktop or \"baton sim\"), claude-code, or sim (the simulator Baton embeds, started for the check)")
+	o.host = fs.String("host", "", "the host to check: desktop (Claude Desktop or \"baton sim\"), claude-code, or sim (the simulator Baton embeds, started for the check); default: the host saved in Settings")
 	o.claudePath = fs.String("claude", "", "the Claude Code CLI to check (implies --host claude-code; default: claude on PATH)")
 	return fs, o
 }

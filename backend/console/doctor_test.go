@@ -6,11 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/baton-app/baton/backend/claude"
+	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/simulator"
 	"github.com/baton-app/baton/backend/testsupport"
@@ -83,5 +87,29 @@ func TestDoctorEmbeddedSimulator(t *testing.T) {
 	errOut.Reset()
 	if code := DoctorCLI([]string{"--host", "cloud"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), `--host must be sim, desktop or claude-code, not "cloud"`) {
 		t.Fatalf("doctor --host cloud: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// "baton doctor" without flags checks the host saved in Settings: here the
+// Claude Code CLI (the pinned one, its model a model-sim), not Claude
+// Desktop's port.
+func TestDoctorChecksTheSavedHost(t *testing.T) {
+	bin := claudecodetest.Binary(t)
+	config := t.TempDir()
+	t.Setenv("BATON_CONFIG_DIR", config)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", modelSim(t))
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	saved := `{"host": "claude-code", "claudePath": ` + strconv.Quote(bin) + `}`
+	if err := os.WriteFile(filepath.Join(config, "settings.json"), []byte(saved), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := DoctorCLI(nil, &out, &errOut); code != 0 {
+		t.Fatalf("doctor exit %d:\n%s%s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), claudecodetest.Version) || strings.Contains(out.String(), "endpoint") || strings.Contains(out.String(), "9222") {
+		t.Fatalf("doctor did not check the saved Claude Code CLI:\n%s", out.String())
 	}
 }

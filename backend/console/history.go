@@ -81,6 +81,11 @@ func ActiveCLI(args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	printRuns(stdout, runs)
+	for _, r := range runs {
+		if r.DrivenBy != nil {
+			fmt.Fprintf(stdout, "%s is driven by %s: act on it there.\n", r.ID, r.DrivenBy.Text)
+		}
+	}
 	fmt.Fprintln(stdout, "Continue a paused or interrupted run with: baton run --resume RUN_ID; cancel one with: baton cancel RUN_ID")
 	return ExitOK
 }

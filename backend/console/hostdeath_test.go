@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,7 +25,13 @@ import (
 // the kill.
 func startSimGroup(t *testing.T, bin string) (endpoint string, kill func()) {
 	t.Helper()
-	cmd := exec.Command(bin, "sim", "--port", "0", "--speed", "3")
+	return startSimGroupAt(t, bin, "0")
+}
+
+// startSimGroupAt is startSimGroup on port (a number; "0": any free one).
+func startSimGroupAt(t *testing.T, bin, port string) (endpoint string, kill func()) {
+	t.Helper()
+	cmd := exec.Command(bin, "sim", "--port", port, "--speed", "3")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -156,5 +164,58 @@ func TestHostKilledMidRunInterruptsAndResumes(t *testing.T) {
 	}
 	if !strings.Contains(strings.ToLower(history.String()), "aggregation") {
 		t.Fatalf("the resumed run shows no aggregation:\n%s", history.String())
+	}
+}
+
+// A host that comes back without the main session after every task
+// completed (on the CDP host: "baton sim" and its Chromium killed while
+// the run aggregates, a fresh one started on the same port within the
+// bound): the same "baton run" reconnects, a new main session aggregates
+// with a summary of the run so far, and the run completes, never error.
+func TestHostBackWithoutMainSessionAggregates(t *testing.T) {
+	testsupport.NeedChromium(t)
+	bin := buildBaton(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	_ = ln.Close()
+	endpoint, killSim := startSimGroupAt(t, bin, port)
+	config := t.TempDir()
+	if err := os.WriteFile(filepath.Join(config, "settings.json"), []byte(`{"reconnectForSeconds": 90}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "BATON_CONFIG_DIR="+config)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	run, out := startBaton(t, ctx, bin, env, "run", "--host", "desktop", "--cdp", endpoint, "--template", "documentation",
+		"--cwd", sample(t), "--message", "Document the sample project", "--yes")
+	var all strings.Builder
+	sc := bufio.NewScanner(out)
+	restarted := false
+	for sc.Scan() {
+		all.WriteString(sc.Text() + "\n")
+		if !restarted && strings.Contains(sc.Text(), "phase aggregation (aggregating)") {
+			killSim()
+			startSimGroupAt(t, bin, port)
+			restarted = true
+		}
+	}
+	err = run.Wait()
+	text := all.String()
+	if !restarted {
+		t.Fatalf("the run did not reach its aggregation (%v):\n%s", err, text)
+	}
+	m := regexp.MustCompile(`Run (\S+) completed: (\d+) of (\d+) tasks completed`).FindStringSubmatch(text)
+	if err != nil || m == nil || m[2] != m[3] {
+		t.Fatalf("baton run with the host back without its main session: %v\n%s", err, text)
+	}
+	var history bytes.Buffer
+	show := exec.Command(bin, "show", m[1])
+	show.Env, show.Stdout = env, &history
+	if err := show.Run(); err != nil || !strings.Contains(history.String(), "Status:  completed") ||
+		!strings.Contains(history.String(), "Result (aggregation ") {
+		t.Fatalf("the run is not stored as completed with its aggregation (%v):\n%s", err, history.String())
 	}
 }

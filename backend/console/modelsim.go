@@ -63,8 +63,8 @@ tool results in it: what it wrote, it does not write again.
 A session's scenario: a marker [[sim:scenario=NAME k=v]] in a prompt, else the
 last --scenario-for rule whose MATCH is in the CLI's session id, the working
 directory or the first prompt, else --scenario. The API faults (cut-stream,
-no-answer, garbage, overloaded, rate-limited, usage-limit) hit every request,
-or only the first N with times=N.
+no-answer, garbage, overloaded, server-error, rate-limited, usage-limit) hit
+every request, or only the first N with times=N.
 
 Scenarios:
 `)

@@ -24,17 +24,23 @@ import (
 // the list of permission modes.
 const runDetails = `Runs a whole orchestration without a window and shows its progress. What the
 run waits for is asked on the terminal: the task list (unless --yes),
-workers' questions (AskUserQuestion options are listed: type a number or your
-own words), permission prompts, and reviews the template leaves to you. A
-question left open is asked again on --resume. A task list that fails its
-checks is printed with its problems (also one the planner still left
-incomplete after its re-prompts): fix it with --plan FILE (a JSON file
+questions of the workers and of the main session (AskUserQuestion options are
+listed: type a number or your own words), permission prompts, and reviews the
+template leaves to you. A question left open is asked again on --resume. With
+nobody to ask (the input ended, as with </dev/null, or --non-interactive) the
+first of them pauses the run and the command ends with exit code 7, saying what
+waits: answer it in Baton's window, or with --resume on a terminal. A task list
+that fails its checks is printed with its problems (also one the planner still
+left incomplete after its re-prompts): fix it with --plan FILE (a JSON file
 with the tasks, as {"tasks": [...]}), now or with --resume, or cancel the run.
+A run you resume is never removed from the history. One process drives a run
+at a time: --resume of a run Baton's window (or another baton run) drives
+changes nothing and names that process.
 The end prints the outcome, the files written and the final report:
 iterations, notes (such as the tasks you skipped), decisions and known
 limitations.
---permission-mode sets the workers' mode for this run, one of the CLI's
-modes: MODES.
+--permission-mode sets the permission mode of every session of this run, the
+main session's included, one of the CLI's modes: MODES.
 With --host claude-code every session is a Claude Code CLI process (claude on
 PATH, or --claude PATH) that inherits this environment: your login or
 ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, proxies.
@@ -213,6 +219,10 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// another, and says what moves and what starts again.
 			mv, err := svc.Runs.Move(ctx, runID)
 			if err != nil {
+				if msg, ok := drivenElsewhere(err, "resume it there"); ok {
+					fmt.Fprintf(stderr, "baton run: %s\n", msg)
+					return ExitError
+				}
 				fmt.Fprintf(stderr, "baton run: cannot resume %s on %s: %v\n", runID, svc.Hosts.Describe(), err)
 				return ExitError
 			}
@@ -220,6 +230,10 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stdout, sanitize(mv.Message))
 			}
 		} else if err := svc.Runs.Restore(ctx, runID); err != nil {
+			if msg, ok := drivenElsewhere(err, "resume it there"); ok {
+				fmt.Fprintf(stderr, "baton run: %s\n", msg)
+				return ExitError
+			}
 			fmt.Fprintf(stderr, "baton run: cannot resume %s: %v\n", runID, err)
 			return ExitError
 		}
@@ -243,12 +257,6 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "Resuming %s (host: %s)\n", runID, svc.Hosts.Describe())
 	} else {
-		// A host that cannot be used refuses the start before anything
-		// is stored: no run is left in the history for it.
-		if _, err := svc.Hosts.Host(ctx); err != nil {
-			fmt.Fprintf(stderr, "baton run: %v\nNothing was started or stored.\n", err)
-			return ExitError
-		}
 		req := view.CreateRequest{TemplateID: *tmpl, Cwd: dir, Request: *message, Variables: vars}
 		if *permission != "" {
 			req.Overrides = &view.Overrides{PermissionMode: permission}
@@ -269,14 +277,20 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			req.Overrides.Isolation = isolation
 		}
+		// The cheap checks first (template, variables, permission mode,
+		// folder, the database's lock), then the host: a host that cannot
+		// be used refuses the start before anything is stored, so no run is
+		// left in the history for it.
+		if err := svc.Runs.Check(ctx, req); err != nil {
+			return createError(err, stderr)
+		}
+		if _, err := svc.Hosts.Host(ctx); err != nil {
+			fmt.Fprintf(stderr, "baton run: %v\nNothing was started or stored.\n", err)
+			return ExitError
+		}
 		run, err := svc.Runs.Create(ctx, req)
 		if err != nil {
-			createError(err, stderr)
-			if hint := varHint(err); hint != "" {
-				fmt.Fprintln(stderr, hint)
-				return ExitUsage
-			}
-			return ExitError
+			return createError(err, stderr)
 		}
 		runID = run.ID
 		fmt.Fprintf(stdout, "Run %s: %s in %s (host: %s)\n", run.ID, run.TemplateName, run.Cwd, svc.Hosts.Describe())
@@ -288,7 +302,9 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	answers := newLineReader(stdin)
 	attend := newAttention(svc.Runs, svc.Hosts, runID, stdin, answers, stdout)
-	conf := &confirmer{svc: svc, runID: runID, yes: *yes, plan: *plan, answers: answers, stdout: stdout, stderr: stderr}
+	attend.eof = *o.nonInteractive
+	conf := &confirmer{svc: svc, runID: runID, yes: *yes, plan: *plan, answers: answers, stdout: stdout, stderr: stderr,
+		resumed: *resume != "", nobody: *o.nonInteractive}
 	if *resume != "" {
 		// A resumed run may wait for its task list (or its fix): ask now,
 		// no event will.
@@ -330,14 +346,18 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					return code
 				}
 			case view.EventWorkerQuestion, view.EventWorkerAwaitingReview, view.EventWorkerWaiting:
-				attend.check(ctx)
+				if what := attend.check(ctx); what != "" {
+					return nobodyToAsk(ctx, svc, runID, what, stdout, stderr)
+				}
 			case view.EventBudgetReached, view.EventWorkerPaused:
 				if code, done := budgetStopped(ctx, svc, runID, stdout); done {
 					return code
 				}
 			}
 		case <-recheck.C:
-			attend.check(ctx)
+			if what := attend.check(ctx); what != "" {
+				return nobodyToAsk(ctx, svc, runID, what, stdout, stderr)
+			}
 			if code, done := budgetStopped(ctx, svc, runID, stdout); done {
 				return code
 			}
@@ -349,6 +369,21 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return worktreeSummary(ctx, svc, run.ID, *apply, summary(ctx, svc, run, stdout), stdout, stderr)
 		}
 	}
+}
+
+// nobodyToAsk ends the command when the run waits for an answer (what)
+// and nobody is there to give it (no input, or --non-interactive): the run
+// is paused, and the user is told how to answer and go on. It returns
+// ExitWaiting.
+func nobodyToAsk(ctx context.Context, svc *service.Services, runID, what string, stdout, stderr io.Writer) int {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	if err := svc.Runs.Pause(pctx, runID); err != nil && !errors.Is(err, service.ErrIllegalTransition) {
+		fmt.Fprintf(stderr, "baton run: could not pause %s: %v\n", runID, err)
+	}
+	fmt.Fprintf(stdout, "\nNobody is here to answer: %s\n", line(what))
+	fmt.Fprintf(stdout, "Paused %s. Answer in Baton's window (Runs: Resume, then the Inbox), or here with a terminal: baton run --resume %s\n", runID, runID)
+	return ExitWaiting
 }
 
 func drain(display *progress, events chan view.Event) {
@@ -393,6 +428,9 @@ func (c *confirmer) confirm(ctx context.Context) (int, bool) {
 		for _, p := range problems {
 			fmt.Fprintf(c.stdout, "  - %s\n", line(p))
 		}
+		if c.nobody {
+			return c.waits(), true
+		}
 		for {
 			fmt.Fprint(c.stdout, "Give a JSON plan file to use instead ({\"tasks\": [...]}), or press Enter to cancel the run: ")
 			text, err := c.answers.ReadLine(ctx)
@@ -422,14 +460,29 @@ func (c *confirmer) confirm(ctx context.Context) (int, bool) {
 	}
 	c.printTasks(snap)
 	if !c.yes {
+		if c.nobody {
+			return nobodyToAsk(ctx, c.svc, c.runID, "the task list waits for your confirmation (--yes confirms it)", c.stdout, c.stderr), true
+		}
 		fmt.Fprint(c.stdout, "Start these tasks? [y/N] ")
-		text, _ := c.answers.ReadLine(ctx)
+		text, err := c.answers.ReadLine(ctx)
 		if ctx.Err() != nil {
 			return 0, false // the command pauses the run
 		}
-		if a := strings.ToLower(strings.TrimSpace(text)); a != "y" && a != "yes" {
+		a := strings.ToLower(strings.TrimSpace(text))
+		if err != nil && a == "" {
+			// No input: nobody refused the plan; the run waits for them.
+			fmt.Fprintln(c.stdout)
+			return nobodyToAsk(ctx, c.svc, c.runID, "the task list waits for your confirmation (--yes confirms it)", c.stdout, c.stderr), true
+		}
+		if a != "y" && a != "yes" {
 			if err := c.svc.Runs.Cancel(ctx, c.runID); err != nil {
 				fmt.Fprintf(c.stderr, "baton run: cancel %s: %v\n", c.runID, err)
+			}
+			if c.resumed {
+				// A run the user asked to resume is kept: its history
+				// stays.
+				fmt.Fprintf(c.stdout, "Cancelled %s; what it did is kept (\"baton show %s\").\n", c.runID, c.runID)
+				return ExitCancelled, true
 			}
 			// A refused plan started nothing: the run leaves no entry in
 			// the history.
@@ -463,6 +516,9 @@ type confirmer struct {
 	stderr  io.Writer
 	// shown: the problems of the task list last shown (each list once).
 	shown string
+	// resumed: the user asked to resume this run (it is never deleted);
+	// nobody: --non-interactive (nothing is read).
+	resumed, nobody bool
 }
 
 func (c *confirmer) printTasks(snap view.Snapshot) {
@@ -607,6 +663,9 @@ type runOptions struct {
 	budgetTokens *int64
 	isolation    *string
 	apply        *bool
+	// nonInteractive: nothing is read; the first thing the run waits for
+	// pauses it and ends the command (exit 7).
+	nonInteractive *bool
 }
 
 // runFlagSet defines the flags of "baton run": its help lists them all.
@@ -624,12 +683,13 @@ func runFlagSet() (*flag.FlagSet, *runOptions) {
 	o.scenario = fs.String("scenario", "", "simulator scenario")
 	o.speed = fs.Float64("sim-speed", 1, "simulator speed factor")
 	o.resume = fs.String("resume", "", "continue a paused or interrupted run")
-	o.permission = fs.String("permission-mode", "", "the workers' permission mode for this run")
+	o.permission = fs.String("permission-mode", "", "the permission mode of every session of this run (the main session's too)")
 	o.plan = fs.String("plan", "", "a JSON file with the task list to use instead of a proposed one that fails its checks")
 	o.budget = fs.Float64("budget", 0, "the most the run may cost in US dollars (with --resume: the raised budget)")
 	o.isolation = fs.String("isolation", "", "worktree or shared for this run (default: the template's)")
 	o.apply = fs.Bool("apply", false, "merge the run's branch into the current branch at the end")
 	o.budgetTokens = fs.Int64("budget-tokens", 0, "the most tokens the run may use (with --resume: the raised budget)")
+	o.nonInteractive = fs.Bool("non-interactive", false, "read nothing: the first question, permission prompt or plan to confirm (without --yes) pauses the run and ends the command with exit code 7")
 	o.vars = varFlags{}
 	fs.Var(o.vars, "var", "template variable NAME=VALUE (repeatable)")
 	return fs, o

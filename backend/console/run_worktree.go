@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/view"
 	"github.com/baton-app/baton/backend/worktree"
 )
@@ -25,11 +26,34 @@ func describeWorktree(e view.Event) string {
 
 // createError adds to a refused start what the user can do about a folder
 // that cannot have worktrees.
-func createError(err error, stderr io.Writer) {
-	fmt.Fprintf(stderr, "baton run: %v\n", err)
-	if errors.Is(err, worktree.ErrNotRepo) {
-		fmt.Fprintln(stderr, "baton run: or add --isolation shared to let the workers share the folder for this run.")
+// createError prints why a new run was refused, with every problem of its
+// variables and of its flags (--permission-mode, --isolation, --budget) on
+// a line of its own, and returns the exit code: ExitUsage for what the
+// command line got wrong, ExitError for anything else.
+func createError(err error, stderr io.Writer) int {
+	var problems []string
+	for _, p := range template.Problems(err) {
+		problems = append(problems, p.Message)
 	}
+	var oe *service.OverridesError
+	if errors.As(err, &oe) {
+		problems = append(problems, oe.Problems...)
+	}
+	if len(problems) == 0 {
+		fmt.Fprintf(stderr, "baton run: %v\n", err)
+		if errors.Is(err, worktree.ErrNotRepo) {
+			fmt.Fprintln(stderr, "baton run: or add --isolation shared to let the workers share the folder for this run.")
+		}
+		return ExitError
+	}
+	fmt.Fprintf(stderr, "baton run: the run cannot start (%d %s):\n", len(problems), plural(len(problems), "problem", "problems"))
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "  - %s\n", p)
+	}
+	if hint := varHint(err); hint != "" {
+		fmt.Fprintln(stderr, hint)
+	}
+	return ExitUsage
 }
 
 // worktreeSummary prints the run branch, the changes of each task and the

@@ -28,7 +28,7 @@ import (
 const (
 	showUsage   = "baton show RUN_ID"
 	exportUsage = "baton export RUN_ID [--format md|json] [--output FILE]"
-	cancelUsage = "baton cancel RUN_ID [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH]"
+	cancelUsage = "baton cancel RUN_ID [--host sim|desktop|claude-code] [--cdp URL] [--claude PATH] [--verbose]"
 	deleteUsage = "baton delete RUN_ID"
 )
 
@@ -99,6 +99,12 @@ func printRun(w io.Writer, snap view.Snapshot) {
 	r := snap.Run
 	fmt.Fprintf(w, "Run %s (%s)\n", r.ID, r.TemplateName)
 	fmt.Fprintf(w, "Folder:  %s\nRequest: %s\nStatus:  %s (phase %s)\nTasks:   %s\n", r.Cwd, r.Request, statusLabel(r.Status), r.Phase, taskCounts(r))
+	switch {
+	case r.DrivenBy != nil:
+		fmt.Fprintf(w, "Driven:  by %s\n", r.DrivenBy.Text)
+	case !view.Finished(r.Status):
+		fmt.Fprintf(w, "Driven:  by nobody now; baton run --resume %s continues it, or Resume in Baton's window\n", r.ID)
+	}
 	fmt.Fprintf(w, "Created: %s", r.CreatedAt.Local().Format(time.RFC1123))
 	if r.CompletedAt != nil {
 		fmt.Fprintf(w, ", finished after %s", r.CompletedAt.Sub(r.CreatedAt).Round(time.Second))

@@ -52,6 +52,9 @@ func (e *Engine) onBranch(ctx context.Context, runID string, do func(*isolation.
 	if err != nil {
 		return err
 	}
+	if iso.Outcome != "" {
+		run.Message = iso.Ended(run.Message, msg) // it offers Apply no more
+	}
 	if run.State, err = json.Marshal(rs); err != nil {
 		return fmt.Errorf("save run %s: %w", runID, err)
 	}

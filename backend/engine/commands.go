@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/prompts"
@@ -44,12 +46,35 @@ func (e *Engine) Pause(ctx context.Context, runID string) error {
 
 // Resume returns a paused or interrupted run to the status it was held in.
 // A held run the engine is not driving (its loop stopped when it was
-// interrupted) is taken up from the store first.
+// interrupted) is taken up from the store first. A loop that lets go of
+// the run while the Resume waits for it (it stops the run as interrupted
+// at that moment) hands it over: the run is taken up again and resumed.
 func (e *Engine) Resume(ctx context.Context, runID string) error {
-	if err := e.restoreHeld(ctx, runID); err != nil {
-		return err
+	for range 3 {
+		if err := e.restoreHeld(ctx, runID); err != nil {
+			return err
+		}
+		err := e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeRun(ctx) })
+		if !errors.Is(err, errLetGo) {
+			return err
+		}
+		e.letGo(ctx, runID)
 	}
-	return e.do(ctx, runID, func(ctx context.Context, r *runner) error { return r.resumeRun(ctx) })
+	return fmt.Errorf("run %s could not be taken up: %w", runID, ErrIllegalTransition)
+}
+
+// letGo waits until no loop of the engine holds run runID any more.
+func (e *Engine) letGo(ctx context.Context, runID string) {
+	e.mu.Lock()
+	r := e.runs[runID]
+	e.mu.Unlock()
+	if r == nil {
+		return
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+	}
 }
 
 // Cancel interrupts and archives the run's workers and ends it as cancelled.
@@ -233,6 +258,7 @@ func (r *runner) resumeRun(ctx context.Context) error {
 	}
 	now := r.e.now()
 	r.plan.touch(now)
+	r.link.retry(time.Now())
 	if r.main.Asked != "" {
 		r.main.refresh(now)
 		r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticeMessage)

@@ -267,7 +267,7 @@ func TestLinkWait(t *testing.T) {
 		t.Fatal("a new link waits")
 	}
 	now := time.Now()
-	c := l.lose(now, 50*time.Millisecond, "browser went away", "working")
+	c := l.lose(now, 50*time.Millisecond, session.LinkState{Reason: "browser went away"}, "working")
 	info := l.reconnecting()
 	if !l.waiting() || info == nil || !info.Until.Equal(now.Add(50*time.Millisecond)) || info.Reason != "browser went away" {
 		t.Fatalf("lost: %+v", info)
@@ -289,10 +289,30 @@ func TestLinkWait(t *testing.T) {
 		!strings.HasSuffix(*c.note, "(browser went away)") || l.waiting() || l.giveUp() != nil {
 		t.Errorf("expired: %+v after %s", c, waited)
 	}
-	l.lose(time.Now(), time.Minute, "", "before")
+	l.lose(time.Now(), time.Minute, session.LinkState{}, "before")
 	c, away := l.back()
 	if away <= 0 || away > time.Minute || eventNames(c) != EventReconnected || *c.note != "before" || l.waiting() {
 		t.Errorf("back: %+v after %s", c, away)
+	}
+
+	// The model, lost since before the link last came and went: the bound
+	// counts from the first sign of the loss.
+	now = time.Now()
+	c = l.lose(now, time.Minute, session.LinkState{Model: true, Since: now.Add(-40 * time.Second), Reason: "the model cannot be reached"}, "working")
+	info = l.reconnecting()
+	if info == nil || !info.Model || !info.Until.Equal(now.Add(20*time.Second)) || !strings.HasPrefix(*c.note, "Reconnecting to the model") {
+		t.Fatalf("model lost: %+v, %q", info, *c.note)
+	}
+	c, _ = l.expire()
+	if !strings.HasPrefix(*c.note, "The model was unreachable for 1m0s") || !strings.Contains(*c.note, "Resume it when the model is back") {
+		t.Errorf("model expired: %q", *c.note)
+	}
+	// Resumed meanwhile: the user asked to try again, the wait counts from
+	// then.
+	l.retry(now)
+	l.lose(now.Add(time.Second), time.Minute, session.LinkState{Model: true, Since: now.Add(-40 * time.Second)}, "working")
+	if info = l.reconnecting(); !info.Since.Equal(now) || !info.Until.Equal(now.Add(time.Minute)) {
+		t.Errorf("after a resume the wait is %+v", info)
 	}
 }
 

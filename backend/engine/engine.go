@@ -16,6 +16,7 @@ import (
 
 	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -72,6 +73,9 @@ type Options struct {
 	// Workflows opens the seed workflows of a run (default: the mailbox,
 	// skills and journal of backend/workflows).
 	Workflows func(workflows.Run) Workflows
+	// Owner is the process the engine drives its runs as, which each run's
+	// lock names (default: this process, owner.Self with no face).
+	Owner owner.Owner
 }
 
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
@@ -96,6 +100,8 @@ type Engine struct {
 	workflows    func(workflows.Run) Workflows
 	// jitter is the factor of a limit's backoff (limits.Jitter).
 	jitter func() float64
+	// owner is Options.Owner: the process that drives the engine's runs.
+	owner owner.Owner
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -122,7 +128,10 @@ func New(opts Options) (*Engine, error) {
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
 		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit,
 		worktreeRoot: opts.WorktreeRoot, workflows: opts.Workflows, jitter: limits.Jitter,
-		runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+		owner: opts.Owner, runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+	if e.owner.PID == 0 {
+		e.owner = owner.Self("")
+	}
 	if e.workflows == nil {
 		e.workflows = openWorkflows
 	}
@@ -218,37 +227,74 @@ type CreateRequest struct {
 	Overrides *Overrides `json:"overrides,omitempty"`
 }
 
-// Create stores a new run in status created. Start begins it.
-func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, error) {
+// prepared is a new run's request checked: its template with the
+// overrides applied, its variables' values, and the uncommitted changes a
+// worktree run leaves out.
+type prepared struct {
+	tmpl   template.Template
+	values map[string]any
+	dirty  []string
+}
+
+// prepare checks everything of a new run that needs no session host: the
+// request, the folder, the template, its variables, the overrides, the
+// delimiters and the isolation.
+func (e *Engine) prepare(ctx context.Context, req CreateRequest) (prepared, error) {
+	var p prepared
 	if strings.TrimSpace(req.Request) == "" {
-		return store.Run{}, fmt.Errorf("create run: the request is empty: %w", ErrBadRequest)
+		return p, fmt.Errorf("create run: the request is empty: %w", ErrBadRequest)
 	}
 	if !filepath.IsAbs(req.Cwd) {
-		return store.Run{}, fmt.Errorf("create run: the folder %q is not an absolute path: %w", req.Cwd, ErrBadRequest)
+		return p, fmt.Errorf("create run: the folder %q is not an absolute path: %w", req.Cwd, ErrBadRequest)
 	}
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
-		return store.Run{}, fmt.Errorf("create run: the folder %s does not exist: %w", req.Cwd, ErrBadRequest)
+		return p, fmt.Errorf("create run: the folder %s does not exist: %w", req.Cwd, ErrBadRequest)
 	}
 	tmpl, err := e.templates.Get(req.TemplateID)
 	if err != nil {
-		return store.Run{}, fmt.Errorf("create run: %w", err)
+		return p, fmt.Errorf("create run: %w", err)
 	}
-	values, err := tmpl.Values(req.Variables)
-	if err != nil {
-		return store.Run{}, fmt.Errorf("create run: %w", err)
-	}
+	// Every problem of the variables and of the overrides at once.
+	values, verr := tmpl.Values(req.Variables)
 	// The run keeps its own copy of the template, so the overrides hold for
 	// its whole life, restores included.
-	if tmpl.Config, err = req.Overrides.apply(tmpl.Config); err != nil {
-		return store.Run{}, fmt.Errorf("create run: %w", err)
+	cfg, oerr := req.Overrides.apply(tmpl.Config)
+	if err := errors.Join(verr, oerr); err != nil {
+		return p, fmt.Errorf("create run: %w", err)
 	}
+	tmpl.Config = cfg
 	if _, err := protocol.NewParser(delimiters(tmpl), nil); err != nil {
-		return store.Run{}, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
+		return p, fmt.Errorf("create run: template %s: %w", tmpl.ID, err)
 	}
 	dirty, err := e.checkIsolation(ctx, req.Cwd, tmpl)
 	if err != nil {
-		return store.Run{}, fmt.Errorf("create run: %w", err)
+		return p, fmt.Errorf("create run: %w", err)
 	}
+	return prepared{tmpl: tmpl, values: values, dirty: dirty}, nil
+}
+
+// Check checks a new run as Create would, without storing it or asking the
+// session host anything: the request, folder, template, variables,
+// overrides (the permission mode among them), isolation, and that the
+// history database can be written now. The cheap checks come before any
+// host is contacted.
+func (e *Engine) Check(ctx context.Context, req CreateRequest) error {
+	if _, err := e.prepare(ctx, req); err != nil {
+		return err
+	}
+	if err := e.store.Writable(ctx); err != nil {
+		return fmt.Errorf("create run: %w", err)
+	}
+	return nil
+}
+
+// Create stores a new run in status created. Start begins it.
+func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, error) {
+	p, err := e.prepare(ctx, req)
+	if err != nil {
+		return store.Run{}, err
+	}
+	tmpl, values, dirty := p.tmpl, p.values, p.dirty
 	tj, err := json.Marshal(tmpl)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
@@ -285,7 +331,11 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if err := r.ledger.create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
+	if err := r.ledger.lock(ctx, e.owner); err != nil {
+		return store.Run{}, fmt.Errorf("create run: %w", err)
+	}
 	if err := e.launch(r); err != nil {
+		r.ledger.unlock(e.owner)
 		return store.Run{}, err
 	}
 	return run, nil
@@ -319,12 +369,14 @@ func (e *Engine) launch(r *runner) error {
 		if e.runs[r.run.ID] == r {
 			delete(e.runs, r.run.ID)
 		}
-		for id, owner := range e.sessions {
-			if owner == r {
+		for id, driver := range e.sessions {
+			if driver == r {
 				delete(e.sessions, id)
 			}
 		}
 		e.mu.Unlock()
+		// Another process may take the run up now.
+		r.ledger.unlock(e.owner)
 		// Done only now: whoever waits for the run sees it no longer driven.
 		close(r.done)
 	}()
@@ -349,7 +401,7 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("run %s is %s and can no longer change: %w", id, run.Status, ErrIllegalTransition)
+		return notDriven(id, run.Status)
 	}
 	reply := make(chan error, 1)
 	select {
@@ -359,7 +411,7 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 			// The loop stopped first: the store stayed unwritable.
 			return fmt.Errorf("run %s stopped because Baton could not save its progress: %w", id, broken)
 		}
-		return fmt.Errorf("run %s is %s and can no longer change: %w", id, r.status, ErrIllegalTransition)
+		return notDriven(id, r.status.String())
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -370,6 +422,26 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 		return ctx.Err()
 	}
 }
+
+// errLetGo: the run is held (paused or interrupted) and no loop of this
+// engine drives it any more; Resume takes it up again.
+var errLetGo = errors.New("no loop drives the held run")
+
+// notDriven is the error of a command for run id, in status, that no loop
+// takes: a held run's wraps errLetGo too.
+func notDriven(id, status string) error {
+	err := fmt.Errorf("run %s is %s and can no longer change: %w", id, status, ErrIllegalTransition)
+	if status == RunPaused.String() || status == RunInterrupted.String() {
+		return heldError{err}
+	}
+	return err
+}
+
+// heldError is the error of a command for a held run no loop drives: its
+// sentence, and errLetGo.
+type heldError struct{ error }
+
+func (e heldError) Unwrap() []error { return []error{e.error, errLetGo} }
 
 // Snapshot is the whole state of a run, for a view that opens late.
 type Snapshot struct {

@@ -73,6 +73,11 @@ const (
 	EventBudgetReached = "orchestrator:budgetReached"
 	// EventBudgetRaised: the budget was raised (the run goes on).
 	EventBudgetRaised = "orchestrator:budgetRaised"
+	// EventModelRetry: the Claude Code CLI of a worker (TaskID) or of the
+	// main session (no TaskID) retries a request to the model; the message
+	// says why and which attempt ("waiting for the model (rate limited),
+	// attempt 2 of 10").
+	EventModelRetry = "orchestrator:modelRetry"
 )
 
 // EventNames lists every event the engine emits.
@@ -85,7 +90,7 @@ func EventNames() []string {
 		EventWorkerWaiting, EventWorkerMemory, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
-		EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved}
+		EventModelRetry, EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved}
 }
 
 // Emitter receives every event after the change it describes is committed.

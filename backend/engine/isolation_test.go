@@ -183,6 +183,10 @@ func TestWorktreeTwoWorkersOneFileMergedApplied(t *testing.T) {
 	if snap.Worktree.Outcome != "applied" {
 		t.Fatalf("outcome = %q", snap.Worktree.Outcome)
 	}
+	// The run no longer offers Apply ("baton show", the run view).
+	if m := snap.Run.Message; strings.Contains(m, "Apply merges") || !strings.Contains(m, "were fast-forwarded into your branch main") {
+		t.Errorf("the message after Apply: %q", m)
+	}
 }
 
 func TestWorktreeConflictResolvedByMergeTask(t *testing.T) {

@@ -96,6 +96,7 @@ func TestJournalRecordsTheReportOfAWorkerWithoutHandoff(t *testing.T) {
 		if task != "task_001" {
 			return false
 		}
+		writeOutput(s.opts.Cwd, "lex.go", "package lex\n")
 		s.say(block("completion", map[string]any{"task_id": task, "status": "success", "summary": "The lexer is in lex.go; tokens carry positions.",
 			"output_files": []string{"lex.go"}, "warnings": []string{"unicode identifiers are not handled yet"}}))
 		s.endTurn(h)

@@ -15,6 +15,8 @@ type committer interface {
 	CreateRun(ctx context.Context, r store.Run, events ...store.Event) error
 	Commit(ctx context.Context, runID string, c store.Change) error
 	Interrupt(ctx context.Context, runID, reason string, ev store.Event) error
+	TakeLock(ctx context.Context, l store.Lock, stale func(store.Lock) bool) error
+	ReleaseLock(ctx context.Context, l store.Lock) error
 }
 
 // event is one event of a change: its row is stored with the change, and it

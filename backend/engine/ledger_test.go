@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -26,6 +28,14 @@ func (c *commits) CreateRun(ctx context.Context, r store.Run, events ...store.Ev
 
 func (c *commits) Interrupt(ctx context.Context, runID, reason string, ev store.Event) error {
 	return c.next.Interrupt(ctx, runID, reason, ev)
+}
+
+func (c *commits) TakeLock(ctx context.Context, l store.Lock, stale func(store.Lock) bool) error {
+	return c.next.TakeLock(ctx, l, stale)
+}
+
+func (c *commits) ReleaseLock(ctx context.Context, l store.Lock) error {
+	return c.next.ReleaseLock(ctx, l)
 }
 
 func (c *commits) Commit(ctx context.Context, runID string, ch store.Change) error {
@@ -231,6 +241,7 @@ type memStore struct {
 	created    []store.Run
 	events     []store.Event
 	interrupts []string
+	locks      map[string]store.Lock
 }
 
 func (m *memStore) CreateRun(ctx context.Context, r store.Run, events ...store.Event) error {
@@ -257,6 +268,56 @@ func (m *memStore) Interrupt(ctx context.Context, runID, reason string, ev store
 	m.interrupts = append(m.interrupts, reason)
 	m.events = append(m.events, ev)
 	return nil
+}
+
+// locks are the memStore's run locks by run id.
+func (m *memStore) TakeLock(ctx context.Context, l store.Lock, stale func(store.Lock) bool) error {
+	if m.fail != nil {
+		return m.fail
+	}
+	if held, ok := m.locks[l.RunID]; ok && held.PID != l.PID && !stale(held) {
+		return &store.LockedError{Holder: held}
+	}
+	if m.locks == nil {
+		m.locks = map[string]store.Lock{}
+	}
+	m.locks[l.RunID] = l
+	return nil
+}
+
+func (m *memStore) ReleaseLock(ctx context.Context, l store.Lock) error {
+	if held, ok := m.locks[l.RunID]; ok && held.PID == l.PID {
+		delete(m.locks, l.RunID)
+	}
+	return nil
+}
+
+// The ledger takes its run's lock for a process and lets go of it; a run a
+// live other process drives is a DrivenError naming it, a lock whose
+// process is gone is taken over.
+func TestLedgerLock(t *testing.T) {
+	t.Parallel()
+	m := &memStore{}
+	l := &ledger{store: m, emit: func(string, Payload) {}, runID: "r1", log: quiet}
+	me := owner.Self(owner.Window)
+	if err := l.lock(context.Background(), me); err != nil {
+		t.Fatal(err)
+	}
+	other := owner.Owner{PID: os.Getppid(), Face: owner.Terminal, Machine: me.Machine} // alive: it started the test
+	var de *DrivenError
+	if err := (&ledger{store: m, runID: "r1", log: quiet}).lock(context.Background(), other); !errors.As(err, &de) ||
+		!errors.Is(err, ErrDriven) || de.Owner.PID != me.PID || !strings.Contains(err.Error(), "driven by Baton's window (process ") {
+		t.Fatalf("locking a run another process drives: %v", err)
+	}
+	l.unlock(me)
+	if err := (&ledger{store: m, runID: "r1", log: quiet}).lock(context.Background(), other); err != nil {
+		t.Fatalf("locking a run nobody drives: %v", err)
+	}
+	gone := owner.Owner{PID: 1 << 22, Machine: me.Machine} // no such process
+	m.locks["r1"] = lockOf("r1", gone)
+	if err := l.lock(context.Background(), me); err != nil {
+		t.Fatalf("taking over a lock whose process is gone: %v", err)
+	}
 }
 
 // A run's creation goes through the ledger like every change: its event

@@ -7,6 +7,7 @@ import (
 
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -220,4 +221,14 @@ func (e *Engine) RaiseBudget(ctx context.Context, runID string, nb template.Budg
 // autoResume reports whether runs resume by themselves after a limit.
 func (e *Engine) autoResume() bool {
 	return e.autoResumeFn == nil || e.autoResumeFn()
+}
+
+// limitsRow is what the run row shows of the limits s and of budget b, the
+// run's budget now; costEstimated says whether some of its cost came from
+// the price table. (Here, not in backend/limits, so that the hosts that
+// read the CLI's retries through that package link no store.)
+func limitsRow(s *limits.State, b template.Budget, costEstimated bool) store.RunLimits {
+	return store.RunLimits{WaitingUntil: s.WaitUntil, WaitingFor: string(s.WaitKind), ResumeDue: s.Due,
+		WorkerCap: s.Cap, BudgetUSD: b.MaxCostUSD, BudgetTokens: b.MaxTokens,
+		BudgetWarned: s.Budget.Warned, BudgetPaused: s.Budget.Paused, CostSimulated: s.Simulated, CostEstimated: costEstimated}
 }

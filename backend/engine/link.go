@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/baton-app/baton/backend/session"
 )
@@ -25,11 +27,21 @@ const (
 	defaultQuickWait = 15 * time.Second
 )
 
-// Reconnecting describes a run that waits for its host to come back.
+// Reconnecting describes a run that waits for its host to come back, or
+// (Model) for the model its host's sessions talk to.
 type Reconnecting struct {
 	Since  time.Time `json:"since"`
 	Until  time.Time `json:"until"`
 	Reason string    `json:"reason,omitempty"`
+	Model  bool      `json:"model,omitempty"`
+}
+
+// what is what the run waits for.
+func (rc Reconnecting) what() string {
+	if rc.Model {
+		return "the model"
+	}
+	return "the session host"
 }
 
 // link is a run's wait for its lost host: since and until when it waits,
@@ -41,6 +53,16 @@ type link struct {
 	timer *time.Timer
 	// message is the run's message before the wait.
 	message string
+	// floor: a wait counts from here at the earliest (the run was resumed
+	// or taken up then: the user asked to try again).
+	floor time.Time
+}
+
+// retry makes a wait count from now at the earliest (a Resume, a restore).
+func (l *link) retry(now time.Time) {
+	l.mu.Lock()
+	l.floor = now
+	l.mu.Unlock()
 }
 
 // waiting reports whether the run waits for its host.
@@ -61,13 +83,20 @@ func (l *link) reconnecting() *Reconnecting {
 	return &rc
 }
 
-// lose starts waiting at now, at most bound, for a host lost for reason;
-// message is the run's message until now. It returns the change that shows
-// the run reconnecting.
-func (l *link) lose(now time.Time, bound time.Duration, reason, message string) change {
+// lose starts waiting at now, at most bound from when the loss began, for
+// a host (or model) lost as st says; message is the run's message until
+// now. It returns the change that shows the run reconnecting.
+func (l *link) lose(now time.Time, bound time.Duration, st session.LinkState, message string) change {
+	since := now
+	if !st.Since.IsZero() && st.Since.Before(now) {
+		since = st.Since
+	}
 	l.mu.Lock()
-	info := Reconnecting{Since: now, Until: now.Add(bound), Reason: reason}
-	l.info, l.timer, l.message = &info, time.NewTimer(bound), message
+	if since.Before(l.floor) {
+		since = l.floor
+	}
+	info := Reconnecting{Since: since, Until: since.Add(bound), Reason: st.Reason, Model: st.Model}
+	l.info, l.timer, l.message = &info, time.NewTimer(max(0, info.Until.Sub(now))), message
 	l.mu.Unlock()
 	text := reconnectingText(info)
 	ev := newEvent(EventReconnecting, nil, text)
@@ -110,7 +139,7 @@ func (l *link) back() (change, time.Duration) {
 	info, msg := l.end()
 	away := time.Since(info.Since)
 	return change{}.with(nil, newEvent(EventReconnected, nil,
-		fmt.Sprintf("The session host is back after %s.", away.Round(time.Second)))).say(msg), away
+		fmt.Sprintf("%s is back after %s.", capitalize(info.what()), away.Round(time.Second)))).say(msg), away
 }
 
 // expire ends the wait that reached its bound and returns the change that
@@ -120,8 +149,8 @@ func (l *link) back() (change, time.Duration) {
 func (l *link) expire() (change, time.Duration) {
 	info, _ := l.end()
 	waited := info.Until.Sub(info.Since)
-	reason := fmt.Sprintf("The session host was unreachable for %s, so the run stopped; everything done is kept. Resume it when the host is back.",
-		waited.Round(time.Second))
+	reason := fmt.Sprintf("%s was unreachable for %s, so the run stopped; everything done is kept. Resume it when %s is back.",
+		capitalize(info.what()), waited.Round(time.Second), info.what())
 	if info.Reason != "" {
 		reason += " (" + strings.TrimSpace(info.Reason) + ")"
 	}
@@ -129,8 +158,8 @@ func (l *link) expire() (change, time.Duration) {
 }
 
 func reconnectingText(rc Reconnecting) string {
-	msg := fmt.Sprintf("Reconnecting to the session host (lost at %s); the run stops as interrupted at %s unless it comes back.",
-		rc.Since.Format("15:04:05"), rc.Until.Format("15:04:05"))
+	msg := fmt.Sprintf("Reconnecting to %s (lost at %s); the run stops as interrupted at %s unless it comes back.",
+		rc.what(), rc.Since.Format("15:04:05"), rc.Until.Format("15:04:05"))
 	if rc.Reason != "" {
 		msg += " " + rc.Reason
 	}
@@ -175,8 +204,8 @@ func (r *runner) checkLink(ctx context.Context) bool {
 		return false
 	case !r.link.waiting():
 		bound := r.e.reconnectBound()
-		r.log.Warn("the host is lost; reconnecting", "reason", st.Reason, "for", bound)
-		r.halted(r.apply(ctx, r.link.lose(time.Now(), bound, st.Reason, r.run.Message)))
+		r.log.Warn("the host is lost; reconnecting", "reason", st.Reason, "model", st.Model, "for", bound)
+		r.halted(r.apply(ctx, r.link.lose(time.Now(), bound, st, r.run.Message)))
 		return true
 	case !r.link.overdue(time.Now()):
 		return true
@@ -227,3 +256,9 @@ func (e *Engine) Reconnecting(runID string) *Reconnecting {
 // lostHost reports whether err came from a host that was lost; the step
 // that got it changes nothing, and the run waits for the host.
 func lostHost(err error) bool { return errors.Is(err, session.ErrHostLost) }
+
+// capitalize upper-cases the first letter of s.
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/baton-app/baton/backend/hostguard"
@@ -96,6 +97,34 @@ func (m *mainSession) again(at session.Cursor) {
 	asked, n := m.Asked, m.Reprompts+1
 	m.Reset(at)
 	m.Asked, m.Reprompts = asked, n
+}
+
+// wentOn notes the message to go on, sent at cursor at and at now;
+// reprompt counts it as a re-prompt.
+func (m *mainSession) wentOn(at session.Cursor, reprompt bool, now time.Time) {
+	asked, n := m.Asked, m.Reprompts
+	if reprompt {
+		n++
+	}
+	m.Reset(at)
+	m.Asked, m.Reprompts, m.AskedAt = asked, n, now
+}
+
+// retrying says in the run's message (msg now) that the main session's
+// CLI retries a request to the model, or no longer does; false when
+// nothing changed.
+func (m *mainSession) retrying(msg string) (change, bool) {
+	if rt := m.Retrying(); rt != nil {
+		text := "the main session is " + rt.Text()
+		if msg == text {
+			return change{}, false
+		}
+		return change{}.with(nil, newEvent(EventModelRetry, nil, rt.Text())).say(text), true
+	}
+	if strings.HasPrefix(msg, "the main session is waiting for the model") {
+		return change{}.say(""), true
+	}
+	return change{}, false
 }
 
 // answered notes that the answer came (or nothing waits for one).

@@ -41,6 +41,16 @@ type Overrides struct {
 
 // apply returns cfg with the overrides set. A value out of range is an
 // ErrBadRequest naming every such field; cfg is returned unchanged then.
+// OverridesError is a run's overrides that cannot be used; Problems says
+// why, one sentence each. It is an ErrBadRequest.
+type OverridesError struct{ Problems []string }
+
+func (e *OverridesError) Error() string {
+	return strings.Join(e.Problems, "; ") + ": " + ErrBadRequest.Error()
+}
+
+func (e *OverridesError) Unwrap() error { return ErrBadRequest }
+
 func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 	if o == nil {
 		return cfg, nil
@@ -69,7 +79,7 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 		problems = append(problems, fmt.Sprintf("the isolation (isolation) must be worktree or shared, not %q", *o.Isolation))
 	}
 	if len(problems) > 0 {
-		return cfg, fmt.Errorf("%s: %w", strings.Join(problems, "; "), ErrBadRequest)
+		return cfg, &OverridesError{Problems: problems}
 	}
 	if o.MaxWorkers != nil {
 		cfg.MaxWorkers = *o.MaxWorkers

@@ -170,7 +170,10 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 			what = fmt.Sprintf("send the %s prompt", phase)
 			err = r.e.host.Send(ctx, id, text)
 		}
-		if errors.Is(err, session.ErrNoSession) && r.main.lost(ctx, r.run.MainSessionID) {
+		// A host may say "no such session" in its own words: whether the
+		// session is gone is asked of the host (main.lost), whatever the
+		// failed call said.
+		if err != nil && r.main.lost(ctx, r.run.MainSessionID) {
 			return r.ask(ctx, phase, want, values)
 		}
 		if err != nil {
@@ -189,7 +192,7 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 func (r *runner) checkMain(ctx context.Context) error {
 	id := session.ID(r.run.MainSessionID)
 	d, err := r.follow.Absorb(ctx, id, &r.main.Cursor)
-	if err != nil && errors.Is(err, session.ErrNoSession) && r.main.lost(ctx, r.run.MainSessionID) {
+	if err != nil && r.main.lost(ctx, r.run.MainSessionID) {
 		return nil // the next step asks a new main session
 	}
 	if err != nil {
@@ -200,6 +203,11 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return nil
 	}
 	r.main.took(d)
+	if c, changed := r.main.retrying(r.run.Message); changed {
+		if err := r.apply(ctx, c); err != nil {
+			return err
+		}
+	}
 	res := r.parser.ParseEntries(r.main.Entries(), protocol.Options{Phase: r.main.Asked})
 	var foreign error
 	if resp, ok := res.Last(r.main.Asked); ok {
@@ -216,6 +224,17 @@ func (r *runner) checkMain(ctx context.Context) error {
 	}
 	if l := r.main.Limit(); l != nil {
 		return r.limitHit(ctx, nil, *l) // a wait, not a re-prompt
+	}
+	if r.main.Outage() != nil {
+		// The model could not be reached: it goes on once it is back.
+		return r.mainGoOn(ctx, prompts.ModelBack, false)
+	}
+	if r.main.Cut() && r.main.Reprompts < r.tmpl.Config.MaxRetries {
+		return r.mainGoOn(ctx, prompts.StoppedMidTurn, true)
+	}
+	if why := r.main.Failed(); why != "" {
+		// The CLI's own sentence: asking again would get the same.
+		return r.fail(ctx, "the main session ended with an error: "+why)
 	}
 	failure := protocol.Failure{Kind: protocol.FailureNoBlock, Phase: r.main.Asked, Message: "no answer block"}
 	if res.Failure != nil {
@@ -255,6 +274,23 @@ func (r *runner) checkMain(ctx context.Context) error {
 	r.main.again(at)
 	return r.apply(ctx, answered.with(nil, newEvent(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s",
 		r.main.Asked, r.main.Reprompts, r.tmpl.Config.MaxRetries, failure.Message))))
+}
+
+// mainGoOn sends the main session, whose turn stopped before it ended
+// (why), the message to go on; reprompt counts it against the re-prompts.
+// While the model is still away it waits.
+func (r *runner) mainGoOn(ctx context.Context, why string, reprompt bool) error {
+	if r.e.hostDown() {
+		return nil
+	}
+	id := session.ID(r.run.MainSessionID)
+	at := r.main.At
+	if err := r.e.host.Send(ctx, id, prompts.GoOn(why, nil, false)); err != nil {
+		return r.fail(ctx, fmt.Sprintf("send the message to go on: %v", err))
+	}
+	r.follow.Mark(id, session.NoticeMessage)
+	r.main.wentOn(at, reprompt, r.e.now())
+	return r.apply(ctx, change{}.with(nil, newEvent(EventResumed, nil, "the main session goes on: "+why)))
 }
 
 // foreignAnswer refuses a review answer about another task than the one

@@ -325,3 +325,64 @@ func TestPauseWhileReconnecting(t *testing.T) {
 		t.Fatalf("run %s: %s %s", run.Status, run.Message, run.Error)
 	}
 }
+
+// A host that comes back without the main session after every task
+// completed, while the run waits for the aggregation (its reads and sends
+// of the gone session fail in its own words, as a page's do): a new main
+// session reads the run so far and aggregates it; the run completes, never
+// error.
+func TestHostBackWithoutMainAfterTheTasks(t *testing.T) {
+	t.Parallel()
+	var held sync.Map // "aggregation" while its first ask is left unanswered
+	held.Store("aggregation", true)
+	h := newHarness(t, testTemplate(nil), nil, true)
+	agent := scripted(plan(planned{"a", 5, nil}, planned{"b", 4, nil}), nil)
+	h.host.agent = func(fh *fakeHost, s *fakeSession, text string) {
+		if strings.Contains(text, "ASK aggregation") {
+			if _, ok := held.LoadAndDelete("aggregation"); ok {
+				return // the host goes away before it answers
+			}
+		}
+		agent(fh, s, text)
+	}
+	h.close()
+	lh := newLinkedHost(h.host)
+	h.engineHost = lh
+	h.engineOpts = func(o *Options) { o.ReconnectFor = time.Minute }
+	h.open()
+	id := h.create()
+	ctx := context.Background()
+	if err := h.eng.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.until("aggregating", func() bool { return h.status(id) == "aggregating" && h.rec.count(EventPhaseChanged) > 0 })
+	mainID := session.ID(mustRun(t, h, id).MainSessionID)
+	h.until("the aggregation asked", func() bool {
+		h.host.mu.Lock()
+		defer h.host.mu.Unlock()
+		s := h.host.sessions[mainID]
+		return s != nil && strings.Contains(string(s.entries[len(s.entries)-1]), "ASK aggregation")
+	})
+	lh.set(true, "browser went away")
+	h.until("reconnecting", func() bool { return h.eng.Reconnecting(id) != nil })
+	lh.forget() // its Read and Send fail as "no session …", its Session says ErrNoSession
+	lh.set(false, "")
+	run := h.wait(id)
+	if run.Status != "completed" || run.TasksCompleted != 2 || run.Error != "" {
+		t.Fatalf("run %s with %d completed: %s %s", run.Status, run.TasksCompleted, run.Message, run.Error)
+	}
+	h.host.mu.Lock()
+	var mains []session.StartOptions
+	for _, s := range h.host.starts {
+		if s.ID == mainID {
+			mains = append(mains, s)
+		}
+	}
+	h.host.mu.Unlock()
+	if len(mains) != 2 || !strings.Contains(mains[1].Message, "Report: Did a") || !strings.Contains(mains[1].Message, "ASK aggregation") {
+		t.Fatalf("the main session was started %d times; the new one's first message:\n%s", len(mains), mains[len(mains)-1].Message)
+	}
+	if n := h.host.workerStarts(); n["a"] != 1 || n["b"] != 1 {
+		t.Errorf("worker starts %v, want one each", n)
+	}
+}

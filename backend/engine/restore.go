@@ -35,7 +35,12 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 			e.logger.Info("a run of another host is left as it is", "run", run.ID, "host", hostName(run.Host))
 			continue
 		}
-		if err := e.restoreRun(ctx, run, nil); err != nil {
+		err := e.restoreRun(ctx, run, nil)
+		if errors.Is(err, ErrDriven) {
+			e.logger.Info("not restored: another process drives it", "run", run.ID, "err", err)
+			continue
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("restore run %s: %w", run.ID, err))
 			continue
 		}
@@ -44,9 +49,10 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// restoreRun takes run up; with mv the run moves to the host in use (mv
-// is filled in with what moved).
-func (e *Engine) restoreRun(ctx context.Context, run store.Run, mv *Move) error {
+// restoreRun takes run up: its lock first (a run another live process
+// drives is a *DrivenError), then its sessions, then its loop; with mv the
+// run moves to the host in use (mv is filled in with what moved).
+func (e *Engine) restoreRun(ctx context.Context, run store.Run, mv *Move) (err error) {
 	var tmpl template.Template
 	if err := json.Unmarshal(run.Template, &tmpl); err != nil {
 		return fmt.Errorf("template: %w", err)
@@ -63,6 +69,14 @@ func (e *Engine) restoreRun(ctx context.Context, run store.Run, mv *Move) error 
 	if err != nil {
 		return err
 	}
+	if err := r.ledger.lock(ctx, e.owner); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			r.ledger.unlock(e.owner)
+		}
+	}()
 	r.moved = mv
 	if err := r.reattach(ctx); err != nil {
 		return err

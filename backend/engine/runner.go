@@ -155,6 +155,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 	}
+	r.link.retry(time.Now()) // a restored run's wait counts from now
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
 	r.main = &rs.Main
 	r.main.host, r.main.follow, r.main.log = e.host, r.follow, r.log
@@ -333,7 +334,7 @@ func (r *runner) sync() error {
 	r.run.InputTokens = t.inputTokens + r.main.InputTokens
 	r.run.OutputTokens = t.outputTokens + r.main.OutputTokens
 	r.run.CostUSD = t.costUSD + mainCost
-	r.run.Limits = r.limits.Row(r.limits.BudgetNow(r.tmpl.Config.Budget), estimated)
+	r.run.Limits = limitsRow(&r.limits, r.limits.BudgetNow(r.tmpl.Config.Budget), estimated)
 	return nil
 }
 

@@ -25,16 +25,41 @@ const chromiumPath = "/usr/bin/chromium"
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// events records event names for the integration tests.
+// events records the events of the integration tests: how many of each
+// name, and each with its payload and when it came.
 type events struct {
 	mu    sync.Mutex
 	names map[string]int
+	list  []seen
+}
+
+type seen struct {
+	name string
+	p    engine.Payload
+	at   time.Time
 }
 
 func (e *events) Emit(name string, p engine.Payload) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.names == nil {
+		e.names = map[string]int{}
+	}
 	e.names[name]++
-	e.mu.Unlock()
+	e.list = append(e.list, seen{name, p, time.Now()})
+}
+
+// named are the events called name, in order.
+func (e *events) named(name string) []seen {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []seen
+	for _, s := range e.list {
+		if s.name == name {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (e *events) count(name string) int {

@@ -259,6 +259,7 @@ func (p *taskPlan) requeue(ws *workerState, reason string, auto, newSession bool
 	}
 	if newSession {
 		ws.book.Attempt++
+		ws.book.Done = nil
 	}
 	ws.w.RetryCount++
 	ws.w.SessionID = ""

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/transcript"
@@ -31,6 +32,11 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	now := r.e.now()
 	ws.took(d, r.prompts.Folder(ws.w.TaskID), now)
+	if c, changed := ws.retrying(); changed {
+		if err := r.apply(ctx, c); err != nil {
+			return err
+		}
+	}
 	var res protocol.Result
 	if d.Text {
 		res = r.parser.ParseEntries(ws.book.Entries(), protocol.Options{Phase: protocol.PhaseCompletion})
@@ -76,8 +82,20 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		// The budget is used up: the worker's turn ended, and it waits.
 		return r.apply(ctx, ws.budgetWait(r.e.now()))
 	}
-	if d.ResultError != "" && !ws.book.Assistant() {
-		return r.workerFailed(ctx, ws, "the session ended with an error: "+d.ResultError, false)
+	if ws.book.Outage() != nil {
+		// The model could not be reached: not a bad reply. The session
+		// goes on once the model is back, no retry spent.
+		return r.goOn(ctx, ws, prompts.ModelBack, false)
+	}
+	if ws.book.Cut() && ws.book.Reprompts < r.tmpl.Config.MaxRetries {
+		// Stopped in the middle (a restart, a process that died): it goes
+		// on where it was, told what it did already.
+		return r.goOn(ctx, ws, prompts.StoppedMidTurn, true)
+	}
+	if why := ws.book.Failed(); why != "" {
+		// The CLI's own sentence (it refused to run, the API refused the
+		// request), not a reply without a report.
+		return r.workerFailed(ctx, ws, "the session ended with an error: "+why, false)
 	}
 	failure := protocol.Failure{Kind: protocol.FailureNoBlock, Phase: protocol.PhaseCompletion, Message: "no completion block"}
 	if res.Failure != nil {
@@ -104,6 +122,22 @@ func (r *runner) repromptWorker(ctx context.Context, ws *workerState, text, why 
 	}
 	r.follow.Mark(id, session.NoticeMessage)
 	return r.apply(ctx, ws.reprompted(now, r.tmpl.Config.MaxRetries, why))
+}
+
+// goOn sends worker ws, whose turn stopped before it ended (why), the
+// message to go on in its session, with what it already did; reprompt
+// counts it against the re-prompts. While the model is still away it
+// waits (the next read after the link is back sends it).
+func (r *runner) goOn(ctx context.Context, ws *workerState, why string, reprompt bool) error {
+	if r.e.hostDown() {
+		return nil
+	}
+	id := session.ID(ws.w.SessionID)
+	if err := r.e.host.Send(ctx, id, prompts.GoOn(why, ws.book.Done, true)); err != nil {
+		return r.workerFailed(ctx, ws, fmt.Sprintf("send the message to go on: %v", err), true)
+	}
+	r.follow.Mark(id, session.NoticeMessage)
+	return r.apply(ctx, ws.wentOn(why, r.e.now(), reprompt))
 }
 
 // foreignReport refuses a report about another task than own: a worker's

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,10 @@ type workerBook struct {
 	SkippedBy  string   `json:"skippedBy,omitempty"`
 	Resume     string   `json:"resume,omitempty"`
 	ToolFiles  []string `json:"toolFiles,omitempty"`
+	// Done are the tool calls the worker made in its session, one line
+	// each, the last maxDone: what it is told it already did when its turn
+	// stopped and it goes on (prompts.GoOn).
+	Done []string `json:"done,omitempty"`
 	reviewGate
 	limits.Book
 }
@@ -212,10 +217,21 @@ func (ws *workerState) startLost() (change, error) {
 // took counts what a read of the worker's session said, at now; files are
 // relative to root (the worker's folder).
 func (ws *workerState) took(d transcript.Digest, root string, now time.Time) {
-	if len(d.Entries) > 0 {
+	if d.Activity {
 		ws.activity = now
 		ws.w.LastActivityAt = &now
 		ws.dirty = true
+	}
+	if d.Retry != nil {
+		// The CLI waits before it asks the model again: quiet until then
+		// is no inactivity.
+		ws.activity = now.Add(d.Retry.Delay)
+	}
+	if len(d.Made) > 0 {
+		ws.book.Done = append(ws.book.Done, d.Made...)
+		if n := len(ws.book.Done); n > maxDone {
+			ws.book.Done = slices.Clone(ws.book.Done[n-maxDone:])
+		}
 	}
 	before := ws.w
 	transcript.AddTools(&ws.w.Tools, d.Tools)
@@ -242,6 +258,43 @@ func sameTool(a, b *store.RunningTool) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// maxDone is how many tool calls a worker's book keeps.
+const maxDone = 60
+
+// retrying shows on the worker's card that its CLI retries a request to the
+// model, or no longer does; false when nothing changed.
+func (ws *workerState) retrying() (change, bool) {
+	text := ""
+	if rt := ws.book.Retrying(); rt != nil {
+		text = rt.Text()
+	}
+	switch {
+	case text != "" && ws.w.CurrentAction != text:
+		ws.w.CurrentAction = text
+		return ws.event(EventModelRetry, text), true
+	case text == "" && strings.HasPrefix(ws.w.CurrentAction, "waiting for the model"):
+		ws.w.CurrentAction = ""
+		ws.dirty = true
+	}
+	return change{}, false
+}
+
+// wentOn: the worker, whose turn stopped before it ended (why), was sent
+// the message to go on in its session at now; reprompt counts it against
+// the re-prompts.
+func (ws *workerState) wentOn(why string, now time.Time, reprompt bool) change {
+	n := ws.book.Reprompts
+	if reprompt {
+		n++
+	}
+	ws.book.Reset(ws.book.At)
+	ws.book.Reprompts = n
+	ws.activity = now
+	ws.w.LastActivityAt = &now
+	ws.w.CurrentAction = ""
+	return ws.event(EventWorkerResumed, "goes on in the same session: "+why)
 }
 
 // permission shows the permission request the worker is blocked on (info

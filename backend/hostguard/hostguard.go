@@ -2,8 +2,9 @@
 // deadline (a shorter one for the calls that only look or stop a session),
 // fails at once while the host's connection (session.HostLink) is down, and
 // is cut when the link goes down while it runs; such errors wrap
-// session.ErrHostLost. The engine talks to its host only through a Host of
-// this package.
+// session.ErrHostLost. A link that is down because only the model cannot
+// be reached (LinkState.Model) leaves the calls alone: the host answers.
+// The engine talks to its host only through a Host of this package.
 package hostguard
 
 import (
@@ -53,7 +54,7 @@ func (g *Host) Link() session.LinkState {
 // down.
 func (g *Host) begin(ctx context.Context, d time.Duration) (context.Context, func(), error) {
 	st := g.Link()
-	if !st.Up {
+	if st.Refuses() {
 		return nil, nil, session.LostError(st.Reason)
 	}
 	cctx, cancelCause := context.WithCancelCause(ctx)
@@ -69,7 +70,7 @@ func (g *Host) begin(ctx context.Context, d time.Duration) (context.Context, fun
 					return
 				}
 				now := g.Link()
-				if !now.Up {
+				if now.Refuses() {
 					cancelCause(session.LostError(now.Reason))
 					return
 				}
@@ -91,7 +92,7 @@ func (g *Host) end(ctx context.Context, err error) error {
 	if cause := context.Cause(ctx); errors.Is(cause, session.ErrHostLost) {
 		return fmt.Errorf("%w: %w", cause, err)
 	}
-	if st := g.Link(); !st.Up {
+	if st := g.Link(); st.Refuses() {
 		return fmt.Errorf("%w: %w", session.LostError(st.Reason), err)
 	}
 	return err

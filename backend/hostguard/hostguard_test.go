@@ -158,3 +158,57 @@ func TestBrowserAndLinkless(t *testing.T) {
 		t.Error("Inner is not the bounded host")
 	}
 }
+
+// A model that cannot be reached is not a lost host: its calls go on (a
+// run that waits for the model can still be cancelled and its sessions
+// stopped), and none is cut when only the model goes away.
+func TestModelOutageLeavesCallsAlone(t *testing.T) {
+	t.Parallel()
+	model := &modelHost{blockingHost: newBlockingHost()}
+	g := New(model, 300*time.Millisecond, 300*time.Millisecond)
+	ctx := context.Background()
+	model.lose()
+	if st := g.Link(); st.Up || !st.Model || st.Refuses() {
+		t.Fatalf("link %+v, want down for the model only", st)
+	}
+	if _, err := g.Start(ctx, session.StartOptions{ID: "s"}); err != nil {
+		t.Fatalf("Start while only the model is away: %v", err)
+	}
+	if err := g.Archive(ctx, "s"); err != nil {
+		t.Fatalf("Archive while only the model is away: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := g.Read(ctx, "s", session.Cursor{}); done <- err }()
+	time.Sleep(50 * time.Millisecond)
+	model.lose() // a change while the call runs: not a cut
+	if err := <-done; lost(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Read ended with %v, want its own deadline", err)
+	}
+}
+
+// modelHost is a host whose model goes away (LinkState.Model).
+type modelHost struct {
+	*blockingHost
+	mu   sync.Mutex
+	down bool
+	ch   chan struct{}
+}
+
+func (m *modelHost) Link() session.LinkState {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ch == nil {
+		m.ch = make(chan struct{})
+	}
+	return session.LinkState{Up: !m.down, Model: m.down, Reason: "the model cannot be reached", Changed: m.ch}
+}
+
+func (m *modelHost) lose() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.down = true
+	if m.ch != nil {
+		close(m.ch)
+	}
+	m.ch = make(chan struct{})
+}

@@ -269,7 +269,25 @@ func (w *Workspace) Finish(ctx context.Context) string {
 		}
 		return ""
 	}
-	return fmt.Sprintf("The changes are on the branch %s: Apply merges them into your branch (or run %s), Discard drops them.", wr.Branch, wr.MergeCommand())
+	return branchNote(wr)
+}
+
+// branchNote is what a run's message says of its branch until it is
+// applied or discarded.
+func branchNote(r *worktree.Run) string {
+	return fmt.Sprintf("The changes are on the branch %s: Apply merges them into your branch (or run %s), Discard drops them.", r.Branch, r.MergeCommand())
+}
+
+// Ended is msg, a finished run's message, with what it said of the branch
+// until now replaced by note (the branch was applied or discarded), so it
+// no longer offers Apply.
+func (s *State) Ended(msg, note string) string {
+	if s.Run != nil {
+		if pending := branchNote(s.Run); strings.Contains(msg, pending) {
+			return strings.Replace(msg, pending, note, 1)
+		}
+	}
+	return strings.TrimSpace(msg + "\n" + note)
 }
 
 // End ends a finished run's branch as outcome ("applied", "discarded") once

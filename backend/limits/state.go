@@ -2,9 +2,6 @@ package limits
 
 import (
 	"time"
-
-	"github.com/baton-app/baton/backend/store"
-	"github.com/baton-app/baton/backend/template"
 )
 
 // Wait is a session waiting for a limit: a worker's (in its Book) or the
@@ -158,13 +155,4 @@ func WaitText(until time.Time, now time.Time) string {
 		at = l.Format("Mon 2 Jan 15:04")
 	}
 	return "waiting for the limit, resumes at " + at
-}
-
-// Row is what the run row shows of the limits and of budget b, the run's
-// budget now; costEstimated says whether some of its cost came from the
-// price table.
-func (s *State) Row(b template.Budget, costEstimated bool) store.RunLimits {
-	return store.RunLimits{WaitingUntil: s.WaitUntil, WaitingFor: string(s.WaitKind), ResumeDue: s.Due,
-		WorkerCap: s.Cap, BudgetUSD: b.MaxCostUSD, BudgetTokens: b.MaxTokens,
-		BudgetWarned: s.Budget.Warned, BudgetPaused: s.Budget.Paused, CostSimulated: s.Simulated, CostEstimated: costEstimated}
 }

@@ -24,8 +24,8 @@
 //     working directory or of the session's first prompt;
 //  3. Options.Scenario, "happy" when empty.
 //
-// The API faults (overloaded, rate-limited, usage-limit, cut-stream,
-// garbage, no-answer) hit every request of the session, or only its first
+// The API faults (overloaded, server-error, rate-limited, usage-limit,
+// cut-stream, garbage, no-answer) hit every request of the session, or only its first
 // N with the parameter times=N (e.g. [[sim:scenario=overloaded times=1]]),
 // so a retry can be seen to succeed.
 package modelsim
@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -64,6 +65,7 @@ var Scenarios = []Scenario{
 	{"no-answer", "the request is accepted and never answered (until the client gives up)"},
 	{"garbage", "HTTP 200 with an event stream that is not the Messages API: broken JSON and stray lines"},
 	{"overloaded", "HTTP 529 with the API's overloaded_error body"},
+	{"server-error", "HTTP 500 with the API's api_error body (a server-side outage, which the CLI retries as it retries a connection that fails)"},
 	{"rate-limited", "HTTP 429 with the API's rate_limit_error body and retry-after (parameter after=SECONDS, default 1)"},
 	{"usage-limit", "a subscription's usage limit: HTTP 429 with the anthropic-ratelimit-unified headers (rejected, reset at the next full hour); logged in as a subscriber (CLAUDE_CODE_OAUTH_TOKEN=any instead of ANTHROPIC_API_KEY) the CLI shows \"You've hit your 5-hour limit · resets <hour> (<time zone>)\", with an API key \"API Error: Request rejected (429)\""},
 	{"needs-permission", "before answering, runs a Bash command that changes the folder (touch .baton-model-sim), which the CLI's default permission mode asks about"},
@@ -125,7 +127,10 @@ type Server struct {
 	logMu  sync.Mutex
 }
 
-type rule struct{ match, scenario string }
+type rule struct {
+	match, scenario string
+	params          map[string]string
+}
 
 // CheckLoopback refuses a listen address that is not a loopback one.
 func CheckLoopback(addr string) error {
@@ -161,16 +166,26 @@ func New(opts Options) (*Server, error) {
 }
 
 // SetScenario makes sessions that match use scenario: the CLI's session
-// id, the working directory or the first prompt contains match. A later
+// id, the working directory or the first prompt contains match. The
+// scenario may carry parameters as a marker does ("slow delay=50"). A later
 // rule wins over an earlier one; a rule with the same match replaces it.
 func (s *Server) SetScenario(match, scenario string) error {
-	if !ValidScenario(scenario) {
+	fields := strings.Fields(scenario)
+	if len(fields) == 0 || !ValidScenario(fields[0]) {
 		return fmt.Errorf("unknown scenario %q (known: %s)", scenario, scenarioNames())
+	}
+	params := map[string]string{}
+	for _, f := range fields[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return fmt.Errorf("scenario %q: %q is not NAME=VALUE", scenario, f)
+		}
+		params[k] = v
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rules = slices.DeleteFunc(s.rules, func(r rule) bool { return r.match == match })
-	s.rules = append(s.rules, rule{match, scenario})
+	s.rules = append(s.rules, rule{match, fields[0], params})
 	return nil
 }
 
@@ -298,7 +313,7 @@ func (s *Server) scenario(mr agent.ModelRequest) (string, map[string]string) {
 	defer s.mu.Unlock()
 	for _, r := range slices.Backward(s.rules) {
 		if mr.SessionID != "" && strings.Contains(mr.SessionID, r.match) || cwd != "" && strings.Contains(cwd, r.match) || strings.Contains(first, r.match) {
-			return r.scenario, map[string]string{}
+			return r.scenario, maps.Clone(r.params)
 		}
 	}
 	return s.opts.Scenario, map[string]string{}
@@ -396,7 +411,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 // reports whether it did.
 func (s *Server) fault(w http.ResponseWriter, r *http.Request, name string, params map[string]string, session string, ex *exchange) bool {
 	switch name {
-	case "overloaded", "rate-limited", "usage-limit", "cut-stream", "garbage", "no-answer":
+	case "overloaded", "server-error", "rate-limited", "usage-limit", "cut-stream", "garbage", "no-answer":
 	default:
 		return false
 	}
@@ -408,6 +423,10 @@ func (s *Server) fault(w http.ResponseWriter, r *http.Request, name string, para
 		ex.Status = 529
 		w.Header().Set("x-should-retry", "true")
 		apiError(w, 529, "overloaded_error", "Overloaded")
+	case "server-error":
+		ex.Status = http.StatusInternalServerError
+		w.Header().Set("x-should-retry", "true")
+		apiError(w, http.StatusInternalServerError, "api_error", "Internal server error")
 	case "rate-limited":
 		after := "1"
 		if n, err := strconv.Atoi(params["after"]); err == nil && n >= 0 {

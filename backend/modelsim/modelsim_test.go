@@ -467,6 +467,12 @@ func TestFaultScenarios(t *testing.T) {
 			t.Errorf("%d %s", resp.StatusCode, kind)
 		}
 	})
+	t.Run("server-error", func(t *testing.T) {
+		resp := post(t, s, "/v1/messages", prompt("server-error"))
+		if kind, _ := apiErr(t, resp); resp.StatusCode != 500 || kind != "api_error" {
+			t.Errorf("%d %s", resp.StatusCode, kind)
+		}
+	})
 	t.Run("rate-limited", func(t *testing.T) {
 		resp := post(t, s, "/v1/messages", prompt("rate-limited after=7"))
 		if kind, _ := apiErr(t, resp); resp.StatusCode != 429 || kind != "rate_limit_error" || resp.Header.Get("retry-after") != "7" {
@@ -554,22 +560,31 @@ func TestScenarioRules(t *testing.T) {
 	if err := s.SetScenario(filepath.Base(dir), "usage-limit"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetScenario("x", "nope"); err == nil {
-		t.Error("an unknown scenario was accepted")
+	if err := s.SetScenario("sess-once", "rate-limited times=1 after=9"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"nope", "", "slow delay"} {
+		if err := s.SetScenario("x", bad); err == nil {
+			t.Errorf("the scenario %q was accepted", bad)
+		}
 	}
 	other := t.TempDir()
 	for _, tt := range []struct {
 		dir, prompt, session string
 		want                 int
+		after                string
 	}{
-		{other, "hello", "sess-rate-1", 429},
-		{other, "hello", "other", 529},
-		{dir, "hello", "other", 429},
-		{dir, "hello [[sim:scenario=happy]]", "sess-rate-2", 200},
+		{other, "hello", "sess-rate-1", 429, "1"},
+		{other, "hello", "other", 529, ""},
+		{dir, "hello", "other", 429, ""},
+		{dir, "hello [[sim:scenario=happy]]", "sess-rate-2", 200, ""},
+		// A rule's parameters: retry-after 9 s, only the first request.
+		{other, "hello", "sess-once", 429, "9"},
+		{other, "hello", "sess-once", 200, ""},
 	} {
 		resp := post(t, s, "/v1/messages", cliBody(tt.dir, tt.prompt, false), "X-Claude-Code-Session-Id", tt.session)
-		if resp.StatusCode != tt.want {
-			t.Errorf("%s %q %s: %d, want %d", tt.dir, tt.prompt, tt.session, resp.StatusCode, tt.want)
+		if resp.StatusCode != tt.want || resp.Header.Get("retry-after") != tt.after {
+			t.Errorf("%s %q %s: %d (retry-after %q), want %d (%q)", tt.dir, tt.prompt, tt.session, resp.StatusCode, resp.Header.Get("retry-after"), tt.want, tt.after)
 		}
 	}
 }

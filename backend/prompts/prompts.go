@@ -175,6 +175,47 @@ func Answer(text string) string {
 		"\n\nContinue the task with this answer and report completion as before."
 }
 
+// The reasons a session is told to go on after its turn stopped.
+const (
+	// StoppedMidTurn: the process stopped while the turn ran (Baton was
+	// stopped, killed or restarted, or the process died).
+	StoppedMidTurn = "Your session was stopped in the middle of your work (Baton or Claude Code stopped) and now goes on where it was."
+	// ModelBack: the model could not be reached for a while.
+	ModelBack = "The connection to the model was lost for a while and is back."
+)
+
+// goOnDone is how many of the calls a session made GoOn lists at most.
+const goOnDone = 40
+
+// GoOn is what a session whose turn stopped before it ended is sent so
+// that it goes on in the same session: why it stopped, what it already did
+// there (its tool calls in order, the last goOnDone), that none of it is to
+// be done again, and what to end with: a worker's completion report
+// (worker), else the answer the main session was asked for.
+func GoOn(why string, done []string, worker bool) string {
+	var b strings.Builder
+	b.WriteString(why)
+	if len(done) > 0 {
+		b.WriteString("\n\nWhat you already did in this session, in order:\n")
+		if len(done) > goOnDone {
+			fmt.Fprintf(&b, "- (%d earlier steps)\n", len(done)-goOnDone)
+			done = done[len(done)-goOnDone:]
+		}
+		for _, d := range done {
+			fmt.Fprintf(&b, "- %s\n", oneLine(d, 200))
+		}
+		b.WriteString("\nThese steps are done: do not do them again (a file you wrote or edited is already changed; read it if you need to see it). ")
+	} else {
+		b.WriteString("\n\n")
+	}
+	if worker {
+		b.WriteString("Continue the task exactly where you left off and finish with your completion report.")
+	} else {
+		b.WriteString("Continue where you left off and give the answer you were asked for.")
+	}
+	return b.String()
+}
+
 // Phase is the values a main-session phase adds: for aggregation the
 // outputs of the workers (by task id) of tasks, in their order; with
 // worktree isolation, aggregation and verification look at the run's

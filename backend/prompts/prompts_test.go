@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -151,6 +152,31 @@ func TestSummary(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// A session told to go on after its turn stopped hears why, what it did
+// already (the newest steps when there are many) and what to end with.
+func TestGoOnSaysWhatIsDone(t *testing.T) {
+	t.Parallel()
+	done := []string{"Write docs/a.md", "Edit store/store.go", "Bash go test ./..."}
+	w := GoOn(StoppedMidTurn, done, true)
+	for _, want := range []string{StoppedMidTurn, "- Write docs/a.md\n- Edit store/store.go\n- Bash go test ./...", "do not do them again", "completion report"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("the worker's message lacks %q:\n%s", want, w)
+		}
+	}
+	m := GoOn(ModelBack, nil, false)
+	if !strings.HasPrefix(m, ModelBack) || strings.Contains(m, "already did") || !strings.Contains(m, "give the answer you were asked for") {
+		t.Errorf("the main session's message:\n%s", m)
+	}
+	var many []string
+	for i := range 50 {
+		many = append(many, fmt.Sprintf("Read f%d.go", i))
+	}
+	l := GoOn(StoppedMidTurn, many, true)
+	if !strings.Contains(l, "(10 earlier steps)") || strings.Contains(l, "Read f9.go\n") || !strings.Contains(l, "Read f49.go") {
+		t.Errorf("a long list is not cut to its newest steps:\n%s", l)
 	}
 }
 

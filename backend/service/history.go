@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/view"
 )
@@ -34,15 +35,25 @@ var (
 	ErrNotFinished = engine.ErrNotFinished
 	// ErrInvalid: a history filter the store cannot use; the error says why.
 	ErrInvalid = store.ErrInvalid
-	// ErrNotDriven: the run has not finished, but no engine of this process
-	// drives it (another Baton left it waiting, or drives it); the error
-	// says how to take it up.
+	// ErrNotDriven: the run has not finished, but no process drives it
+	// (another Baton left it waiting); the error says how to take it up.
 	ErrNotDriven = errors.New("not driven here")
+	// ErrDriven: another process (Baton's window, a "baton run") drives the
+	// run; the error names it (a *DrivenError).
+	ErrDriven = engine.ErrDriven
 )
+
+// DrivenError is a run another process drives; Owner names it.
+type DrivenError = engine.DrivenError
 
 // TaskListError is a task list that cannot be confirmed; Problems names
 // each reason.
 type TaskListError = engine.TaskListError
+
+// OverridesError is a new run's overrides of its template (the permission
+// mode, the isolation, the timeouts…) that cannot be used; Problems names
+// each reason.
+type OverridesError = engine.OverridesError
 
 // History is what the faces do with stored runs: the history, the list of
 // runs that have not finished, a run's whole report and its export, and
@@ -64,6 +75,7 @@ type live interface {
 	Active() []string
 	Snapshot(ctx context.Context, runID string) (engine.Snapshot, error)
 	Reconnecting(runID string) *engine.Reconnecting
+	Owner() owner.Owner
 }
 
 // OpenHistory opens the history database alone (see OpenStore); Close
@@ -132,7 +144,44 @@ func (h *History) Active(ctx context.Context) ([]view.Run, error) {
 			runs[i].Reconnecting = view.ReconnectingOf(h.live.Reconnecting(runs[i].ID))
 		}
 	}
+	drivers, err := h.drivers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range runs {
+		runs[i].DrivenBy = drivers[runs[i].ID]
+	}
 	return runs, nil
+}
+
+// drivers are the processes that drive runs now, by run id: each run's
+// lock whose process still runs (this one's runs included, marked Self).
+func (h *History) drivers(ctx context.Context) (map[string]*view.Driver, error) {
+	locks, err := h.store.Locks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var me owner.Owner
+	if h.live != nil {
+		me = h.live.Owner()
+	}
+	out := make(map[string]*view.Driver, len(locks))
+	for id, l := range locks {
+		o := engine.OwnerOf(l)
+		if self := h.live != nil && o.Same(me); self || o.Alive() {
+			out[id] = view.DriverOf(o, self)
+		}
+	}
+	return out, nil
+}
+
+// drivenBy is the process that drives run runID now (nil: none).
+func (h *History) drivenBy(ctx context.Context, runID string) *view.Driver {
+	drivers, err := h.drivers(ctx)
+	if err != nil {
+		return nil
+	}
+	return drivers[runID]
 }
 
 // Run returns the stored run runID.
@@ -144,7 +193,9 @@ func (h *History) Run(ctx context.Context, runID string) (view.Run, error) {
 	if err != nil {
 		return view.Run{}, err
 	}
-	return view.RunOf(r), nil
+	v := view.RunOf(r)
+	v.DrivenBy = h.drivenBy(ctx, runID)
+	return v, nil
 }
 
 // Show returns everything stored about run runID, with its final report
@@ -155,7 +206,9 @@ func (h *History) Show(ctx context.Context, runID string) (view.Snapshot, error)
 	if err != nil {
 		return view.Snapshot{}, err
 	}
-	return view.SnapshotOf(snap), nil
+	v := view.SnapshotOf(snap)
+	v.Run.DrivenBy = h.drivenBy(ctx, runID)
+	return v, nil
 }
 
 // FinalReport returns the report stored when run runID finished (one built

@@ -35,8 +35,9 @@ func NewRuns(eng *engine.Engine, st *store.Store, host inbox.Sessions) *Runs {
 }
 
 // checked turns the engine's refusal to act on a run it does not drive
-// into an ErrNotDriven that says what to do: the run is listed among the
-// active runs (it has not finished) but another Baton left it or drives it.
+// into an error that says what to do: the run is listed among the active
+// runs (it has not finished), but another process drives it (ErrDriven,
+// naming it), or nobody does (ErrNotDriven: Resume takes it up).
 func (r *Runs) checked(ctx context.Context, runID string, err error) error {
 	if !errors.Is(err, ErrIllegalTransition) || slices.Contains(r.engine.Active(), runID) {
 		return err
@@ -45,8 +46,26 @@ func (r *Runs) checked(ctx context.Context, runID string, err error) error {
 	if serr != nil || view.Finished(run.Status) {
 		return err
 	}
-	return fmt.Errorf("run %s is %s and this Baton does not drive it; restart Baton to take it up, or continue it with baton run --resume %s: %w",
+	if d := r.drivenBy(ctx, runID); d != nil && !d.Self {
+		return fmt.Errorf("run %s is driven by %s; act on it there: %w", runID, d.Text, ErrDriven)
+	}
+	return fmt.Errorf("run %s is %s and no Baton drives it now; Resume takes it up here, or continue it with baton run --resume %s: %w",
 		runID, view.StatusLabel(run.Status), runID, ErrNotDriven)
+}
+
+// takeUp makes this process drive run runID when it has not finished and no
+// loop here drives it (another process left it paused or interrupted, or
+// died): the run's lock, then its sessions. A run another live process
+// drives is an ErrDriven naming that process.
+func (r *Runs) takeUp(ctx context.Context, runID string) error {
+	if slices.Contains(r.engine.Active(), runID) {
+		return nil
+	}
+	run, err := r.store.Run(ctx, runID)
+	if err != nil || view.Finished(run.Status) {
+		return nil // the action says why
+	}
+	return r.engine.RestoreRun(ctx, runID)
 }
 
 // Busy reports whether the engine drives a run now: closing the window
@@ -60,6 +79,14 @@ func (r *Runs) Create(ctx context.Context, req view.CreateRequest) (view.Run, er
 		return view.Run{}, err
 	}
 	return view.RunOf(run), nil
+}
+
+// Check checks a new run as Create would, without storing it and before
+// any session host is contacted: the template, its variables, the
+// overrides (the permission mode among them), the folder and its
+// isolation, and that the history database can be written.
+func (r *Runs) Check(ctx context.Context, req view.CreateRequest) error {
+	return r.engine.Check(ctx, view.EngineRequest(req))
 }
 
 // Start starts the analysis of a created run.
@@ -90,7 +117,9 @@ func (r *Runs) Snapshot(ctx context.Context, runID string) (view.Snapshot, error
 	if err != nil {
 		return view.Snapshot{}, err
 	}
-	return view.SnapshotOf(snap), nil
+	v := view.SnapshotOf(snap)
+	v.Run.DrivenBy = r.drivenBy(ctx, runID)
+	return v, nil
 }
 
 // Wait blocks until the run has finished or ctx ends, and returns it.
@@ -177,19 +206,36 @@ func (r *Runs) TaskListProblems(ctx context.Context, runID string) ([]string, er
 	return nil, nil
 }
 
-// Pause stops starting new workers; running ones go on.
+// Pause stops starting new workers; running ones go on. A run that no
+// process drives any more (its process died) is taken up first.
 func (r *Runs) Pause(ctx context.Context, runID string) error {
+	if err := r.takeUp(ctx, runID); err != nil {
+		return err
+	}
 	return r.checked(ctx, runID, r.engine.Pause(ctx, runID))
 }
 
-// Resume continues a paused or interrupted run.
+// Resume continues a paused or interrupted run, taking it up first when
+// another process left it (a "baton run" that ended, Baton's window that
+// quit); a run another live process drives is refused with its name.
 func (r *Runs) Resume(ctx context.Context, runID string) error {
+	if err := r.takeUp(ctx, runID); err != nil {
+		return err
+	}
 	return r.checked(ctx, runID, r.engine.Resume(ctx, runID))
 }
 
-// Cancel stops the run and its workers.
+// Cancel stops the run and its workers, taking it up first like Resume.
 func (r *Runs) Cancel(ctx context.Context, runID string) error {
+	if err := r.takeUp(ctx, runID); err != nil {
+		return err
+	}
 	return r.checked(ctx, runID, r.engine.Cancel(ctx, runID))
+}
+
+// drivenBy is the process that drives run runID now (nil: none).
+func (r *Runs) drivenBy(ctx context.Context, runID string) *view.Driver {
+	return r.History.drivenBy(ctx, runID)
 }
 
 // The actions on one worker.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/store"
+	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/view"
 )
 
@@ -36,11 +39,29 @@ func openRuns(t *testing.T) *Services {
 	return s
 }
 
-// storedRun writes a run no engine drives, created at minute m.
+// storedRun writes a run no engine drives, created at minute m, with the
+// documentation template (so that an engine can take it up).
 func storedRun(t *testing.T, st *store.Store, id, status string, m int) {
 	t.Helper()
+	tm, err := template.New(t.TempDir(), template.Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := tm.Get("documentation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tj, err := json.Marshal(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := store.Run{ID: id, TemplateID: "documentation", TemplateName: "Documentation", Cwd: t.TempDir(), Request: "Document " + id,
-		Status: status, CreatedAt: time.Date(2026, 3, 1, 10, m, 0, 0, time.UTC)}
+		Status: status, CreatedAt: time.Date(2026, 3, 1, 10, m, 0, 0, time.UTC), Template: tj}
+	if status == view.RunPaused || status == view.RunInterrupted {
+		// Where the engine keeps the status a held run returns to.
+		r.ResumeStatus = view.RunConfirming
+		r.State = json.RawMessage(`{"resume":"confirming"}`)
+	}
 	if err := st.CreateRun(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -241,13 +262,11 @@ func TestActionsOnARunThisEngineDoesNotDrive(t *testing.T) {
 	storedRun(t, s.store, "orch_completed1", view.RunCompleted, 2)
 	for name, call := range map[string]func(id string) error{
 		"confirm": func(id string) error { return s.Runs.Confirm(ctx, id, view.Modifications{}) },
-		"cancel":  func(id string) error { return s.Runs.Cancel(ctx, id) },
-		"pause":   func(id string) error { return s.Runs.Pause(ctx, id) },
-		"resume":  func(id string) error { return s.Runs.Resume(ctx, id) },
 		"review":  func(id string) error { return s.Runs.Review(ctx, id, "task_001", true, "") },
 	} {
 		err := call("orch_confirming")
-		if !errors.Is(err, ErrNotDriven) || !strings.Contains(err.Error(), "baton run --resume orch_confirming") {
+		if !errors.Is(err, ErrNotDriven) || !strings.Contains(err.Error(), "Resume takes it up here") ||
+			!strings.Contains(err.Error(), "baton run --resume orch_confirming") {
 			t.Errorf("%s of a run not driven here: %v", name, err)
 		}
 		if err := call("orch_completed1"); !errors.Is(err, ErrIllegalTransition) || errors.Is(err, ErrNotDriven) {
@@ -256,5 +275,77 @@ func TestActionsOnARunThisEngineDoesNotDrive(t *testing.T) {
 	}
 	if run, _ := s.store.Run(ctx, "orch_confirming"); run.Status != view.RunConfirming {
 		t.Errorf("the refused calls changed the run: %s", run.Status)
+	}
+}
+
+// One list of active runs with who drives each: a run that another live
+// process (a "baton run") drives is listed with it, and this window's
+// Resume and Cancel are refused naming it; once that process is gone, the
+// same Resume takes the run up here (its lock now names this process) and
+// Cancel cancels a run nobody drives, taking it up first.
+func TestRunsOfOtherProcesses(t *testing.T) {
+	s := openRuns(t)
+	ctx := context.Background()
+	storedRun(t, s.store, "orch_paused0001", view.RunPaused, 1)
+	storedRun(t, s.store, "orch_interrupt1", view.RunInterrupted, 2)
+	me := s.engine.Owner()
+	terminal := store.Lock{RunID: "orch_paused0001", PID: os.Getppid(), Face: owner.Terminal, Machine: me.Machine} // alive: it runs the test
+	if err := s.store.TakeLock(ctx, terminal, func(store.Lock) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	byID := func() map[string]view.Run {
+		runs, err := s.Runs.Active(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]view.Run{}
+		for _, r := range runs {
+			out[r.ID] = r
+		}
+		return out
+	}
+	runs := byID()
+	if d := runs["orch_paused0001"].DrivenBy; d == nil || d.Self || d.Face != owner.Terminal || d.Text != fmt.Sprintf("baton run (process %d)", os.Getppid()) {
+		t.Fatalf("the run the terminal drives: %+v", d)
+	}
+	if d := runs["orch_interrupt1"].DrivenBy; d != nil {
+		t.Fatalf("a run nobody drives: %+v", d)
+	}
+	for name, call := range map[string]func(string) error{
+		"resume": func(id string) error { return s.Runs.Resume(ctx, id) },
+		"cancel": func(id string) error { return s.Runs.Cancel(ctx, id) },
+	} {
+		if err := call("orch_paused0001"); !errors.Is(err, ErrDriven) || !strings.Contains(err.Error(), "driven by baton run (process ") {
+			t.Errorf("%s of a run the terminal drives: %v", name, err)
+		}
+	}
+	if run, _ := s.store.Run(ctx, "orch_paused0001"); run.Status != view.RunPaused {
+		t.Fatalf("the refused calls changed the run: %s", run.Status)
+	}
+
+	// The terminal's process is gone (its lock stays behind).
+	gone := terminal
+	gone.PID = 1 << 22
+	if err := s.store.TakeLock(ctx, gone, func(store.Lock) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	if d := byID()["orch_paused0001"].DrivenBy; d != nil {
+		t.Fatalf("a run whose process is gone: %+v", d)
+	}
+	if err := s.Runs.Resume(ctx, "orch_paused0001"); err != nil {
+		t.Fatal(err)
+	}
+	if r := byID()["orch_paused0001"]; r.Status != view.RunConfirming || r.DrivenBy == nil || !r.DrivenBy.Self || r.DrivenBy.PID != os.Getpid() {
+		t.Fatalf("after Resume here: %s, %+v", r.Status, r.DrivenBy)
+	}
+	if err := s.Runs.Cancel(ctx, "orch_interrupt1"); err != nil {
+		t.Fatal(err)
+	}
+	if run, _ := s.Runs.Wait(ctx, "orch_interrupt1"); run.Status != view.RunCancelled {
+		t.Fatalf("a run nobody drove, cancelled: %s", run.Status)
+	}
+	locks, _ := s.store.Locks(ctx)
+	if _, held := locks["orch_interrupt1"]; held {
+		t.Error("the cancelled run is still locked")
 	}
 }

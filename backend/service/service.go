@@ -26,6 +26,7 @@ import (
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/notify"
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -155,8 +156,15 @@ func Open(o Options) (*Services, error) {
 	if err != nil {
 		return fail(&OpenError{StageConfigDir, err})
 	}
+	face := owner.Terminal
+	switch {
+	case o.Desktop:
+		face = owner.Window
+	case o.Inbox:
+		face = owner.Serve
+	}
 	s.engine, err = engine.New(engine.Options{Store: s.store, Host: s.Hosts, Templates: s.Templates, Logger: log,
-		WorktreeRoot:         wtRoot,
+		WorktreeRoot: wtRoot, Owner: owner.Self(face),
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
 		AutoResumeAfterLimit: func() bool { return s.Settings.Get().AutoResumeAfterLimit }})
@@ -202,6 +210,11 @@ func (s *Services) openInbox() {
 		if p, ok := payload.(engine.Payload); ok {
 			s.Inbox.Emit(name, p)
 		}
+	})
+	// Runs another process changes (a "baton run" in a terminal) reach the
+	// window's list too.
+	s.wg.Go(func() {
+		watchRuns(s.ctx, s.store, runsWatchEvery, s.engine.Active, func() { s.Events.Emit(EventRunsChanged, nil) }, s.log)
 	})
 }
 

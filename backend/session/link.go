@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrNoSession is what a Host wraps when a session id is unknown to it.
@@ -36,6 +37,17 @@ type LinkState struct {
 	Up bool
 	// Reason says why it is lost.
 	Reason string
+	// Model: what is lost is the model the host's sessions talk to (the
+	// Claude Code CLI cannot reach the API), not the host: its calls still
+	// work, and its sessions wait for the model.
+	Model bool
+	// Since is when the loss began, which may be before the last time the
+	// link was up (the model answered nothing in between); zero: now.
+	Since time.Time
 	// Changed is closed at the next change (nil: it never changes).
 	Changed <-chan struct{}
 }
+
+// Refuses reports whether the host's calls fail now (its connection is
+// lost; a model that cannot be reached leaves them working).
+func (s LinkState) Refuses() bool { return !s.Up && !s.Model }

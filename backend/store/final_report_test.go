@@ -110,7 +110,7 @@ func TestFinalReportMigrationUpgradesAnOlderDatabase(t *testing.T) {
 	if _, err := s.db.Exec(`DROP TABLE final_reports; ALTER TABLE runs DROP COLUMN limits;
 		ALTER TABLE workers DROP COLUMN model; ALTER TABLE runs DROP COLUMN issues;
 		ALTER TABLE runs DROP COLUMN host; ALTER TABLE workers DROP COLUMN missing_outputs;
-		ALTER TABLE workers DROP COLUMN out_of_scope; DROP TABLE check_results;
+		ALTER TABLE workers DROP COLUMN out_of_scope; DROP TABLE check_results; DROP TABLE run_locks;
 		DELETE FROM schema_version WHERE version >= 3`); err != nil {
 		t.Fatal(err)
 	}

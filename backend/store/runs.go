@@ -301,6 +301,9 @@ func (s *Store) updateRun(ctx context.Context, tx *sql.Tx, r *Run, now time.Time
 	if n, _ := res.RowsAffected(); n != 1 {
 		return fmt.Errorf("update run: run %w", ErrNotFound)
 	}
+	if Finished(r.Status) {
+		return dropLock(ctx, tx, r.ID) // nobody drives a finished run
+	}
 	return nil
 }
 
@@ -460,6 +463,17 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		}
 		wait = min(wait*2, time.Second)
 	}
+}
+
+// Writable reports whether a change can be written now: one attempt to
+// take the write lock within SQLite's busy timeout, without the retries a
+// change gets. A database another program holds locked is an ErrBusy.
+func (s *Store) Writable(ctx context.Context) error {
+	err := s.tx1(ctx, func(*sql.Tx) error { return nil })
+	if isBusy(err) {
+		return fmt.Errorf("%w (it stayed busy for %s): %w", ErrBusy, s.busyTimeout, err)
+	}
+	return err
 }
 
 func (s *Store) tx1(ctx context.Context, fn func(*sql.Tx) error) error {

@@ -36,6 +36,8 @@ var (
 	// ErrNoReport: the run exists but has no final report (it has not
 	// finished, or it finished before Baton stored final reports).
 	ErrNoReport = errors.New("no final report")
+	// ErrBusy: another program holds the database's write lock.
+	ErrBusy = errors.New("the history database is locked by another program")
 )
 
 // Store is an open database. It is safe for concurrent use.

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -47,7 +48,16 @@ type Cursor struct {
 	lastRead  time.Time     // when the session was last read (wall clock)
 	more      bool          // the last read returned a part: more entries wait
 	limit     *limits.Limit // a limit an entry since the prompt reported
-	running   []runningCall // tool calls without a result yet, oldest first
+	// retry is the CLI's last retry since the prompt; retrying: it has not
+	// ended yet (no answer, no result after it).
+	retry    *limits.Retry
+	retrying bool
+	outage   *limits.Outage // the turn ended because the model was unreachable
+	answered bool           // the model answered since the prompt
+	cut      bool           // the turn since the prompt was cut off
+	// resultError is the error a result since the prompt ended with.
+	resultError string
+	running     []runningCall // tool calls without a result yet, oldest first
 }
 
 // runningCall is a tool call whose result has not come yet.
@@ -85,6 +95,8 @@ func (c *Cursor) Reset(at session.Cursor) {
 	c.entries, c.assistant, c.result = nil, false, false
 	c.replayTo = 0
 	c.limit = nil
+	c.retry, c.retrying, c.outage = nil, false, nil
+	c.answered, c.resultError, c.cut = false, "", false
 }
 
 // Replay reads again from the prompt (after a restore), so the answer can
@@ -127,8 +139,69 @@ func (c *Cursor) Replied() bool { return c.assistant || c.result }
 // Assistant reports whether an assistant entry arrived since the prompt.
 func (c *Cursor) Assistant() bool { return c.assistant }
 
-// Limit is the limit an entry since the prompt reported, if any.
-func (c *Cursor) Limit() *limits.Limit { return c.limit }
+// Limit is the limit an entry since the prompt reported, if any. When the
+// CLI retried before it gave up, the wait starts with its last delay
+// (limits.Limit.WithRetry).
+func (c *Cursor) Limit() *limits.Limit {
+	if c.limit == nil {
+		return nil
+	}
+	l := c.limit.WithRetry(c.retry)
+	return &l
+}
+
+// Retrying is the retry of a request to the model the CLI waits for now
+// (nil: none).
+func (c *Cursor) Retrying() *limits.Retry {
+	if !c.retrying {
+		return nil
+	}
+	return c.retry
+}
+
+// Outage is why the turn since the prompt ended without reaching the model
+// (nil: it did not).
+func (c *Cursor) Outage() *limits.Outage { return c.outage }
+
+// take notes what a digest says about the model's answers.
+func (c *Cursor) take(d Digest) {
+	c.entries = append(c.entries, d.Entries...)
+	c.assistant = c.assistant || d.Assistant
+	c.result = c.result || d.Result
+	c.limit = cmp.Or(d.Limit, c.limit)
+	if d.Retry != nil {
+		c.retry = d.Retry
+	}
+	switch {
+	case d.Retrying:
+		c.retrying = true
+	case d.Assistant || d.Result:
+		c.retrying = false
+	}
+	c.outage = cmp.Or(d.Outage, c.outage)
+	c.answered = c.answered || d.Answered
+	c.cut = c.cut || d.Cut
+	c.resultError = cmp.Or(d.ResultError, c.resultError)
+}
+
+// Cut reports whether the turn since the prompt was cut off before it
+// ended by itself (its process exited, or Baton stopped while it ran).
+func (c *Cursor) Cut() bool { return c.cut }
+
+// Answered reports whether the model answered since the prompt (an API
+// error the CLI wrote in its place is no answer).
+func (c *Cursor) Answered() bool { return c.answered }
+
+// Failed is the error the turn since the prompt ended with when the model
+// never answered in it: the CLI's own sentence (it refused to run, the API
+// refused the request), "" otherwise. A limit and an outage are waits, not
+// failures (Limit, Outage).
+func (c *Cursor) Failed() string {
+	if c.answered || c.limit != nil || c.outage != nil {
+		return ""
+	}
+	return c.resultError
+}
 
 // Failures counts the reads that failed in a row.
 func (c *Cursor) Failures() int { return c.failures }

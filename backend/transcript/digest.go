@@ -37,6 +37,9 @@ type rawEntry struct {
 	// TotalCostUSDState is the cost so far of a cost-state line, Claude
 	// Code's on-disk transcript's record of cost (it has no result lines).
 	TotalCostUSDState float64 `json:"totalCostUSD"`
+	// BatonCut marks the result the Claude Code host writes for a turn
+	// that no result ended (its process exited, or Baton stopped).
+	BatonCut bool `json:"baton_cut"`
 }
 
 // usageJSON is the usage of a message or of a turn, as the Messages API
@@ -187,6 +190,24 @@ type Digest struct {
 	ResultError   string
 	// Limit is the last limit an entry reported.
 	Limit *limits.Limit
+	// Retry is the last retry of a request to the model the CLI reported
+	// (system/api_retry); Retrying says that nothing after it showed the
+	// retry ended (an answer of the model, the turn's result).
+	Retry    *limits.Retry
+	Retrying bool
+	// Answered: the model answered (an assistant entry that is not an API
+	// error the CLI made up).
+	Answered bool
+	// Outage is the turn's end because the model could not be reached.
+	Outage *limits.Outage
+	// Activity: an entry of any kind arrived (a retry included).
+	Activity bool
+	// Made are the tool calls made, one line each ("Write docs/a.md",
+	// "Bash go test ./..."), in order.
+	Made []string
+	// Cut: the turn was cut off (its process exited or Baton stopped)
+	// before it ended by itself.
+	Cut bool
 	// Calls are the tool calls made, in order; Done are the ids of the
 	// calls whose results came (Cursor.Running follows them).
 	Calls []ToolCall
@@ -207,6 +228,14 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 	var d Digest
 	for _, r := range raw {
 		r = session.CanonicalEntry(r)
+		d.Activity = true
+		if rt, ok := limits.DetectRetry(r); ok {
+			d.Retry, d.Retrying = &rt, true
+			continue
+		}
+		if o, ok := limits.DetectOutage(r); ok {
+			d.Outage = &o
+		}
 		var e protocol.Entry
 		if err := json.Unmarshal(r, &e); err != nil {
 			continue
@@ -227,7 +256,10 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 			if e.IsSidechain {
 				continue
 			}
-			d.Assistant = true
+			// The model answered, or the CLI gave up and wrote the API's
+			// error in its place: either way the retries are over.
+			d.Assistant, d.Retrying = true, false
+			d.Answered = d.Answered || !apiError(r)
 			if re.Message != nil && re.Message.Usage != nil {
 				n, usd := pricedAdd(book, re.Message.ID, re.Message.Model, *re.Message.Usage)
 				d.addTokens(n)
@@ -243,6 +275,7 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				}
 				countTool(&d.Tools, b.Name)
 				d.LastAction = session.ToolSummary(b.Name, b.Input, session.ToolCard)
+				d.Made = append(d.Made, session.ToolSummary(b.Name, b.Input, session.ToolLine))
 				if b.ID != "" {
 					d.Calls = append(d.Calls, ToolCall{ID: b.ID, Name: b.Name, Input: toolInputGist(b.Name, b.Input)})
 				}
@@ -260,7 +293,8 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 				}
 			}
 		case "result":
-			d.Result = true
+			d.Result, d.Retrying = true, false
+			d.Cut = d.Cut || re.BatonCut
 			d.Settled, d.OpenPricedUSD = true, 0
 			d.CostUSD += book.turnCost(re)
 			d.addTokens(book.result(re.Usage))
@@ -276,6 +310,17 @@ func digest(raw []json.RawMessage, book *usageBook) Digest {
 		}
 	}
 	return d
+}
+
+// apiError reports whether an assistant entry is an API error the CLI
+// wrote in the model's place (is_api_error_message).
+func apiError(raw json.RawMessage) bool {
+	var e struct {
+		IsAPIError  bool `json:"is_api_error_message"`
+		IsAPIError2 bool `json:"isApiErrorMessage"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	return e.IsAPIError || e.IsAPIError2
 }
 
 // toolInputGist is the main argument of a tool call as a transcript line

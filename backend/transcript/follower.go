@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"sync"
@@ -160,6 +159,7 @@ func (f *Follower) Absorb(ctx context.Context, id session.ID, c *Cursor) (Digest
 	if batch.Reset {
 		// The transcript was rewritten: start again after the prompt.
 		c.entries, c.assistant, c.result = nil, false, false
+		c.retry, c.retrying, c.outage, c.answered, c.resultError, c.cut = nil, false, nil, false, "", false
 		c.running = nil
 		skip := c.Prompt.Index
 		if skip > len(raw) {
@@ -184,17 +184,11 @@ func (f *Follower) Absorb(ctx context.Context, id session.ID, c *Cursor) (Digest
 		// result do not count them again.
 		rd := digest(replayed, c.usageSeen())
 		c.calls(rd, f.now())
-		c.entries = append(c.entries, rd.Entries...)
-		c.assistant = c.assistant || rd.Assistant
-		c.result = c.result || rd.Result
-		c.limit = cmp.Or(rd.Limit, c.limit)
+		c.take(rd)
 	}
 	d := digest(counted, c.usageSeen())
 	c.calls(d, f.now())
-	c.entries = append(c.entries, d.Entries...)
-	c.assistant = c.assistant || d.Assistant
-	c.result = c.result || d.Result
-	c.limit = cmp.Or(d.Limit, c.limit)
+	c.take(d)
 	c.count(d)
 	c.At = batch.Next
 	if len(batch.Entries) > 0 {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -25,7 +26,10 @@ import (
 type Run struct {
 	// Reconnecting is set while the run waits for its lost session host
 	// (filled in by the bindings from the engine, not stored).
-	Reconnecting *Reconnecting  `json:"reconnecting,omitempty"`
+	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
+	// DrivenBy is the process that drives the run now (nil: none; a run
+	// that has not finished then waits for Resume or Cancel).
+	DrivenBy     *Driver        `json:"drivenBy,omitempty"`
 	ID           string         `json:"id"`
 	TemplateID   string         `json:"templateId"`
 	TemplateName string         `json:"templateName"`
@@ -111,6 +115,24 @@ type Move struct {
 	Message   string   `json:"message"`
 }
 
+// Driver is the process that drives a run: one at a time, Baton's window
+// or a "baton run" in a terminal.
+type Driver struct {
+	PID     int    `json:"pid"`
+	Face    string `json:"face,omitempty"` // "window", "terminal"
+	Machine string `json:"machine,omitempty"`
+	// Self: the process that shows the run drives it.
+	Self bool `json:"self"`
+	// Text names it for a person: "baton run (process 4121)".
+	Text string `json:"text"`
+}
+
+// DriverOf is the view of the process o that drives a run; self says
+// whether it is the process that shows it.
+func DriverOf(o owner.Owner, self bool) *Driver {
+	return &Driver{PID: o.PID, Face: o.Face, Machine: o.Machine, Self: self, Text: o.String()}
+}
+
 // RunLimits is what a run shows about the limits it waits for and its
 // budget (issue 17).
 type RunLimits struct {
@@ -136,11 +158,13 @@ type RunLimits struct {
 	CostSimulated bool `json:"costSimulated,omitempty"`
 }
 
-// Reconnecting describes a run that waits for its lost session host.
+// Reconnecting describes a run that waits for its lost session host, or
+// (Model) for the model its sessions talk to.
 type Reconnecting struct {
 	Since  time.Time `json:"since"`
 	Until  time.Time `json:"until"`
 	Reason string    `json:"reason,omitempty"`
+	Model  bool      `json:"model,omitempty"`
 }
 
 // Task is one task of a run's plan.

@@ -10,6 +10,7 @@ export type EventName =
   | 'template:deleted'
   | 'inbox:changed'
   | 'run:open'
+  | 'runs:changed'
   | 'inbox:open'
   | RunEventName;
 
@@ -39,6 +40,7 @@ export const runEventNames = [
   'orchestrator:budgetWarning',
   'orchestrator:budgetReached',
   'orchestrator:budgetRaised',
+  'orchestrator:modelRetry',
   'worker:spawned',
   'worker:started',
   'worker:progress',

@@ -423,6 +423,26 @@ export namespace view {
 		    return a;
 		}
 	}
+	export class Driver {
+	    pid: number;
+	    face?: string;
+	    machine?: string;
+	    self: boolean;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Driver(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.pid = source["pid"];
+	        this.face = source["face"];
+	        this.machine = source["machine"];
+	        this.self = source["self"];
+	        this.text = source["text"];
+	    }
+	}
 	export class FileChange {
 	    path: string;
 	    added: number;
@@ -811,6 +831,7 @@ export namespace view {
 	    // Go type: time
 	    until: any;
 	    reason?: string;
+	    model?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Reconnecting(source);
@@ -821,6 +842,7 @@ export namespace view {
 	        this.since = this.convertValues(source["since"], null);
 	        this.until = this.convertValues(source["until"], null);
 	        this.reason = source["reason"];
+	        this.model = source["model"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -843,6 +865,7 @@ export namespace view {
 	}
 	export class Run {
 	    reconnecting?: Reconnecting;
+	    drivenBy?: Driver;
 	    id: string;
 	    templateId: string;
 	    templateName: string;
@@ -881,6 +904,7 @@ export namespace view {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.reconnecting = this.convertValues(source["reconnecting"], Reconnecting);
+	        this.drivenBy = this.convertValues(source["drivenBy"], Driver);
 	        this.id = source["id"];
 	        this.templateId = source["templateId"];
 	        this.templateName = source["templateName"];

@@ -68,4 +68,17 @@ describe('createActiveRuns', () => {
     await loading;
     expect(get(store)).toEqual({ loading: true, runs: [] });
   });
+
+  it('reloads when another process changed the runs (runs:changed) and cancels a run', async () => {
+    answer('ActiveRuns', () => Promise.resolve([run()]));
+    answer('CancelRun', () => Promise.resolve());
+    const store = createActiveRuns(10);
+    await store.load();
+    const off = store.listen();
+    emit('runs:changed');
+    await waitFor(() => expect(count('ActiveRuns')).toBe(2));
+    await store.cancel('r1');
+    expect(calls.map((c) => c.name).slice(-2)).toEqual(['CancelRun', 'ActiveRuns']);
+    off();
+  });
 });

@@ -1,7 +1,9 @@
-// The dashboard's list: the runs the engine drives right now.
+// The dashboard's list: every run that has not finished, whichever process
+// drives it (this window, a "baton run" in a terminal, or none).
 import { writable, type Readable } from 'svelte/store';
 import { api, type Run } from '../api';
 import { debounce } from '../debounce';
+import { on } from '../events';
 import { isProgress, onRunEvents } from './runEvents';
 
 export type ActiveRunsState = { loading: boolean; runs: Run[]; error?: Error };
@@ -12,10 +14,14 @@ export type ActiveRunsStore = Readable<ActiveRunsState> & {
   listen: () => () => void;
   pause: (id: string) => Promise<void>;
   resume: (id: string) => Promise<void>;
+  cancel: (id: string) => Promise<void>;
   reset: () => void;
 };
 
-/** The runs the engine drives, for the dashboard; kept fresh by the engine's events. */
+/**
+ * The runs that have not finished, for the dashboard; kept fresh by the
+ * engine's events and by runs:changed (what other processes changed).
+ */
 export function createActiveRuns(refreshMs = 300): ActiveRunsStore {
   const state = writable<ActiveRunsState>({ loading: true, runs: [] });
   let seq = 0;
@@ -48,7 +54,9 @@ export function createActiveRuns(refreshMs = 300): ActiveRunsStore {
       state.set({ loading: true, runs: [] });
     },
     resume: (id) => act(() => api.runs.resume(id)),
+    cancel: (id) => act(() => api.runs.cancel(id)),
     listen() {
+      const offOthers = on('runs:changed', () => refresh());
       const off = onRunEvents((name, p) => {
         if (isProgress(name) && p.run) {
           const run = p.run;
@@ -59,6 +67,7 @@ export function createActiveRuns(refreshMs = 300): ActiveRunsStore {
       });
       return () => {
         off();
+        offOthers();
         refresh.cancel();
       };
     },

@@ -15,6 +15,7 @@ import {
   type WorkerAction,
 } from '../api';
 import { debounce } from '../debounce';
+import { on } from '../events';
 import { isProgress, onRunEvents, type RunEvent } from './runEvents';
 
 /** Replaces the workers in `list` that `updates` name (by task id), adding new ones. */
@@ -155,9 +156,12 @@ export function createRunStore(runId: string, refreshMs = 200, promptPollMs = 20
     load,
     listen() {
       const off = onRunEvents(apply);
+      // A run another process drives sends no events here: runs:changed says it changed.
+      const offOthers = on('runs:changed', () => refresh());
       const timer = setInterval(() => void pollMain(), promptPollMs);
       return () => {
         off();
+        offOthers();
         clearInterval(timer);
         refresh.cancel();
       };

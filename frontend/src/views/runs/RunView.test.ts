@@ -214,3 +214,35 @@ describe('RunView when the host goes away', () => {
     await waitFor(() => expect(calls.filter((x) => x.name === 'ResumeRun').at(-1)?.args).toEqual(['r1']));
   });
 });
+
+describe('RunView of a run another process drives', () => {
+  it('names the process, offers no actions, follows runs:changed, and offers Resume once nobody drives it', async () => {
+    const drivenBy = { pid: 4121, face: 'terminal', self: false, text: 'baton run (process 4121)' };
+    answer('RunSnapshot', () => Promise.resolve(snapshot({ run: run({ drivenBy }) })));
+    render(RunView, { runId: 'r1' });
+    await waitFor(() => expect(screen.getByTestId('driven-by').textContent).toContain('Driven by baton run (process 4121).'));
+    expect(screen.queryByRole('button', { name: 'Pause' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Cancel run' })).toBeNull();
+
+    // Ctrl-C in the terminal: the run is paused and let go of; no engine event reaches this window.
+    answer('RunSnapshot', () => Promise.resolve(snapshot({ run: run({ status: 'paused', resumeStatus: 'running' }) })));
+    emit('runs:changed');
+    await waitFor(() => expect(screen.getByTestId('run-status').textContent).toBe('Paused'));
+    expect(screen.queryByTestId('driven-by')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Resume' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Cancel run' })).toBeTruthy();
+  });
+
+  it('says when the main session waits for the model, and when the model cannot be reached', async () => {
+    const message = 'the main session is waiting for the model (rate limited), attempt 2 of 10';
+    answer('RunSnapshot', () => Promise.resolve(snapshot({ run: run({ status: 'analyzing', message }) })));
+    render(RunView, { runId: 'r1' });
+    await waitFor(() => expect(screen.getByTestId('model-wait').textContent).toContain('waiting for the model (rate limited), attempt 2 of 10'));
+
+    const rc = { since: '2026-11-24T10:00:00Z', until: '2026-11-24T10:02:00Z', reason: 'connection refused', model: true };
+    answer('RunSnapshot', () => Promise.resolve({ ...snapshot(), reconnecting: rc }));
+    emit('orchestrator:statusChanged', { runId: 'r1', status: 'running' });
+    await waitFor(() => expect(screen.getByTestId('run-status').textContent).toBe('Reconnecting to the model'));
+    expect(screen.getByTestId('reconnecting').textContent).toContain('Reconnecting to the model;');
+  });
+});

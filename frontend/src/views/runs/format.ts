@@ -98,11 +98,23 @@ export function currentStep(run: Run): { index: number; stopped: boolean } {
   return { index: stepOfPhase[run.phase] ?? 0, stopped: true };
 }
 
-/** The note of a run waiting for its lost session host. */
-export function reconnectingTitle(rc: { until: string; reason?: string }): string {
+/** The note of a run waiting for its lost session host, or for the model its CLI cannot reach (model). */
+export function reconnectingTitle(rc: { until: string; reason?: string; model?: boolean }): string {
   const until = new Date(rc.until);
   const at = Number.isNaN(until.getTime()) ? '' : ` at ${until.toLocaleTimeString()}`;
-  return `Reconnecting to the session host; the run stops as interrupted${at} unless it comes back.${rc.reason ? ` ${rc.reason}` : ''}`;
+  const what = rc.model ? 'the model' : 'the session host';
+  return `Reconnecting to ${what}; the run stops as interrupted${at} unless it comes back.${rc.reason ? ` ${rc.reason}` : ''}`;
+}
+
+/** The badge of a run waiting for its lost session host or model. */
+export function reconnectingLabel(rc: { model?: boolean }): string {
+  return rc.model ? 'Reconnecting to the model' : 'Reconnecting';
+}
+
+/** The main session's wait for the model its CLI retries ("waiting for the model (rate limited), attempt 2 of 10"), from the run's message. */
+export function modelWait(message?: string): string | undefined {
+  const prefix = 'the main session is waiting for the model';
+  return message?.startsWith(prefix) ? message : undefined;
 }
 
 export function elapsed(from?: string, to?: string | number): string {
