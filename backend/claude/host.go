@@ -229,6 +229,11 @@ func (h *Host) callIdempotent(ctx context.Context, fn string, out any, args ...a
 }
 
 func (h *Host) mapErr(err error) error {
+	if errors.Is(err, chrome.ErrConnectionLost) {
+		// The browser went away: the host is lost (session.ErrHostLost),
+		// whether or not the link has noticed yet.
+		return fmt.Errorf("%w: %w", session.ErrHostLost, err)
+	}
 	var js *chrome.JSError
 	if errors.As(err, &js) {
 		switch {

@@ -2,11 +2,14 @@ package claude
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/simulator"
 )
 
@@ -71,5 +74,18 @@ func TestLinkNoticesADeadBrowserAtOnce(t *testing.T) {
 	}
 	if down := h.Link(); down.Up || down.Reason == "" {
 		t.Fatalf("link after the browser died = %+v", down)
+	}
+}
+
+// A call cut by a lost browser says the host is lost, even before the link
+// noticed, so the engine waits for the host instead of ending the run in
+// error; it still says what was lost.
+func TestLostBrowserIsALostHost(t *testing.T) {
+	err := (&Host{}).mapErr(fmt.Errorf("read x: %w: EOF", chrome.ErrConnectionLost))
+	if !errors.Is(err, session.ErrHostLost) || !errors.Is(err, chrome.ErrConnectionLost) {
+		t.Fatalf("mapErr = %v", err)
+	}
+	if other := (&Host{}).mapErr(errors.New("boom")); errors.Is(other, session.ErrHostLost) {
+		t.Errorf("another error became a lost host: %v", other)
 	}
 }

@@ -31,23 +31,39 @@ func startSimGroup(t *testing.T, bin string) (endpoint string, kill func()) {
 // startSimGroupAt is startSimGroup on port (a number; "0": any free one).
 func startSimGroupAt(t *testing.T, bin, port string) (endpoint string, kill func()) {
 	t.Helper()
+	// A simulator started again on the port of one just killed may find the
+	// port not free yet and exit at once: it is started again, a few times,
+	// and its own words are shown when it never comes up.
+	var why string
+	for range 5 {
+		ep, kill, exited, stderr := trySimGroupAt(t, bin, port)
+		if !exited {
+			return ep, kill
+		}
+		why = stderr
+		time.Sleep(time.Second)
+	}
+	t.Fatalf("baton sim on port %s ended at every start:\n%s", port, why)
+	return "", nil
+}
+
+// trySimGroupAt starts "baton sim" in its own process group on port and
+// waits for its endpoint; exited is true when it ended before printing it
+// (stderr says why).
+func trySimGroupAt(t *testing.T, bin, port string) (endpoint string, kill func(), exited bool, stderr string) {
+	t.Helper()
 	cmd := exec.Command(bin, "sim", "--port", port, "--speed", "3")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	waited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(waited) }()
-	kill = func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-waited
-	}
-	t.Cleanup(kill)
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -56,14 +72,23 @@ func startSimGroupAt(t *testing.T, bin, port string) (endpoint string, kill func
 				found <- ep
 			}
 		}
+		_ = cmd.Wait()
+		close(waited)
 	}()
+	kill = func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-waited
+	}
+	t.Cleanup(kill)
 	select {
 	case ep := <-found:
-		return ep, kill
+		return ep, kill, false, ""
+	case <-waited:
+		return "", kill, true, errOut.String()
 	case <-time.After(60 * time.Second):
 		t.Fatal("baton sim did not print its endpoint within a minute")
 	}
-	return "", kill
+	return "", kill, false, ""
 }
 
 var interruptedLine = regexp.MustCompile(`(?m)^Interrupted: .*unreachable`)

@@ -170,6 +170,11 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 			what = fmt.Sprintf("send the %s prompt", phase)
 			err = r.e.host.Send(ctx, id, text)
 		}
+		// A host lost in the middle (before its link said so) is waited
+		// for: this step runs again when it is back.
+		if err != nil && lostHost(err) {
+			return session.LostError(fmt.Sprintf("%s: %v", what, err))
+		}
 		// A host may say "no such session" in its own words: whether the
 		// session is gone is asked of the host (main.lost), whatever the
 		// failed call said.
