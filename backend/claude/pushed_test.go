@@ -81,16 +81,19 @@ func TestPushedEntries(t *testing.T) {
 		name     string
 		max      int
 		lose     bool // the page drops every third notice
-		fromPush bool // some reads are served from the push
+		fromPush int  // 1: some reads are served from the push, -1: none, 0: either
 	}{
-		{"carried", 0, false, true},
-		{"too big to carry", 64, false, false},
-		{"notices lost", 0, true, true},
+		{"carried", 0, false, 1},
+		{"too big to carry", 64, false, -1},
+		// Whether a read falls between two notices that both arrived
+		// depends on timing: what holds is that the session is read whole.
+		{"notices lost", 0, true, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnvWith(t, simulator.Options{Speed: 20}, Options{MaxPushedEntry: tc.max})
+			// Slow enough that a turn outlasts the first read under load.
+			e := newEnvWith(t, simulator.Options{Speed: 3}, Options{MaxPushedEntry: tc.max})
 			ctx := testCtx(t)
 			if tc.lose {
 				// Every third call of the binding never reaches Go.
@@ -118,8 +121,8 @@ func TestPushedEntries(t *testing.T) {
 			if !slices.Equal(got, want) || len(want) < 4 {
 				t.Fatalf("followed %v\nthe page has %v", got, want)
 			}
-			if served := pushed - pushed0; (served > 0) != tc.fromPush {
-				t.Errorf("%d reads served from the push; want some: %v", served, tc.fromPush)
+			if served := pushed - pushed0; tc.fromPush != 0 && (served > 0) != (tc.fromPush > 0) {
+				t.Errorf("%d reads served from the push; want some: %v", served, tc.fromPush > 0)
 			}
 			if page-page0 == 0 {
 				t.Error("no read went to the page (the first one has no cursor to follow)")
