@@ -48,6 +48,9 @@ type cliResult struct {
 	// StartTimes are the host's Start calls of the DAG's workers: the
 	// child started, the prompt written, its first event read.
 	StartTimes []time.Duration
+	// Chains split each run's wall time along the chain of tasks that
+	// set it (chain.go).
+	Chains []chainSplit
 	// WarmStarts and ColdStarts count the DAG runs' new sessions that met
 	// a warm CLI and those that started one (the main sessions among them).
 	WarmStarts, ColdStarts int
@@ -95,10 +98,11 @@ type cliTap struct {
 
 	mu     sync.Mutex
 	starts []time.Duration
+	called map[string]time.Time // each session's Start call
 }
 
 func newCLITap(ctx context.Context, h *claudecode.Host, rec *recorder) *cliTap {
-	t := &cliTap{Host: h, rec: rec, notices: make(chan session.Notice, 256)}
+	t := &cliTap{Host: h, rec: rec, notices: make(chan session.Notice, 256), called: map[string]time.Time{}}
 	go func() {
 		for {
 			select {
@@ -147,6 +151,7 @@ func (t *cliTap) Start(ctx context.Context, opts session.StartOptions) (session.
 	if err == nil {
 		t.rec.onEntry(string(id), now)
 		t.mu.Lock()
+		t.called[string(id)] = from
 		t.starts = append(t.starts, now.Sub(from))
 		t.mu.Unlock()
 	}
@@ -288,6 +293,13 @@ func runCLIDAGs(ctx context.Context, cfg config, out *cliResult) error {
 			return err
 		}
 		res.Runs = append(res.Runs, dr)
+		h.mu.Lock()
+		ch, err := splitChain(rec, snap, drv.confirmedAt(id), h.called)
+		h.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		out.Chains = append(out.Chains, ch)
 	}
 	rec.mu.Lock()
 	res.Detect = append(res.Detect, rec.detect...)
@@ -593,6 +605,14 @@ func (r *report) cliMarkdown(p func(string, ...any)) {
 		p("| %d | %s | %s | %s | %s |\n", i+1, ms(d.Wall), ms(d.Critical), ms(d.Overhead()), ms(d.MeanAgent))
 	}
 	p("\n")
+	if len(c.Chains) > 0 {
+		p("Where the time goes, along the chain of tasks that set each run's wall time (from the task completed last, back through each task's dependency completed last, to one of the first layer); the phases add up to the wall time, and their overhead is at least the run's overhead above (the chain's agent time is at most the critical path):\n\n")
+		p("| Run | Tasks on the chain | Confirm → first `Start` call | `Start` call → first event (sum) | result → `worker:completed` (sum) | `worker:completed` → the next `Start` call (sum) | Overhead on the chain | Agent time on the chain |\n|---|---|---|---|---|---|---|---|\n")
+		for i, ch := range c.Chains {
+			p("| %d | %d | %s | %s | %s | %s | %s | %s |\n", i+1, ch.Tasks, ms(ch.First), ms(ch.Start), ms(ch.Detect), ms(ch.Schedule), ms(ch.Overhead()), ms(ch.Agent))
+		}
+		p("\n")
+	}
 	w := c.Workers
 	window := "none"
 	if !w.WindowFrom.IsZero() {

@@ -421,7 +421,7 @@ func (r *report) markdown() string {
 	if c := r.cli; c != nil {
 		if over := overheads(c.DAG); len(over) > 0 && maxDuration(over) > time.Second {
 			missed = append(missed, fmt.Sprintf("- **Claude Code CLI host, scheduling overhead** (worst %s against 1 s): %d of the %d new sessions met a warm CLI; a worker's `Start` took p50 %s, p99 %s (writing the prompt to the CLI until its first event, which the CLI writes only after it has taken the prompt), four times along the chain, on a machine whose load average was %s at the start and %s at the end, where every CLI waits for one of 2 cores.",
-				ms(maxDuration(over)), c.WarmStarts, c.WarmStarts+c.ColdStarts, ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), r.loadStart, r.loadEnd))
+				ms(maxDuration(over)), c.WarmStarts, c.WarmStarts+c.ColdStarts, ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), r.loadStart, r.loadEnd)+chainText(c.Chains))
 		}
 		if m := c.Memory; m != nil && m.Skipped == "" && !(m.Child.PeakCLIs < m.Child.Requested && m.Child.Waits > 0 && m.Child.Completed == m.Child.Requested && m.OOMKills == 0) {
 			missed = append(missed, fmt.Sprintf("- **The memory cap** (%d CLIs at once of %d requested, %d waits, %d completed, %d OOM kills).", m.Child.PeakCLIs, m.Child.Requested, m.Child.Waits, m.Child.Completed, m.OOMKills))
