@@ -314,3 +314,12 @@ func TestRoomOfThisMachine(t *testing.T) {
 		t.Errorf("children: %v", r.host.Running())
 	}
 }
+
+// TestWarmBounds: by default warm children are bounded in number and an
+// idle one ends within a minute (TestWarmNotTaken sees the bound end one).
+func TestWarmBounds(t *testing.T) {
+	r := newRig(t, "happy")
+	if o := r.host.opts; o.MaxWarm <= 0 || o.WarmFor <= 0 || o.WarmFor > time.Minute {
+		t.Errorf("MaxWarm %d, WarmFor %s: want a bound and at most a minute", o.MaxWarm, o.WarmFor)
+	}
+}
