@@ -479,38 +479,12 @@ func cliChildRun(res *cliChild, claude, baseURL, home string) error {
 	defer os.RemoveAll(dir)
 	// The main session's child ends while it waits through the worker
 	// phase, so the CLI figures are the workers'.
-	host, err := claudecode.New(claudecode.Options{Path: claude, BaseEnv: claudecodetest.Env(home, baseURL, "CLAUDE_CODE_MAX_RETRIES=1"),
-		StateDir: filepath.Join(dir, "claude-code"), Logger: quiet, IdleStop: 2 * time.Second})
+	ce, err := newCLIEngine(ctx, dir, claude, baseURL, home, res.Workers)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
-		defer c()
-		_ = host.Close(sctx)
-	}()
-	rec := newRecorder()
-	tctx, tstop := context.WithCancel(ctx)
-	defer tstop()
-	h := newCLITap(tctx, host, rec)
-	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	tmpls, err := newTemplates(filepath.Join(dir, "templates"), res.Workers)
-	if err != nil {
-		return err
-	}
-	eng, err := engine.New(engine.Options{Store: st, Host: h, Templates: tmpls, Emitter: rec, Logger: quiet})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
-		defer c()
-		_ = eng.Shutdown(sctx)
-	}()
+	defer ce.close()
+	eng, rec := ce.eng, ce.rec
 
 	var mu sync.Mutex
 	stop := make(chan struct{})
@@ -556,6 +530,66 @@ func cliChildRun(res *cliChild, claude, baseURL, home string) error {
 	res.Detect = rec.detect
 	rec.mu.Unlock()
 	return werr
+}
+
+// cliEngine is an engine on the CLI host in its own folder, for the
+// engine subprocesses: a CLI's child ends after 2 s idle.
+type cliEngine struct {
+	host *claudecode.Host
+	rec  *recorder
+	eng  *engine.Engine
+	undo []func() // in reverse order
+}
+
+// newCLIEngine starts an engine on a CLI host whose CLIs talk to the
+// model-sim at baseURL, with the bench templates for width workers.
+func newCLIEngine(ctx context.Context, dir, claude, baseURL, home string, width int) (ce *cliEngine, err error) {
+	ce = &cliEngine{rec: newRecorder()}
+	defer func() {
+		if err != nil {
+			ce.close()
+		}
+	}()
+	ce.host, err = claudecode.New(claudecode.Options{Path: claude, BaseEnv: claudecodetest.Env(home, baseURL, "CLAUDE_CODE_MAX_RETRIES=1"),
+		StateDir: filepath.Join(dir, "claude-code"), Logger: quiet, IdleStop: 2 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	ce.undo = append(ce.undo, func() {
+		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
+		defer c()
+		_ = ce.host.Close(sctx)
+	})
+	tctx, tstop := context.WithCancel(ctx)
+	ce.undo = append(ce.undo, tstop)
+	h := newCLITap(tctx, ce.host, ce.rec)
+	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
+	if err != nil {
+		return nil, err
+	}
+	ce.undo = append(ce.undo, func() { _ = st.Close() })
+	tmpls, err := newTemplates(filepath.Join(dir, "templates"), width)
+	if err != nil {
+		return nil, err
+	}
+	ce.eng, err = engine.New(engine.Options{Store: st, Host: h, Templates: tmpls, Emitter: ce.rec, Logger: quiet})
+	if err != nil {
+		return nil, err
+	}
+	ce.undo = append(ce.undo, func() {
+		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
+		defer c()
+		_ = ce.eng.Shutdown(sctx)
+	})
+	return ce, nil
+}
+
+// close ends the engine, the store, the tap and the host.
+func (ce *cliEngine) close() {
+	for i := len(ce.undo) - 1; i >= 0; i-- {
+		ce.undo[i]()
+	}
+	ce.undo = nil
 }
 
 // cliSummary adds the CLI host's rows to the summary table.

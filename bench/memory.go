@@ -24,8 +24,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baton-app/baton/backend/claudecode"
-	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/store"
 )
@@ -234,39 +232,13 @@ func cliMemoryRun(res *memChild, claude, baseURL, home string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	host, err := claudecode.New(claudecode.Options{Path: claude, BaseEnv: claudecodetest.Env(home, baseURL, "CLAUDE_CODE_MAX_RETRIES=1"),
-		StateDir: filepath.Join(dir, "claude-code"), Logger: quiet, IdleStop: 2 * time.Second})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
-		defer c()
-		_ = host.Close(sctx)
-	}()
-	rec := newRecorder()
-	tctx, tstop := context.WithCancel(ctx)
-	defer tstop()
-	h := newCLITap(tctx, host, rec)
-	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	width := n2(res.Requested)
-	tmpls, err := newTemplates(filepath.Join(dir, "templates"), width)
+	ce, err := newCLIEngine(ctx, dir, claude, baseURL, home, width)
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Options{Store: st, Host: h, Templates: tmpls, Emitter: rec, Logger: quiet})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
-		defer c()
-		_ = eng.Shutdown(sctx)
-	}()
+	defer ce.close()
+	host, eng, rec := ce.host, ce.eng, ce.rec
 	var mu sync.Mutex
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
