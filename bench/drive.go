@@ -352,3 +352,36 @@ func (d *driver) confirmedAt(id string) time.Time {
 	defer d.mu.Unlock()
 	return d.confirmed[id]
 }
+
+// startFlat starts one run per width, each on a project of its own with its
+// plan reshaped into width tasks without dependencies (maxWorkers width),
+// and returns their ids.
+func (d *driver) startFlat(ctx context.Context, dir string, widths []int) ([]string, error) {
+	var ids []string
+	for i, width := range widths {
+		proj := filepath.Join(dir, fmt.Sprintf("project-%d", i))
+		folders, err := makeProject(proj, min(8, width-1))
+		if err != nil {
+			return nil, err
+		}
+		id, err := d.start(ctx, fmt.Sprintf("bench-%d", width), proj, func(ts []store.Task) engine.Modifications {
+			return layered(ts, width, width, folders)
+		})
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// waitAll waits for every run and returns the errors of those that failed.
+func (d *driver) waitAll(ctx context.Context, ids []string) []error {
+	var errs []error
+	for _, id := range ids {
+		if _, err := d.wait(ctx, id); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}

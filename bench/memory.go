@@ -23,9 +23,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/baton-app/baton/backend/engine"
-	"github.com/baton-app/baton/backend/store"
 )
 
 // memChild is what the -child-cli-memory subprocess reports on stdout.
@@ -263,27 +260,11 @@ func cliMemoryRun(res *memChild, claude, baseURL, home string) error {
 	dctx, dstop := context.WithCancel(ctx)
 	defer dstop()
 	drv := newDriver(dctx, eng, rec)
-	var ids []string
-	for i := range 2 {
-		proj := filepath.Join(dir, fmt.Sprintf("project-%d", i))
-		folders, err := makeProject(proj, 4)
-		if err != nil {
-			return err
-		}
-		id, err := drv.start(ctx, fmt.Sprintf("bench-%d", width), proj, func(ts []store.Task) engine.Modifications {
-			return layered(ts, width, width, folders)
-		})
-		if err != nil {
-			return err
-		}
-		ids = append(ids, id)
+	ids, err := drv.startFlat(ctx, dir, []int{width, width})
+	if err != nil {
+		return err
 	}
-	var errs []error
-	for _, id := range ids {
-		if _, err := drv.wait(ctx, id); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := drv.waitAll(ctx, ids)
 	res.Wall = time.Since(start)
 	close(stop)
 	<-sampled
