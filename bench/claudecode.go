@@ -48,7 +48,15 @@ type cliResult struct {
 	// StartTimes are the host's Start calls of the DAG's workers: the
 	// child started, the prompt written, its first event read.
 	StartTimes []time.Duration
-	Workers    cliWorkersResult
+	// Chains split each run's wall time along the chain of tasks that
+	// set it (chain.go).
+	Chains []chainSplit
+	// WarmStarts and ColdStarts count the DAG runs' new sessions that met
+	// a warm CLI and those that started one (the main sessions among them).
+	WarmStarts, ColdStarts int
+	Workers                cliWorkersResult
+	// Memory is the memory cap's row (memory.go); nil when left out.
+	Memory *memResult
 }
 
 // cliChild is what the -child-cli engine subprocess reports on stdout.
@@ -90,10 +98,11 @@ type cliTap struct {
 
 	mu     sync.Mutex
 	starts []time.Duration
+	called map[string]time.Time // each session's Start call
 }
 
 func newCLITap(ctx context.Context, h *claudecode.Host, rec *recorder) *cliTap {
-	t := &cliTap{Host: h, rec: rec, notices: make(chan session.Notice, 256)}
+	t := &cliTap{Host: h, rec: rec, notices: make(chan session.Notice, 256), called: map[string]time.Time{}}
 	go func() {
 		for {
 			select {
@@ -142,6 +151,7 @@ func (t *cliTap) Start(ctx context.Context, opts session.StartOptions) (session.
 	if err == nil {
 		t.rec.onEntry(string(id), now)
 		t.mu.Lock()
+		t.called[string(id)] = from
 		t.starts = append(t.starts, now.Sub(from))
 		t.mu.Unlock()
 	}
@@ -194,33 +204,43 @@ func measureCLI(ctx context.Context, cfg config, step func(string, ...any)) (*cl
 	}
 	step("Claude Code CLI: 20-task DAG, %d runs", cfg.cliRuns)
 	var err error
-	if res.DAG, res.StartTimes, err = runCLIDAGs(ctx, cfg); err != nil {
+	if err = runCLIDAGs(ctx, cfg, res); err != nil {
 		return nil, fmt.Errorf("CLI DAG runs: %w", err)
 	}
-	step("Claude Code CLI: %d workers at once in an engine subprocess", cfg.cliWorkers)
-	if res.Workers, err = runCLIWorkers(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("CLI workers: %w", err)
+	if cfg.cliWorkers > 0 {
+		step("Claude Code CLI: %d workers at once in an engine subprocess", cfg.cliWorkers)
+		if res.Workers, err = runCLIWorkers(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("CLI workers: %w", err)
+		}
+	}
+	if cfg.cliMemWorkers > 0 {
+		step("Claude Code CLI: %d workers requested in a %d MiB memory cgroup", cfg.cliMemWorkers, cfg.cliMemLimit)
+		m, err := runCLIMemory(ctx, cfg, cfg.cliMemWorkers, cfg.cliMemLimit<<20)
+		if err != nil {
+			return nil, fmt.Errorf("CLI memory cap: %w", err)
+		}
+		res.Memory = &m
 	}
 	return res, nil
 }
 
 // runCLIDAGs runs the 20-task DAG (4 layers of 5, maxWorkers 5) on the
 // CLI host, cfg.cliRuns times, one after the other.
-func runCLIDAGs(ctx context.Context, cfg config) (modeResult, []time.Duration, error) {
+func runCLIDAGs(ctx context.Context, cfg config, out *cliResult) error {
 	res := modeResult{Mode: "Claude Code CLI, push"}
 	setup, err := startModelSim(false)
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer setup.close()
 	dir, err := tempDir("baton-bench-cli-dag-")
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer os.RemoveAll(dir)
 	host, err := claudecode.New(claudecode.Options{Path: cfg.claude, BaseEnv: setup.env, StateDir: filepath.Join(dir, "claude-code"), Logger: quiet})
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -233,16 +253,16 @@ func runCLIDAGs(ctx context.Context, cfg config) (modeResult, []time.Duration, e
 	h := newCLITap(tctx, host, rec)
 	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer st.Close()
 	tmpls, err := newTemplates(filepath.Join(dir, "templates"), 5)
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	eng, err := engine.New(engine.Options{Store: st, Host: h, Templates: tmpls, Emitter: rec, Logger: quiet})
 	if err != nil {
-		return res, nil, err
+		return err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -256,31 +276,39 @@ func runCLIDAGs(ctx context.Context, cfg config) (modeResult, []time.Duration, e
 		proj := filepath.Join(dir, fmt.Sprintf("project-%d", i))
 		folders, err := makeProject(proj, 4)
 		if err != nil {
-			return res, nil, err
+			return err
 		}
 		id, err := drv.start(ctx, "bench-5", proj, func(ts []store.Task) engine.Modifications {
 			return layered(ts, 5, 20, folders)
 		})
 		if err != nil {
-			return res, nil, err
+			return err
 		}
 		snap, err := drv.wait(ctx, id)
 		if err != nil {
-			return res, nil, err
+			return err
 		}
 		dr, err := measureDAG(rec, snap, drv.confirmedAt(id))
 		if err != nil {
-			return res, nil, err
+			return err
 		}
 		res.Runs = append(res.Runs, dr)
+		h.mu.Lock()
+		ch, err := splitChain(rec, snap, drv.confirmedAt(id), h.called)
+		h.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		out.Chains = append(out.Chains, ch)
 	}
 	rec.mu.Lock()
 	res.Detect = append(res.Detect, rec.detect...)
 	rec.mu.Unlock()
 	h.mu.Lock()
-	starts := h.starts
+	out.DAG, out.StartTimes = res, h.starts
 	h.mu.Unlock()
-	return res, starts, nil
+	out.WarmStarts, out.ColdStarts = host.Starts()
+	return nil
 }
 
 // runCLIWorkers starts a model-sim whose workers play the slow scenario (so
@@ -451,38 +479,12 @@ func cliChildRun(res *cliChild, claude, baseURL, home string) error {
 	defer os.RemoveAll(dir)
 	// The main session's child ends while it waits through the worker
 	// phase, so the CLI figures are the workers'.
-	host, err := claudecode.New(claudecode.Options{Path: claude, BaseEnv: claudecodetest.Env(home, baseURL, "CLAUDE_CODE_MAX_RETRIES=1"),
-		StateDir: filepath.Join(dir, "claude-code"), Logger: quiet, IdleStop: 2 * time.Second})
+	ce, err := newCLIEngine(ctx, dir, claude, baseURL, home, res.Workers)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
-		defer c()
-		_ = host.Close(sctx)
-	}()
-	rec := newRecorder()
-	tctx, tstop := context.WithCancel(ctx)
-	defer tstop()
-	h := newCLITap(tctx, host, rec)
-	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	tmpls, err := newTemplates(filepath.Join(dir, "templates"), res.Workers)
-	if err != nil {
-		return err
-	}
-	eng, err := engine.New(engine.Options{Store: st, Host: h, Templates: tmpls, Emitter: rec, Logger: quiet})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
-		defer c()
-		_ = eng.Shutdown(sctx)
-	}()
+	defer ce.close()
+	eng, rec := ce.eng, ce.rec
 
 	var mu sync.Mutex
 	stop := make(chan struct{})
@@ -530,6 +532,66 @@ func cliChildRun(res *cliChild, claude, baseURL, home string) error {
 	return werr
 }
 
+// cliEngine is an engine on the CLI host in its own folder, for the
+// engine subprocesses: a CLI's child ends after 2 s idle.
+type cliEngine struct {
+	host *claudecode.Host
+	rec  *recorder
+	eng  *engine.Engine
+	undo []func() // in reverse order
+}
+
+// newCLIEngine starts an engine on a CLI host whose CLIs talk to the
+// model-sim at baseURL, with the bench templates for width workers.
+func newCLIEngine(ctx context.Context, dir, claude, baseURL, home string, width int) (ce *cliEngine, err error) {
+	ce = &cliEngine{rec: newRecorder()}
+	defer func() {
+		if err != nil {
+			ce.close()
+		}
+	}()
+	ce.host, err = claudecode.New(claudecode.Options{Path: claude, BaseEnv: claudecodetest.Env(home, baseURL, "CLAUDE_CODE_MAX_RETRIES=1"),
+		StateDir: filepath.Join(dir, "claude-code"), Logger: quiet, IdleStop: 2 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	ce.undo = append(ce.undo, func() {
+		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
+		defer c()
+		_ = ce.host.Close(sctx)
+	})
+	tctx, tstop := context.WithCancel(ctx)
+	ce.undo = append(ce.undo, tstop)
+	h := newCLITap(tctx, ce.host, ce.rec)
+	st, err := store.Open(filepath.Join(dir, "baton.db"), store.WithLogger(quiet))
+	if err != nil {
+		return nil, err
+	}
+	ce.undo = append(ce.undo, func() { _ = st.Close() })
+	tmpls, err := newTemplates(filepath.Join(dir, "templates"), width)
+	if err != nil {
+		return nil, err
+	}
+	ce.eng, err = engine.New(engine.Options{Store: st, Host: h, Templates: tmpls, Emitter: ce.rec, Logger: quiet})
+	if err != nil {
+		return nil, err
+	}
+	ce.undo = append(ce.undo, func() {
+		sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
+		defer c()
+		_ = ce.eng.Shutdown(sctx)
+	})
+	return ce, nil
+}
+
+// close ends the engine, the store, the tap and the host.
+func (ce *cliEngine) close() {
+	for i := len(ce.undo) - 1; i >= 0; i-- {
+		ce.undo[i]()
+	}
+	ce.undo = nil
+}
+
 // cliSummary adds the CLI host's rows to the summary table.
 func (r *report) cliSummary(p func(string, ...any)) {
 	c := r.cli
@@ -540,12 +602,18 @@ func (r *report) cliSummary(p func(string, ...any)) {
 	p("| Claude Code CLI host: completion detection p50 / p99 (result event read → `worker:completed`, 20-task DAG, %d detections) | — | %s / %s | |\n",
 		len(c.DAG.Detect), ms(percentile(c.DAG.Detect, .5)), ms(percentile(c.DAG.Detect, .99)))
 	if len(over) > 0 {
-		p("| Claude Code CLI host: scheduling overhead, 20-task DAG, maxWorkers 5 (median / worst of %d runs) | — | %s / %s | |\n",
-			len(over), ms(percentile(over, .5)), ms(maxDuration(over)))
+		p("| Claude Code CLI host: scheduling overhead, 20-task DAG, maxWorkers 5 (median / worst of %d runs) | ≤ 1 s | %s / %s | %s |\n",
+			len(over), ms(percentile(over, .5)), ms(maxDuration(over)), yesNo(maxDuration(over) <= time.Second))
 	}
 	w := c.Workers
 	p("| Claude Code CLI host, %d workers at once: Baton's CPU (%% of one core) / peak RSS | — | %.1f %% / %s | |\n", w.Child.Workers, w.GoSteady, mib(w.Child.MaxRSS))
 	p("| Claude Code CLI host, %d workers at once: the CLI processes' summed RSS (PSS) at peak | — | %s (%s) | |\n", w.Child.Workers, gib(w.CLIPeakRSS), gib(w.CLIPeakPS))
+	if m := c.Memory; m != nil && m.Skipped == "" {
+		c := m.Child
+		p("| Claude Code CLI host, %d workers requested in a %s memory cgroup: CLIs at once (peak) / memory waits / completed / OOM kills | fewer at once, all completed, no OOM kill | %d / %d / %d of %d / %d | %s |\n",
+			c.Requested, gib(m.Limit), c.PeakCLIs, c.Waits, c.Completed, c.Requested, m.OOMKills,
+			yesNo(c.PeakCLIs < c.Requested && c.Waits > 0 && c.Completed == c.Requested && m.OOMKills == 0))
+	}
 }
 
 // cliMarkdown is the report's section on the CLI host.
@@ -564,13 +632,21 @@ func (r *report) cliMarkdown(p func(string, ...any)) {
 	row("CLI, 20-task DAG", c.DAG.Detect)
 	row(fmt.Sprintf("CLI, %d workers at once (engine in its own process)", c.Workers.Child.Workers), c.Workers.Child.Detect)
 	p("\n")
-	p("**Scheduling overhead** on the same 20-task DAG as above (4 layers of 5, `maxWorkers` 5, the documentation template on a generated 4-folder project). Agent time of a task runs from the session's first event (the host's `Start` returns once the child has started, taken the prompt and written its first line) to its result event; wall time from `Confirm` to the last `worker:completed`. The overhead therefore holds, four times along the chain, starting a CLI process until its first event (p50 %s, p99 %s over %d starts), detecting the completion, SQLite commits and scheduling.\n\n",
-		ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), len(c.StartTimes))
+	p("**Scheduling overhead** on the same 20-task DAG as above (4 layers of 5, `maxWorkers` 5, the documentation template on a generated 4-folder project). Agent time of a task runs from the session's first event (the host's `Start` returns once the child has started, taken the prompt and written its first line) to its result event; wall time from `Confirm` to the last `worker:completed`. The overhead therefore holds, four times along the chain, starting a CLI process until its first event (p50 %s, p99 %s over %d starts), detecting the completion, SQLite commits and scheduling. The host starts a worker's CLI ahead (a warm start): while a task's dependencies run, the engine asks the host to start the CLI of each task that may start next (at most `maxWorkers` of them), with the session id, folder, model, permission mode and system prompt it will have; the CLI waits for its first stdin line, and the task's `Start` writes the prompt to it. %d of the %d new sessions met a warm CLI (the main sessions of the runs, started with no task, never do).\n\n",
+		ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), len(c.StartTimes), c.WarmStarts, c.WarmStarts+c.ColdStarts)
 	p("| Run | Wall | Critical path | Overhead | Mean agent time per task |\n|---|---|---|---|---|\n")
 	for i, d := range c.DAG.Runs {
 		p("| %d | %s | %s | %s | %s |\n", i+1, ms(d.Wall), ms(d.Critical), ms(d.Overhead()), ms(d.MeanAgent))
 	}
 	p("\n")
+	if len(c.Chains) > 0 {
+		p("Where the time goes, along the chain of tasks that set each run's wall time (from the task completed last, back through each task's dependency completed last, to one of the first layer); the phases add up to the wall time, and their overhead is at least the run's overhead above (the chain's agent time is at most the critical path):\n\n")
+		p("| Run | Tasks on the chain | Confirm → first `Start` call | `Start` call → first event (sum) | result → `worker:completed` (sum) | `worker:completed` → the next `Start` call (sum) | Overhead on the chain | Agent time on the chain |\n|---|---|---|---|---|---|---|---|\n")
+		for i, ch := range c.Chains {
+			p("| %d | %d | %s | %s | %s | %s | %s | %s |\n", i+1, ch.Tasks, ms(ch.First), ms(ch.Start), ms(ch.Detect), ms(ch.Schedule), ms(ch.Overhead()), ms(ch.Agent))
+		}
+		p("\n")
+	}
 	w := c.Workers
 	window := "none"
 	if !w.WindowFrom.IsZero() {
@@ -581,6 +657,26 @@ func (r *report) cliMarkdown(p func(string, ...any)) {
 	p("| Workers at once (peak) | Wall | Stretch with all running | Baton CPU, all running | Baton CPU, whole run | Baton CPU time | Baton peak RSS | CLI processes (peak) | CLI summed RSS, peak | CLI summed PSS, peak | CLI CPU, all running |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	p("| %d (%d) | %s | %s | %.1f %% | %.1f %% | %s | %s | %d | %s | %s | %.0f %% |\n\n", w.Child.Workers, w.Child.Peak, ms(w.Child.Wall), window,
 		w.GoSteady, w.GoAll, ms(w.Child.CPU), mib(w.Child.MaxRSS), w.CLIProcs, gib(w.CLIPeakRSS), gib(w.CLIPeakPS), w.CLISteady)
+	r.memoryMarkdown(p)
+}
+
+// memoryMarkdown is the memory cap's part of the CLI host's section.
+func (r *report) memoryMarkdown(p func(string, ...any)) {
+	m := r.cli.Memory
+	if m == nil {
+		return
+	}
+	p("**The memory-aware worker cap.** ")
+	if m.Skipped != "" {
+		p("Not measured: %s.\n\n", m.Skipped)
+		return
+	}
+	c := m.Child
+	p("%d CLI workers are requested at once (two runs of %d tasks without dependencies, `maxWorkers` %d each) by an engine subprocess (this program re-executed with `-child-cli-memory`) that first moves itself into a memory cgroup the bench makes under its own, limited to %s; the CLIs it starts are in that cgroup too. Before starting workers the engine asks the host how many more fit: the host reads the cgroup's limit and usage (less its inactive file cache) and the machine's `MemAvailable`, takes the smaller, holds back what its live CLIs may still grow to, and divides the rest, less a 256 MiB margin, by its running estimate of one CLI (the mean peak PSS of the CLIs it measured, 300 MiB before any). A worker that does not fit waits, pending, with \"%s\" (the first such message here) on its card and in the terminal. The workers' model is the fast model-sim (no slow scenario). Counts come from the host (its children, sampled every 100 ms) and the cgroup (`%s`, the OOM killer's count).\n\n",
+		c.Requested, n2(c.Requested), n2(c.Requested), gib(m.Limit), c.FirstWait, m.files())
+	p("| Requested | Limit | CLIs at once (peak) | Workers running at once (peak) | Memory waits (events) | Completed | Failed or cancelled | Cgroup peak usage | OOM kills | CLI summed RSS (PSS), peak | Wall |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| %d | %s | %d | %d | %d | %d | %d | %s | %d | %s (%s) | %s |\n\n", c.Requested, gib(m.Limit), c.PeakCLIs, c.PeakRun, c.Waits, c.Completed,
+		len(c.Problems), gib(m.Peak), m.OOMKills, gib(m.CLIRSS), gib(m.CLIPSS), ms(c.Wall))
 }
 
 func maxDuration(d []time.Duration) time.Duration {

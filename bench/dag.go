@@ -102,6 +102,9 @@ type modeResult struct {
 	Detect []time.Duration
 	Parts  []breakdown
 	Runs   []dagRun
+	// Reads the entries the notices carried served, and those that went
+	// to the page (CDP host).
+	PushedReads, PageReads int
 }
 
 // runDAGs runs the 20-task DAG (4 layers of 5, maxWorkers 5) n times, one
@@ -177,6 +180,7 @@ func runDAGs(ctx context.Context, cfg config, polling bool, n int) (modeResult, 
 	res.Detect = append(res.Detect, rec.detect...)
 	res.Parts = append(res.Parts, rec.parts...)
 	rec.mu.Unlock()
+	res.PushedReads, res.PageReads = host.Reads()
 	return res, nil
 }
 

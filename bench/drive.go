@@ -32,7 +32,11 @@ type recorder struct {
 	detect   []time.Duration
 	running  int
 	problems []string
-	ready    chan string
+	// memoryWaits counts worker:waitingMemory events; the first one's
+	// message is kept.
+	memoryWaits     int
+	firstMemoryWait string
+	ready           chan string
 
 	// For the breakdown of each detection (tapHost fills these).
 	notices  map[string][]time.Time
@@ -100,6 +104,10 @@ func (r *recorder) Emit(name string, p engine.Payload) {
 	case engine.EventWorkerFailed, engine.EventWorkerTimeout, engine.EventWorkerCancelled:
 		r.running--
 		r.problems = append(r.problems, fmt.Sprintf("%s %s %s: %s", name, p.RunID, p.TaskID, p.Message))
+	case engine.EventWorkerMemory:
+		if r.memoryWaits++; r.memoryWaits == 1 {
+			r.firstMemoryWait = p.Message
+		}
 	case engine.EventError:
 		r.problems = append(r.problems, fmt.Sprintf("%s %s: %s", name, p.RunID, p.Message))
 	case engine.EventTasksReady:
@@ -343,4 +351,37 @@ func (d *driver) confirmedAt(id string) time.Time {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.confirmed[id]
+}
+
+// startFlat starts one run per width, each on a project of its own with its
+// plan reshaped into width tasks without dependencies (maxWorkers width),
+// and returns their ids.
+func (d *driver) startFlat(ctx context.Context, dir string, widths []int) ([]string, error) {
+	var ids []string
+	for i, width := range widths {
+		proj := filepath.Join(dir, fmt.Sprintf("project-%d", i))
+		folders, err := makeProject(proj, min(8, width-1))
+		if err != nil {
+			return nil, err
+		}
+		id, err := d.start(ctx, fmt.Sprintf("bench-%d", width), proj, func(ts []store.Task) engine.Modifications {
+			return layered(ts, width, width, folders)
+		})
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// waitAll waits for every run and returns the errors of those that failed.
+func (d *driver) waitAll(ctx context.Context, ids []string) []error {
+	var errs []error
+	for _, id := range ids {
+		if _, err := d.wait(ctx, id); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }

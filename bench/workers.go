@@ -139,27 +139,11 @@ func childRun(res *childResult, endpoint, page string) error {
 	dctx, dstop := context.WithCancel(ctx)
 	defer dstop()
 	drv := newDriver(dctx, eng, rec)
-	var ids []string
-	for i, width := range res.Runs {
-		proj := filepath.Join(dir, fmt.Sprintf("project-%d", i))
-		folders, err := makeProject(proj, min(8, width-1))
-		if err != nil {
-			return err
-		}
-		id, err := drv.start(ctx, fmt.Sprintf("bench-%d", width), proj, func(ts []store.Task) engine.Modifications {
-			return layered(ts, width, width, folders)
-		})
-		if err != nil {
-			return err
-		}
-		ids = append(ids, id)
+	ids, err := drv.startFlat(ctx, dir, res.Runs)
+	if err != nil {
+		return err
 	}
-	var errs []error
-	for _, id := range ids {
-		if _, err := drv.wait(ctx, id); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := drv.waitAll(ctx, ids)
 	res.Wall = time.Since(start)
 	close(stop)
 	<-sampled

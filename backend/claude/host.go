@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
@@ -62,6 +63,10 @@ type Options struct {
 	SendTimeout time.Duration
 	// ReadLimit is the most entries one Read returns; 2000 when zero.
 	ReadLimit int
+	// MaxPushedEntry is the largest transcript entry (its JSON) that a
+	// notice carries, so that Read need not fetch it from the page;
+	// MaxPushedEntry (256 KiB) when zero, none when negative.
+	MaxPushedEntry int
 	// Logger; slog.Default when nil.
 	Logger *slog.Logger
 	// Notices receives the sessions' notices. When nil the Host makes its
@@ -93,6 +98,8 @@ type Host struct {
 	state *linkState // the connection's status, for session.HostLink
 	opts  Options
 	log   *slog.Logger
+	// Reads served from the pushed entries, and from the page.
+	pushedReads, pageReads atomic.Int64
 }
 
 var (
@@ -117,7 +124,7 @@ func Dial(ctx context.Context, cfg chrome.Config, opts Options) (*Host, error) {
 	} else {
 		cfg.OnStatus = state.set
 	}
-	l, err := dialLink(ctx, cfg, opts.EndpointKind, linkOptions{ProbeOnly: opts.ProbeOnly, PollInterval: opts.PollInterval, Notices: opts.Notices, Logger: log})
+	l, err := dialLink(ctx, cfg, opts.EndpointKind, linkOptions{ProbeOnly: opts.ProbeOnly, PollInterval: opts.PollInterval, Notices: opts.Notices, Logger: log, MaxPushedEntry: opts.MaxPushedEntry})
 	if err != nil {
 		return nil, err
 	}
@@ -316,6 +323,14 @@ func (h *Host) Read(ctx context.Context, id session.ID, cursor session.Cursor) (
 		Reset   bool              `json:"reset"`
 		Tail    bool              `json:"tail"`
 	}
+	if raws, last, ok := h.link.pushed.after(id, cursor.UUID, h.opts.ReadLimit); ok {
+		// The notices carried every new entry: no round trip to the page.
+		h.link.learnAliases(id, raws)
+		h.pushedReads.Add(1)
+		next := cursor.Index + len(raws)
+		return session.Batch{Entries: raws, Next: session.Cursor{Index: next, UUID: last}, Total: next}, nil
+	}
+	h.pageReads.Add(1)
 	tail := 0
 	if h.link.Probe().Has("getTranscriptTail") {
 		tail = tailLimit
@@ -328,6 +343,12 @@ func (h *Host) Read(ctx context.Context, id session.ID, cursor session.Cursor) (
 		res.Entries = []json.RawMessage{}
 	}
 	return session.Batch{Entries: res.Entries, Next: session.Cursor{Index: res.Index, UUID: res.UUID}, Total: res.Total, Reset: res.Reset}, nil
+}
+
+// Reads returns how many Reads the pushed entries served and how many
+// went to the page.
+func (h *Host) Reads() (pushed, page int) {
+	return int(h.pushedReads.Load()), int(h.pageReads.Load())
 }
 
 // sessionObject is the page's session shape.

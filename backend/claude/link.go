@@ -57,6 +57,9 @@ type linkOptions struct {
 	// Notices receives the notices; the link makes its own channel when nil.
 	Notices chan<- session.Notice
 	Logger  *slog.Logger
+	// MaxPushedEntry is the largest entry a notice carries
+	// (MaxPushedEntry when zero, none when negative).
+	MaxPushedEntry int
 }
 
 // link is a CDP connection to a page with LocalSessions. On every attach
@@ -71,6 +74,7 @@ type link struct {
 	connected chan struct{} // closed once conn is set
 	binding   string        // "" when probing only
 	interval  time.Duration
+	maxPushed int // the largest entry a notice carries
 	log       *slog.Logger
 
 	raw chan session.Notice   // from the binding and the poll; never blocks the read loop
@@ -86,6 +90,9 @@ type link struct {
 	stopPoll context.CancelFunc
 	// aliases maps the CLI's session UUIDs (in raw events) to app ids.
 	aliases map[string]session.ID
+
+	// pushed are the entries the notices carried (pushed.go).
+	pushed pushed
 }
 
 // connect attaches to the page that cfg selects (PagePatterns when it
@@ -101,8 +108,11 @@ func connect(ctx context.Context, cfg chrome.Config, o linkOptions) (*link, erro
 	if log == nil {
 		log = slog.Default()
 	}
+	if o.MaxPushedEntry == 0 {
+		o.MaxPushedEntry = MaxPushedEntry
+	}
 	l := &link{connected: make(chan struct{}), interval: o.PollInterval, log: log.With("component", "claude"),
-		raw: make(chan session.Notice, 1024), out: o.Notices}
+		raw: make(chan session.Notice, 1024), out: o.Notices, maxPushed: max(0, o.MaxPushedEntry)}
 	if l.out == nil {
 		l.own = make(chan session.Notice, 64)
 		l.out = l.own
@@ -215,7 +225,8 @@ func (l *link) onAttach(ctx context.Context, p *chrome.Page) error {
 	if l.binding == "" {
 		return nil // probing only: nothing to listen for
 	}
-	raw, err := p.Call(ctx, listenJS, l.binding)
+	l.pushed.forget()
+	raw, err := p.Call(ctx, listenJS, l.binding, l.maxPushed)
 	if err != nil {
 		return err
 	}
@@ -245,13 +256,23 @@ func (l *link) setPolling(on bool) {
 
 // onBinding receives a listener's notice on the connection's read loop.
 func (l *link) onBinding(payload string) {
-	var n session.Notice
-	if json.Unmarshal([]byte(payload), &n) != nil || n.SessionID == "" {
+	var p struct {
+		session.Notice
+		UUID  *string         `json:"uuid"`
+		Prev  string          `json:"prev"`
+		Entry json.RawMessage `json:"entry"`
+	}
+	if json.Unmarshal([]byte(payload), &p) != nil || p.SessionID == "" {
 		return
 	}
-	n, ok := l.route(n)
+	n, ok := l.route(p.Notice)
 	if !ok {
 		return
+	}
+	if p.UUID != nil {
+		// A new entry: kept for the next Read (pushed.go), before the
+		// notice that makes the engine read goes out.
+		l.pushed.add(n.SessionID, pushedEntry{prev: p.Prev, uuid: *p.UUID, raw: p.Entry})
 	}
 	select {
 	case l.raw <- n:

@@ -79,6 +79,12 @@ func needBrowser(t testing.TB) *url.URL {
 // browser and attaches the adapter to that tab.
 func newEnv(t testing.TB, opts simulator.Options) *env {
 	t.Helper()
+	return newEnvWith(t, opts, Options{})
+}
+
+// newEnvWith is newEnv with the adapter's options.
+func newEnvWith(t testing.TB, opts simulator.Options, hostOpts Options) *env {
+	t.Helper()
 	u := needBrowser(t)
 	if opts.Speed == 0 {
 		opts.Speed = 200
@@ -109,7 +115,7 @@ func newEnv(t testing.TB, opts simulator.Options) *env {
 		defer cancel()
 		_ = chrome.ClosePage(ctx, u, page.ID)
 	})
-	h, err := Dial(ctx, chrome.Config{Endpoint: u.String(), PagePatterns: []string{sim.PageURL()}, Logger: slog.New(slog.DiscardHandler)}, Options{})
+	h, err := Dial(ctx, chrome.Config{Endpoint: u.String(), PagePatterns: []string{sim.PageURL()}, Logger: slog.New(slog.DiscardHandler)}, hostOpts)
 	if err != nil {
 		t.Fatalf("attach to the simulator page: %v", err)
 	}

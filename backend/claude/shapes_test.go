@@ -110,7 +110,9 @@ func TestShapesRawEventsRouted(t *testing.T) {
 // folder; getTranscriptTail is used once a read has a cursor.
 func TestShapesWorktreeAndTail(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, simulator.Options{Shapes: simulator.Shapes{Worktrees: true, TranscriptTail: true}})
+	// No entries in the notices: the reads go to the page, whose tail
+	// read this checks.
+	e := newEnvWith(t, simulator.Options{Shapes: simulator.Shapes{Worktrees: true, TranscriptTail: true}}, Options{MaxPushedEntry: -1})
 	ctx := testCtx(t)
 	if !e.host.Probe().Has("getTranscriptTail") {
 		t.Fatal("the probe did not find getTranscriptTail")

@@ -83,6 +83,18 @@ type Options struct {
 	StopGrace time.Duration
 	// ReadLimit is the most entries one Read returns; 2000 when zero.
 	ReadLimit int
+	// MaxWarm bounds the children started ahead of their session's first
+	// message (Warm); 8 when zero, none when negative.
+	MaxWarm int
+	// WarmFor is how long a warm child waits for its Start before it
+	// ends; 45 seconds when zero.
+	WarmFor time.Duration
+	// Footprint is what one CLI is expected to take until the host has
+	// measured its children (Room); 300 MiB when zero.
+	Footprint int64
+	// MemoryMargin is the memory Room keeps free beside the CLIs; 256 MiB
+	// when zero.
+	MemoryMargin int64
 	// ProbeEvery is how often the host checks a model its CLIs could not
 	// reach, once none of them retries any more (see Link); 3 seconds when
 	// zero.
@@ -107,8 +119,14 @@ type Host struct {
 	sessions map[session.ID]*cliSession
 	closed   bool
 
-	readers sync.WaitGroup
-	ctrlSeq atomic.Int64
+	warm map[session.ID]*warmChild
+	mem  memory
+
+	readers  sync.WaitGroup
+	stoppers sync.WaitGroup // children ended in the background
+	ctrlSeq  atomic.Int64
+	// Starts of new sessions that met a warm child, and that did not.
+	warmStarts, coldStarts atomic.Int64
 	// model is the link: whether the children reach the model.
 	model *modelLink
 }
@@ -117,6 +135,7 @@ var (
 	_ session.Host           = (*Host)(nil)
 	_ session.Browser        = (*Host)(nil)
 	_ session.SystemPrompter = (*Host)(nil)
+	_ session.Roomer         = (*Host)(nil)
 	_ session.HostLink       = (*Host)(nil)
 )
 
@@ -148,6 +167,18 @@ func New(opts Options) (*Host, error) {
 	if opts.ReadLimit <= 0 {
 		opts.ReadLimit = 2000
 	}
+	if opts.MaxWarm == 0 {
+		opts.MaxWarm = 8
+	}
+	if opts.WarmFor <= 0 {
+		opts.WarmFor = 45 * time.Second
+	}
+	if opts.Footprint <= 0 {
+		opts.Footprint = 300 << 20
+	}
+	if opts.MemoryMargin <= 0 {
+		opts.MemoryMargin = 256 << 20
+	}
 	if opts.ProbeEvery <= 0 {
 		opts.ProbeEvery = 3 * time.Second
 	}
@@ -156,7 +187,8 @@ func New(opts Options) (*Host, error) {
 		log = slog.Default()
 	}
 	h := &Host{opts: opts, path: path, log: log.With("component", "claudecode"), notices: opts.Notices,
-		sessions: map[session.ID]*cliSession{}}
+		sessions: map[session.ID]*cliSession{}, warm: map[session.ID]*warmChild{}}
+	h.mem.reader, _ = opts.Launcher.(MemoryReader)
 	var probe func(context.Context) error
 	if p, ok := opts.Launcher.(ModelProber); ok {
 		env := h.childEnv()
@@ -229,19 +261,37 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 		h.mu.Unlock()
 		return "", err
 	}
-	s = &cliSession{meta: meta{
-		ID: id, UUID: uuidFor(id), Cwd: opts.Cwd, Title: opts.Title, Model: opts.Model,
-		PermissionMode: opts.PermissionMode, SystemPrompt: opts.SystemPrompt, CreatedAt: time.Now().UTC(),
-	}}
+	opts.ID = id
+	var p *proc
+	setModel := false
+	if w := h.takeWarmLocked(opts); w != nil {
+		// Started ahead (Warm): the message meets a CLI that is ready.
+		s, p = w.s, w.p
+		setModel = s.meta.Model != opts.Model
+		u := s.meta.UUID // the conversation the child started (Warm without an id)
+		s.meta = h.newMeta(opts)
+		s.meta.UUID = u
+		h.warmStarts.Add(1)
+	} else {
+		s = &cliSession{meta: h.newMeta(opts)}
+		h.coldStarts.Add(1)
+	}
 	if s.meta.Title == "" {
 		s.meta.Title = firstLine(opts.Message, 80)
 	}
 	if err := h.saveMeta(s); err != nil {
+		if p != nil {
+			h.stopAside(p)
+		}
 		h.mu.Unlock()
 		return "", fmt.Errorf("start session: %w", err)
 	}
 	h.sessions[id] = s
-	p, err := h.spawnLocked(s)
+	if p != nil {
+		err = h.openLogLocked(s)
+	} else {
+		p, err = h.spawnLocked(s)
+	}
 	if err != nil {
 		h.mu.Unlock()
 		return "", fmt.Errorf("start session: %w", err)
@@ -249,6 +299,11 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 	line := h.addInputLocked(s, opts.Message)
 	h.mu.Unlock()
 	h.notify(id, session.NoticeMessage)
+	if setModel {
+		if err := h.setModel(ctx, p, opts.Model); err != nil {
+			return "", fmt.Errorf("start session: %w", err)
+		}
+	}
 	if err := p.write(line); err != nil {
 		return "", fmt.Errorf("start session: write to claude: %w (%s)", err, p.stderr.tail())
 	}
@@ -356,6 +411,12 @@ func (h *Host) Close(ctx context.Context) error {
 		}
 		h.stopIdleLocked(s)
 	}
+	for id, w := range h.warm {
+		w.timer.Stop()
+		w.p.closing.Store(true)
+		procs = append(procs, w.p)
+		delete(h.warm, id)
+	}
 	h.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range procs {
@@ -364,7 +425,7 @@ func (h *Host) Close(ctx context.Context) error {
 	wg.Wait()
 	h.model.close()
 	done := make(chan struct{})
-	go func() { h.readers.Wait(); close(done) }()
+	go func() { h.readers.Wait(); h.stoppers.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -36,7 +36,8 @@ func (h *Host) Stop(ctx context.Context, id session.ID) error {
 	return nil
 }
 
-// Running returns the process ids of the children that run now.
+// Running returns the process ids of the children that run now, warm
+// ones (Warm) included.
 func (h *Host) Running() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -45,6 +46,9 @@ func (h *Host) Running() []int {
 		if s.proc != nil {
 			out = append(out, s.proc.child.PID())
 		}
+	}
+	for _, w := range h.warm {
+		out = append(out, w.p.child.PID())
 	}
 	slices.Sort(out)
 	return out
@@ -65,7 +69,7 @@ type proc struct {
 	stdin   io.WriteCloser
 	wmu     sync.Mutex
 	stderr  *tailBuffer
-	first   chan struct{} // closed at the first event
+	first   chan struct{} // closed at the first event (not a control response)
 	done    chan struct{} // closed when the child exited and its output is read
 	waitErr error
 	// stopping is set when Baton ends the child on purpose; closing
@@ -87,6 +91,12 @@ func (h *Host) spawnLocked(s *cliSession) (*proc, error) {
 	if err := h.openLogLocked(s); err != nil {
 		return nil, err
 	}
+	return h.launchLocked(s)
+}
+
+// launchLocked starts a child for s without its stream log (a warm child
+// gets its log when a Start takes it).
+func (h *Host) launchLocked(s *cliSession) (*proc, error) {
 	env := h.childEnv()
 	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
 		"--permission-prompt-tool", "stdio"}
@@ -261,11 +271,16 @@ func (h *Host) exited(s *cliSession, p *proc) {
 	if mine {
 		s.pending = nil
 	}
+	known := h.sessions[s.meta.ID] == s
+	h.dropWarmLocked(s.meta.ID, p)
 	h.mu.Unlock()
 	if mine {
 		h.model.ended(s.meta.ID, nil) // it retries no more
 	}
 	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.child.PID(), "err", p.waitErr, "cut", cut)
+	if !known {
+		return // a warm child no Start took: nobody follows its session
+	}
 	if cut {
 		h.notify(s.meta.ID, session.NoticeResult)
 	} else {

@@ -19,7 +19,10 @@ import (
 // Sessions: their state in memory and in the state folder (a metadata
 // file and a stream log each), listed for the Sessions view.
 
-// meta is what the state folder keeps of a session besides its events.
+// meta is what the state folder keeps of a session besides its events,
+// in a file named by uuidFor(ID). UUID is the CLI's conversation, also the
+// name of the stream log: uuidFor(ID), unless the session took a warm
+// child started before its id was known (Warm without an id).
 type meta struct {
 	ID             session.ID `json:"id"`
 	UUID           string     `json:"uuid"`
@@ -109,7 +112,7 @@ func (h *Host) List(ctx context.Context, includeHidden bool) ([]session.Info, er
 			continue
 		}
 		s := &cliSession{meta: m}
-		if st, err := os.Stat(strings.TrimSuffix(f, ".json") + ".jsonl"); err == nil {
+		if st, err := os.Stat(h.logPath(m.UUID)); err == nil {
 			s.last = st.ModTime()
 		}
 		add(s.info())
@@ -257,7 +260,7 @@ func (h *Host) saveMeta(s *cliSession) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(h.metaPath(s.meta.UUID), b, 0o600)
+	return atomicfile.Write(h.metaPath(uuidFor(s.meta.ID)), b, 0o600)
 }
 
 func readMeta(path string) (meta, error) {

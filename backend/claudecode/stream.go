@@ -99,7 +99,11 @@ func (h *Host) read(s *cliSession, p *proc, stdout io.Reader) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if line = bytes.TrimSpace(line); len(line) > 0 {
-			once.Do(func() { close(p.first) })
+			if !isControlResponse(line) {
+				// The answer to a control request (a warm child's
+				// set_model) is not the session's first event.
+				once.Do(func() { close(p.first) })
+			}
 			h.handle(s, p, line)
 		}
 		if err != nil {
@@ -188,6 +192,17 @@ func (h *Host) handle(s *cliSession, p *proc, line []byte) {
 		h.mu.Unlock()
 		h.notify(id, kind)
 	}
+}
+
+// isControlResponse reports whether line is a control_response event.
+func isControlResponse(line []byte) bool {
+	if !bytes.Contains(line, []byte("control_response")) {
+		return false
+	}
+	var e struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(line, &e) == nil && e.Type == "control_response"
 }
 
 // release adds the entry kept back, if any.

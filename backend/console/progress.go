@@ -74,6 +74,8 @@ func describe(p view.Event) string {
 			return fmt.Sprintf("%s: %s", p.TaskID, p.Message) // the prompt was answered
 		}
 		return fmt.Sprintf("%s waits for permission: %s", p.TaskID, p.Message)
+	case view.EventWorkerMemory:
+		return fmt.Sprintf("%s %s", p.TaskID, p.Message)
 	case view.EventWorkerQuestion:
 		return fmt.Sprintf("%s asks a question", p.TaskID)
 	case view.EventWorkerAnswered:

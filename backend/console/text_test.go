@@ -161,3 +161,15 @@ func TestSignalCancelsAWaitingQuestion(t *testing.T) {
 		t.Fatalf("show %s: exit %d\n%s%s", m[1], code, out.String(), errOut.String())
 	}
 }
+
+// A worker that waits for memory says so on the terminal, with how much is
+// free.
+func TestMemoryWaitLine(t *testing.T) {
+	var out bytes.Buffer
+	display := newProgress(&out)
+	display.event(view.Event{Name: view.EventWorkerMemory, TaskID: "task_007", Message: "waiting for memory: 412 MB free",
+		Worker: &view.Worker{TaskID: "task_007", Status: "pending", CurrentAction: "waiting for memory: 412 MB free"}})
+	if !strings.Contains(out.String(), "task_007 waiting for memory: 412 MB free") {
+		t.Errorf("terminal: %q", out.String())
+	}
+}

@@ -45,6 +45,9 @@ const (
 	EventWorkerResumed    = "worker:resumed"
 	EventWorkerCancelled  = "worker:cancelled"
 	EventWorkerWaiting    = "worker:permission"
+	// EventWorkerMemory: a ready worker waits for memory to start (the
+	// host's session.Roomer says one more session does not fit).
+	EventWorkerMemory = "worker:waitingMemory"
 	// EventWorkerAwaitingReview: the task waits for its reviewer (seed 001).
 	EventWorkerAwaitingReview = "worker:awaitingReview"
 	// EventWorkerRejected: the reviewer rejected the task; the message is
@@ -88,7 +91,7 @@ func EventNames() []string {
 		EventError, EventCancelled, EventPaused, EventResumed, EventReconnecting, EventReconnected, EventWorkerSpawned, EventWorkerStarted,
 		EventWorkerProgress, EventWorkerCompleted, EventWorkerFailed, EventWorkerTimeout, EventWorkerRetrying,
 		EventWorkerReprompted, EventWorkerSkipped, EventWorkerPaused, EventWorkerResumed, EventWorkerCancelled,
-		EventWorkerWaiting, EventWorkerAwaitingReview, EventWorkerRejected,
+		EventWorkerWaiting, EventWorkerMemory, EventWorkerAwaitingReview, EventWorkerRejected,
 		EventWorkerQuestion, EventWorkerAnswered, EventRemediation,
 		EventLimitWaiting, EventLimitDue, EventLimitResumed, EventBudgetWarning, EventBudgetReached, EventBudgetRaised,
 		EventModelRetry, EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved, EventPermissionDecided}

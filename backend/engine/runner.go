@@ -77,6 +77,9 @@ type runner struct {
 	link link
 	// gate answers the permission prompts the run's rules cover.
 	gate *gate
+	// warm are the sessions the host started ahead for tasks that may
+	// start next (warm.go).
+	warm warmth
 	// move, on a run taken up on another host, says what moved (host.go).
 	moved *Move
 	// checks are the project's checks (checks.go); a round that ended
@@ -111,7 +114,8 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), checked: make(chan checkRound, 1), done: make(chan struct{}), finished: make(chan struct{})}
+		started: make(chan startResult, 64), checked: make(chan checkRound, 1), done: make(chan struct{}), finished: make(chan struct{}),
+		warm: warmth{tasks: map[string]session.ID{}}}
 	var perms permrules.Lists
 	if tmpl.Config.Permissions != nil {
 		perms = *tmpl.Config.Permissions
@@ -185,6 +189,7 @@ func (r *runner) loop(parent context.Context) {
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
 	defer r.archive.wait()
+	defer r.coolAll()
 	defer r.follow.Stop()
 	defer r.flows.Close()
 	ticker := time.NewTicker(r.pollEvery)
@@ -299,7 +304,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	}
 	for _, check := range []func(context.Context) error{
 		func(ctx context.Context) error { return r.checkWorkers(ctx, dirty, poll) },
-		r.checkBudget, r.checkLimits, r.checkTimeouts, r.mergeWork, r.schedule, r.checkDeadlock, r.afterWorkers,
+		r.checkBudget, r.checkLimits, r.checkTimeouts, r.mergeWork, r.schedule, r.warmSoon, r.checkDeadlock, r.afterWorkers,
 	} {
 		if r.halted(check(ctx)) {
 			return

@@ -33,6 +33,9 @@ type workerState struct {
 	// early is a mailbox report that came while the worker was still
 	// starting; it is taken once the worker runs.
 	early *workflows.Report
+	// memory is the free memory (MB, at least 1) last shown while the
+	// worker waits for memory to start; 0 when it does not wait.
+	memory int64
 	// before is the snapshot of its scope and planned outputs taken before
 	// its worker started, in a shared run (nil: none, after a restart).
 	before *scope.Snapshot

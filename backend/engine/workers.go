@@ -37,6 +37,10 @@ func (r *runner) schedule(ctx context.Context) error {
 		return nil
 	}
 	delay := time.Duration(r.tmpl.Config.SpawnDelay * float64(time.Second))
+	room := r.e.host.Room()
+	// Sessions still starting may not show in the host's figures yet.
+	taken := r.inflight
+	busy := r.plan.busy()
 	n := 0
 	for _, t := range r.plan.ready() {
 		if r.iso != nil && !r.iso.Ready(t.Dependencies, r.plan.completed) {
@@ -45,7 +49,22 @@ func (r *runner) schedule(ctx context.Context) error {
 		if n >= free {
 			break
 		}
-		if err := r.spawn(ctx, r.plan.workers[t.ID], t, time.Duration(n)*delay); err != nil {
+		ws := r.plan.workers[t.ID]
+		_, warm := r.warm.tasks[t.ID] // its process runs already: counted in the room
+		if !warm && room.Fits() <= taken && busy+n > 0 {
+			// Short of memory: it waits (a run with no worker busy starts
+			// one all the same, so that it goes on).
+			left := room
+			left.Free = max(0, room.Free-int64(taken)*room.Each)
+			if err := r.waitForMemory(ctx, ws, left); err != nil {
+				return err
+			}
+			continue
+		}
+		if !warm {
+			taken++
+		}
+		if err := r.spawn(ctx, ws, t, time.Duration(n)*delay); err != nil {
 			return err
 		}
 		n++
@@ -70,10 +89,6 @@ func (r *runner) checkDeadlock(ctx context.Context) error {
 // before the session exists: after a crash, Restore finds the session by
 // this id instead of starting another.
 func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait time.Duration) error {
-	part := t.ID
-	if ws.book.Attempt > 0 {
-		part = fmt.Sprintf("%s-r%d", t.ID, ws.book.Attempt)
-	}
 	fail := func(reason string) error {
 		if ctx.Err() != nil {
 			return nil // stopping: nothing failed; Restore takes it up from the store
@@ -81,8 +96,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		c, err := r.plan.fail(ws, reason, r.e.now())
 		return errors.Join(err, r.apply(ctx, c))
 	}
-	id, err := WorkerSessionID(r.run.ID, part)
-	if err != nil {
+	if _, err := WorkerSessionID(r.run.ID, sessionPart(ws)); err != nil {
 		return fail(err.Error())
 	}
 	if err := r.flows.Assign(ctx, t); err != nil {
@@ -98,24 +112,34 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 			return fail("give the worker its git worktree: " + err.Error())
 		}
 	}
-	prompt, system, err := r.prompts.Worker(t, ws.book.Feedback)
+	opts, prompt, err := r.startOptions(ws, t)
 	if err != nil {
 		return fail(err.Error())
 	}
+	opts.Cwd = cwd
+	id := opts.ID
 	if err := ws.move(WorkerSpawning); err != nil {
 		return err
 	}
 	ws.early = nil
+	if ws.memory != 0 {
+		ws.memory = 0
+		ws.w.CurrentAction = ""
+	}
+	if wid, ok := r.warm.tasks[t.ID]; ok {
+		delete(r.warm.tasks, t.ID) // Start takes its warm session
+		if wid != id {
+			r.e.host.Cool(wid)
+		}
+	}
 	ws.w.SessionID = string(id)
-	ws.w.Model = r.prompts.Model(t)
+	ws.w.Model = opts.Model
 	ws.w.Error = ""
 	ws.book.Reset(session.Cursor{})
 	if err := r.apply(ctx, ws.event(EventWorkerSpawned, "")); err != nil {
 		return err
 	}
 	r.e.track(id, r)
-	opts := session.StartOptions{Cwd: cwd, Title: hiddenPrefix(r.run.ID) + " " + t.ID + ": " + t.Title,
-		ID: id, Model: ws.w.Model, PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}
 	r.inflight++
 	attempt := ws.book.Attempt
 	roots := snapshotRoots(t)

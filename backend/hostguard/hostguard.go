@@ -189,3 +189,35 @@ func (gb guardBrowser) RespondPermission(ctx context.Context, requestID string, 
 	defer done()
 	return gb.g.end(cctx, gb.b.RespondPermission(cctx, requestID, d, input))
 }
+
+// Warm passes on to a host that warms sessions (session.Warmer), bounded
+// like the calls that only look; for any other host it does nothing.
+func (g *Host) Warm(ctx context.Context, opts session.StartOptions) (session.ID, error) {
+	w, ok := g.inner.(session.Warmer)
+	if !ok {
+		return "", nil
+	}
+	cctx, done, err := g.begin(ctx, g.quick)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	id, err := w.Warm(cctx, opts)
+	return id, g.end(cctx, err)
+}
+
+// Cool passes on to a host that warms sessions (session.Warmer).
+func (g *Host) Cool(id session.ID) {
+	if w, ok := g.inner.(session.Warmer); ok {
+		w.Cool(id)
+	}
+}
+
+// Room is the host's session.Roomer answer, or room for any number of
+// sessions when it has no memory budget.
+func (g *Host) Room() session.Room {
+	if r, ok := g.inner.(session.Roomer); ok {
+		return r.Room()
+	}
+	return session.Room{}
+}

@@ -365,6 +365,43 @@ func (m *Manager) Start(ctx context.Context, opts session.StartOptions) (session
 	return h.Start(ctx, opts)
 }
 
+// Warm implements session.Warmer for a connected host that warms sessions;
+// it does nothing otherwise (it never connects).
+func (m *Manager) Warm(ctx context.Context, opts session.StartOptions) (session.ID, error) {
+	h := m.connected()
+	w, ok := h.(session.Warmer)
+	if !ok || !session.TakesSystemPrompt(h) {
+		return "", nil
+	}
+	return w.Warm(ctx, opts)
+}
+
+// Cool implements session.Warmer.
+func (m *Manager) Cool(id session.ID) {
+	if w, ok := m.connected().(session.Warmer); ok {
+		w.Cool(id)
+	}
+}
+
+// Room implements session.Roomer: the connected host's memory budget, or
+// none.
+func (m *Manager) Room() session.Room {
+	if r, ok := m.connected().(session.Roomer); ok {
+		return r.Room()
+	}
+	return session.Room{}
+}
+
+// connected is the host connected now, or nil.
+func (m *Manager) connected() session.Host {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.host == nil {
+		return nil
+	}
+	return m.host
+}
+
 // TakesSystemPrompt implements session.SystemPrompter: the kind the
 // settings choose takes a system prompt apart (the Claude Code CLI does).
 func (m *Manager) TakesSystemPrompt() bool { return m.info().SystemPrompt }

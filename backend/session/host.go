@@ -174,3 +174,52 @@ type Notice struct {
 	SessionID ID         `json:"sessionId"`
 	Kind      NoticeKind `json:"kind"`
 }
+
+// Warmer is implemented by a host that can start a session's process before
+// the session's first message (the Claude Code CLI host: a started CLI
+// waits for its first input line), so that a later Start with the same ID
+// and options meets a started process. The engine warms the workers of
+// tasks that will be ready soon and cools those that will not start.
+type Warmer interface {
+	// Warm starts a process for the session opts describe (Message is
+	// empty) unless one is warm for opts.ID already, and returns the id
+	// that Cool takes: opts.ID, or one the host chose when opts.ID is
+	// empty (the process then goes to the first new session of the same
+	// folder, model, permission mode and system prompt). It returns
+	// quickly; a host may decline ("", nil) when it holds enough warm
+	// processes or memory is short.
+	Warm(ctx context.Context, opts StartOptions) (ID, error)
+	// Cool ends the process Warm started for id, unless a Start took it.
+	Cool(id ID)
+}
+
+// Room is what a host with a memory budget says about starting more
+// sessions now. The zero Room has room for any number.
+type Room struct {
+	// Free is the memory the sessions may still take, in bytes.
+	Free int64
+	// Each is what one more session is expected to take.
+	Each int64
+	// Margin is kept free beside the sessions.
+	Margin int64
+}
+
+// Fits returns how many more sessions fit (a large number for a host
+// without a budget).
+func (r Room) Fits() int {
+	if r.Each <= 0 {
+		return 1 << 30
+	}
+	return int(max(0, (r.Free-r.Margin)/r.Each))
+}
+
+// FreeMB is Free in whole mebibytes.
+func (r Room) FreeMB() int64 { return r.Free >> 20 }
+
+// Roomer is implemented by a host whose sessions run as processes that
+// take this machine's memory (the local Claude Code CLI host): before
+// starting workers, the engine asks it how many fit, and a worker that does
+// not fit waits instead of starting.
+type Roomer interface {
+	Room() Room
+}

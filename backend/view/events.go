@@ -32,6 +32,7 @@ const (
 	EventWorkerSkipped        = engine.EventWorkerSkipped
 	EventWorkerPaused         = engine.EventWorkerPaused
 	EventWorkerWaiting        = engine.EventWorkerWaiting
+	EventWorkerMemory         = engine.EventWorkerMemory
 	EventWorkerAwaitingReview = engine.EventWorkerAwaitingReview
 	EventWorkerRejected       = engine.EventWorkerRejected
 	EventWorkerQuestion       = engine.EventWorkerQuestion

@@ -54,6 +54,7 @@ export const runEventNames = [
   'worker:resumed',
   'worker:cancelled',
   'worker:permission',
+  'worker:waitingMemory',
   'worker:awaitingReview',
   'worker:rejected',
   'worker:question',

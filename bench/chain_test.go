@@ -1,0 +1,49 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/store"
+)
+
+// TestSplitChain: the chain runs back from the task completed last through
+// each task's dependency completed last, and its phases add up to the wall
+// time.
+func TestSplitChain(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	rec := newRecorder()
+	called := map[string]time.Time{}
+	// a and b have no dependencies, c depends on both; b completes after a.
+	type times struct{ call, first, result, done int }
+	plan := map[string]times{"a": {10, 20, 100, 105}, "b": {12, 30, 200, 210}, "c": {250, 260, 400, 404}}
+	rec.completed["r"] = map[string]time.Time{}
+	for task, tm := range plan {
+		sid := "s-" + task
+		called[sid] = at(tm.call)
+		rec.onEntry(sid, at(tm.first))
+		rec.onEntry(sid, at(tm.result))
+		rec.completed["r"][task] = at(tm.done)
+	}
+	snap := engine.Snapshot{Run: store.Run{ID: "r"},
+		Tasks:   []store.Task{{ID: "a"}, {ID: "b"}, {ID: "c", Dependencies: []string{"a", "b"}}},
+		Workers: []store.Worker{{TaskID: "a", SessionID: "s-a"}, {TaskID: "b", SessionID: "s-b"}, {TaskID: "c", SessionID: "s-c"}}}
+	c, err := splitChain(rec, snap, t0, called)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	want := chainSplit{Tasks: 2, First: ms(12), Start: ms(18 + 10), Agent: ms(170 + 140), Detect: ms(10 + 4), Schedule: ms(40)}
+	if c != want {
+		t.Errorf("split %+v, want %+v (through b, completed after a)", c, want)
+	}
+	if c.Overhead()+c.Agent != ms(404) {
+		t.Errorf("phases add up to %s, want the wall time 404ms", c.Overhead()+c.Agent)
+	}
+	called = map[string]time.Time{}
+	if _, err := splitChain(rec, snap, t0, called); err == nil {
+		t.Error("no error without the Start calls")
+	}
+}
