@@ -141,10 +141,11 @@ func TestFailedCommitStopsTheRunForRestore(t *testing.T) {
 }
 
 // lockStore holds the database's write lock from another connection, as
-// another process would, until release is called.
+// another process would, until release is called. It waits for a write
+// of the engine in progress (the engine writes while its workers run).
 func lockStore(t *testing.T, path string) (release func()) {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=1")
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
 	if err != nil {
 		t.Fatal(err)
 	}
