@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/owner"
@@ -312,7 +313,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	if sh, ok := e.host.Inner().(simulatedHost); ok && sh.Simulated() {
 		r.limits.Simulated = true
 	}
-	r.checks = newChecks(tmpl.Config.Checks)
+	r.checks = checkrounds.New(tmpl.Config.Checks)
 	if r.iso != nil {
 		// The run says before anything starts that it isolates its
 		// workers and which uncommitted changes it leaves out.

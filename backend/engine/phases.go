@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/report"
@@ -122,7 +123,7 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 		if values == nil {
 			values = map[string]any{}
 		}
-		values[template.VarCheckResults] = checkPrompt(r.checks, stored)
+		values[template.VarCheckResults] = r.checks.Prompt(stored)
 	}
 	text, err := r.prompts.Render(phase, values)
 	if err != nil {
@@ -367,7 +368,7 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 		if err != nil {
 			r.log.Warn("read the checks for the verification", "err", err)
 		}
-		tasks, summary, round := r.review.verified(checkedVerification(data, stored), r.run.ID, &r.plan)
+		tasks, summary, round := r.review.verified(checkrounds.Verified(data, stored), r.run.ID, &r.plan)
 		if tasks == nil {
 			return r.complete(ctx, answered, summary)
 		}
@@ -481,10 +482,10 @@ func (r *runner) afterWorkers(ctx context.Context) error {
 	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || (r.iso != nil && !r.iso.Settled(r.plan.tasks, r.plan.completed)) {
 		return nil
 	}
-	if r.checks.running() {
+	if r.checks.IsRunning() {
 		return nil // the checks of the result run
 	}
-	if r.checks.afterDue(r.review.Remediation) {
+	if r.checks.AfterDue(r.review.Remediation) {
 		return r.startChecks(ctx, r.checks.Rounds+1)
 	}
 	if err := r.flushProgress(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/prompts"
@@ -37,7 +38,7 @@ type runState struct {
 	// Worktree is the run's worktree isolation.
 	Worktree *isolation.State `json:"worktree,omitempty"`
 	// Checks are the project's checks Baton runs (checks.go).
-	Checks *checkState `json:"checks,omitempty"`
+	Checks *checkrounds.State `json:"checks,omitempty"`
 }
 
 type startResult struct {
@@ -78,8 +79,8 @@ type runner struct {
 	moved *Move
 	// checks are the project's checks (checks.go); a round that ended
 	// comes back on checked.
-	checks  *checkState
-	checked chan checkRound
+	checks  *checkrounds.State
+	checked chan checkrounds.Round
 
 	cmds     chan command
 	started  chan startResult
@@ -108,7 +109,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), checked: make(chan checkRound, 1), done: make(chan struct{}), finished: make(chan struct{})}
+		started: make(chan startResult, 64), checked: make(chan checkrounds.Round, 1), done: make(chan struct{}), finished: make(chan struct{})}
 	var rs runState
 	if len(run.State) > 0 {
 		if err := json.Unmarshal(run.State, &rs); err != nil {
@@ -147,7 +148,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		r.pollEvery = 2 * time.Second
 	}
 	r.limits = rs.Limits
-	r.checks = restoredChecks(rs.Checks)
+	r.checks = checkrounds.Restored(rs.Checks)
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 	}

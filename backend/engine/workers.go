@@ -25,9 +25,9 @@ func (r *runner) schedule(ctx context.Context) error {
 	if r.limits.Waiting() {
 		return nil // a limit: nothing new starts before it resets
 	}
-	if r.checks.holdsWorkers() {
+	if r.checks.HoldsWorkers() {
 		// The workers start once the baseline of the checks is taken.
-		if r.checks.running() || r.status.held() {
+		if r.checks.IsRunning() || r.status.held() {
 			return nil
 		}
 		return r.startChecks(ctx, 0)
@@ -57,7 +57,7 @@ func (r *runner) schedule(ctx context.Context) error {
 // runs, nothing is starting or waiting for a decision, and every pending
 // task waits for a task that will not complete.
 func (r *runner) checkDeadlock(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.checks.running() || r.checks.holdsWorkers() {
+	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.checks.IsRunning() || r.checks.HoldsWorkers() {
 		return nil
 	}
 	if why := r.plan.deadlock(); why != "" {
