@@ -258,7 +258,7 @@ func (r *runner) resumeRun(ctx context.Context) error {
 	}
 	now := r.e.now()
 	r.plan.touch(now)
-	r.link.retry(time.Now())
+	r.link.Retry(time.Now())
 	if r.main.Asked != "" {
 		r.main.refresh(now)
 		r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticeMessage)

@@ -257,65 +257,6 @@ func TestWorkerRestored(t *testing.T) {
 	}
 }
 
-// A run's wait for its lost host: since and until when, the message before
-// it, the bound's timer, a copy for other goroutines, and the changes that
-// show it, end it when the host is back and stop the run when it is not.
-func TestLinkWait(t *testing.T) {
-	t.Parallel()
-	var l link
-	if l.waiting() || l.reconnecting() != nil || l.giveUp() != nil || l.overdue(time.Now()) {
-		t.Fatal("a new link waits")
-	}
-	now := time.Now()
-	c := l.lose(now, 50*time.Millisecond, session.LinkState{Reason: "browser went away"}, "working")
-	info := l.reconnecting()
-	if !l.waiting() || info == nil || !info.Until.Equal(now.Add(50*time.Millisecond)) || info.Reason != "browser went away" {
-		t.Fatalf("lost: %+v", info)
-	}
-	if eventNames(c) != EventReconnecting || c.events[0].p.Reconnecting == nil || !strings.HasPrefix(*c.note, "Reconnecting to the session host") ||
-		!strings.HasSuffix(*c.note, "browser went away") {
-		t.Errorf("the change that shows it: %+v", c)
-	}
-	select {
-	case <-l.giveUp():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the bound never fired")
-	}
-	if !l.overdue(time.Now()) {
-		t.Error("not overdue after the bound")
-	}
-	c, waited := l.expire()
-	if waited != 50*time.Millisecond || eventNames(c) != EventStatusChanged || !strings.Contains(*c.note, "unreachable for 0s") ||
-		!strings.HasSuffix(*c.note, "(browser went away)") || l.waiting() || l.giveUp() != nil {
-		t.Errorf("expired: %+v after %s", c, waited)
-	}
-	l.lose(time.Now(), time.Minute, session.LinkState{}, "before")
-	c, away := l.back()
-	if away <= 0 || away > time.Minute || eventNames(c) != EventReconnected || *c.note != "before" || l.waiting() {
-		t.Errorf("back: %+v after %s", c, away)
-	}
-
-	// The model, lost since before the link last came and went: the bound
-	// counts from the first sign of the loss.
-	now = time.Now()
-	c = l.lose(now, time.Minute, session.LinkState{Model: true, Since: now.Add(-40 * time.Second), Reason: "the model cannot be reached"}, "working")
-	info = l.reconnecting()
-	if info == nil || !info.Model || !info.Until.Equal(now.Add(20*time.Second)) || !strings.HasPrefix(*c.note, "Reconnecting to the model") {
-		t.Fatalf("model lost: %+v, %q", info, *c.note)
-	}
-	c, _ = l.expire()
-	if !strings.HasPrefix(*c.note, "The model was unreachable for 1m0s") || !strings.Contains(*c.note, "Resume it when the model is back") {
-		t.Errorf("model expired: %q", *c.note)
-	}
-	// Resumed meanwhile: the user asked to try again, the wait counts from
-	// then.
-	l.retry(now)
-	l.lose(now.Add(time.Second), time.Minute, session.LinkState{Model: true, Since: now.Add(-40 * time.Second)}, "working")
-	if info = l.reconnecting(); !info.Since.Equal(now) || !info.Until.Equal(now.Add(time.Minute)) {
-		t.Errorf("after a resume the wait is %+v", info)
-	}
-}
-
 // The main session: the answer's clock per phase, a re-prompt keeps what
 // was asked, a hold keeps it for the continue message, and a session the
 // host no longer has is gone until the next start.

@@ -203,7 +203,7 @@ func (r *runner) reattach(ctx context.Context) error {
 	c := change{}.with(r.plan.inOrder(), newEvent(EventStatusChanged, nil, "restored"))
 	if r.moved != nil {
 		r.run.Host = r.moved.To
-		r.moved.Message = r.moved.moveMessage()
+		r.moved.Message = r.moved.Said()
 		c = c.with(nil, newEvent(EventHostMoved, nil, r.moved.Message)).say(r.moved.Message)
 	}
 	if r.status == RunConfirming {

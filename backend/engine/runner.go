@@ -13,6 +13,7 @@ import (
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/reconnect"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -74,7 +75,7 @@ type runner struct {
 	limits  limits.State
 	// iso is the worktree isolation (nil: the workers share the folder).
 	iso  *isolation.Workspace
-	link link
+	link reconnect.Link
 	// move, on a run taken up on another host, says what moved (host.go).
 	moved *Move
 	// checks are the project's checks (checks.go); a round that ended
@@ -152,7 +153,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 	}
-	r.link.retry(time.Now()) // a restored run's wait counts from now
+	r.link.Retry(time.Now()) // a restored run's wait counts from now
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
 	r.main = &rs.Main
 	r.main.host, r.main.follow, r.main.log = e.host, r.follow, r.log
@@ -188,14 +189,14 @@ func (r *runner) loop(parent context.Context) {
 		r.flows.Restored()
 	}
 	r.checkLink(ctx)
-	if !r.stopped && !r.link.waiting() {
+	if !r.stopped && !r.link.Waiting() {
 		r.step(ctx, true)
 	}
 	for !r.halted(nil) && !r.stopped {
 		poll := false
 		select {
 		case <-r.e.host.Link().Changed:
-		case <-r.link.giveUp():
+		case <-r.link.GiveUp():
 		case <-ctx.Done():
 			r.halted(r.flushProgress(context.WithoutCancel(ctx)))
 			return

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/outputs"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 )
@@ -203,7 +204,7 @@ func TestEditedTaskDropsThePlannersOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plannedOutputs(&out[0]); len(got) != 0 {
+	if got := outputs.Planned(&out[0]); len(got) != 0 {
 		t.Errorf("planned outputs after the rewrite = %v, want none", got)
 	}
 	var d protocol.Task
@@ -215,7 +216,7 @@ func TestEditedTaskDropsThePlannersOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plannedOutputs(&out[0]); len(got) != 1 || got[0] != "docs/overview.md" {
+	if got := outputs.Planned(&out[0]); len(got) != 1 || got[0] != "docs/overview.md" {
 		t.Errorf("planned outputs after a new title = %v, want docs/overview.md", got)
 	}
 	if string(base[0].Definition) != def {
