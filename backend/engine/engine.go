@@ -259,7 +259,10 @@ func (e *Engine) prepare(ctx context.Context, req CreateRequest) (prepared, erro
 	values, verr := tmpl.Values(req.Variables)
 	// The run keeps its own copy of the template, so the overrides hold for
 	// its whole life, restores included.
-	cfg, oerr := req.Overrides.apply(tmpl.Config)
+	cfg, oerr := req.Overrides.Apply(tmpl.Config)
+	if oerr != nil {
+		oerr = also{oerr, ErrBadRequest}
+	}
 	if err := errors.Join(verr, oerr); err != nil {
 		return p, fmt.Errorf("create run: %w", err)
 	}

@@ -209,31 +209,14 @@ func allEvents(ctx context.Context, st *store.Store, runID string) ([]store.Even
 // run that finished before Baton stored final reports gets one built from
 // its history; a run that has not finished gets ErrNotFinished.
 func (e *Engine) FinalReport(ctx context.Context, runID string) (FinalReport, error) {
-	raw, err := e.store.FinalReport(ctx, runID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return FinalReport{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
-	case errors.Is(err, store.ErrNoReport):
-		snap, err := e.storedSnapshot(ctx, runID)
-		if err != nil {
-			return FinalReport{}, err
-		}
-		if !store.Finished(snap.Run.Status) {
-			return FinalReport{}, fmt.Errorf("run %s is %s: %w", runID, snap.Run.Status, ErrNotFinished)
-		}
-		events, err := allEvents(ctx, e.store, runID)
-		if err != nil {
-			return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
-		}
-		return BuildFinalReport(snap, events), nil
-	case err != nil:
-		return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
+	snap, err := LoadReport(ctx, e.store, runID)
+	if err != nil {
+		return FinalReport{}, err
 	}
-	var rep FinalReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
+	if snap.FinalReport == nil {
+		return FinalReport{}, fmt.Errorf("run %s is %s: %w", runID, snap.Run.Status, ErrNotFinished)
 	}
-	return rep, nil
+	return *snap.FinalReport, nil
 }
 
 // LoadSnapshot reads run runID from the store alone, without an engine:
@@ -304,30 +287,4 @@ func ExportJSON(s Snapshot) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
-}
-
-// Report returns the Markdown report of a run (what ExportReport writes).
-func (e *Engine) Report(ctx context.Context, runID string) (string, error) {
-	snap, err := e.Snapshot(ctx, runID)
-	if err != nil {
-		return "", err
-	}
-	return Report(snap), nil
-}
-
-// ExportReport writes the Markdown report of a run to path (with ".md"
-// added when it has no extension) and returns the path written. A failed
-// write is an *os.PathError.
-func (e *Engine) ExportReport(ctx context.Context, runID, path string) (string, error) {
-	report, err := e.Report(ctx, runID)
-	if err != nil {
-		return "", err
-	}
-	if filepath.Ext(path) == "" {
-		path += ".md"
-	}
-	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
-		return "", err
-	}
-	return path, nil
 }
