@@ -262,7 +262,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 		if err := r.apply(ctx, answered); err != nil {
 			return err
 		}
-		if tl := partialTaskList(res, r.main.Asked); tl != nil {
+		if tl := res.PartialTaskList(r.main.Asked); tl != nil {
 			// Seed 000: the user provides what is still missing, in the
 			// review (or a plan file in the terminal).
 			r.main.answered()
@@ -505,36 +505,4 @@ func (r *runner) afterWorkers(ctx context.Context) error {
 		return err
 	}
 	return r.ask(ctx, tp, want, nil)
-}
-
-// partialTaskList is the last task list of res that holds tasks but is
-// still invalid (a required field missing), when a task list was asked
-// for: the run hands it to the user instead of failing. A task without an
-// id is given one; the checks before confirming name what else is
-// missing. nil when there is none.
-func partialTaskList(res protocol.Result, asked protocol.Phase) *protocol.TaskList {
-	if asked != protocol.PhaseTaskList {
-		return nil
-	}
-	for i := len(res.Responses) - 1; i >= 0; i-- {
-		tl, ok := res.Responses[i].Data.(*protocol.TaskList)
-		if !ok || tl == nil || len(tl.Tasks) == 0 || res.Responses[i].Phase != protocol.PhaseTaskList {
-			continue
-		}
-		taken := map[string]bool{}
-		for _, t := range tl.Tasks {
-			taken[t.ID] = true
-		}
-		n := 0
-		for j := range tl.Tasks {
-			for tl.Tasks[j].ID == "" {
-				n++
-				if id := fmt.Sprintf("task_%03d", n); !taken[id] {
-					tl.Tasks[j].ID, taken[id] = id, true
-				}
-			}
-		}
-		return tl
-	}
-	return nil
 }

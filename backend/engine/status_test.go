@@ -187,8 +187,8 @@ func TestClipCutsByCharacter(t *testing.T) {
 	if got := lastRunes("aéb€", 2); got != "b€" {
 		t.Errorf("lastRunes = %q", got)
 	}
-	if got := firstRunes("aéb€", 2); got != "aé" {
-		t.Errorf("firstRunes = %q", got)
+	if got := clip("aéb€xyz", 5); got != "aé..." {
+		t.Errorf("clip = %q", got)
 	}
 }
 
