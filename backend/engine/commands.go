@@ -134,7 +134,7 @@ func (e *Engine) CancelWorker(ctx context.Context, runID, taskID string) error {
 func (e *Engine) RetryWorker(ctx context.Context, runID, taskID string) error {
 	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
 		work := r.status == RunSpawning || r.status == RunRunning ||
-			(r.status.held() && (r.resume == RunSpawning || r.resume == RunRunning))
+			(r.status.Held() && (r.resume == RunSpawning || r.resume == RunRunning))
 		if !work {
 			return change{}, fmt.Errorf("run is %s; workers can be retried only while they run: %w", r.status, ErrIllegalTransition)
 		}

@@ -55,7 +55,7 @@ func (r *runner) limitHit(ctx context.Context, ws *workerState, l limits.Limit) 
 // user allows it, or the automatic resume is on), as many as the lowered
 // worker count allows.
 func (r *runner) checkLimits(ctx context.Context) error {
-	if r.status.held() || r.status.Finished() {
+	if r.status.Held() || r.status.Finished() {
 		return nil
 	}
 	switch r.limits.Next(r.e.now(), r.e.autoResume) {
@@ -157,7 +157,7 @@ func (r *runner) checkBudget(ctx context.Context) error {
 	}
 	b := r.limits.BudgetNow(r.tmpl.Config.Budget)
 	cost, tokens := spent(&r.plan, r.main)
-	step, used := r.limits.CheckBudget(b, cost, tokens, r.status.active() && r.status.CanMove(RunPaused))
+	step, used := r.limits.CheckBudget(b, cost, tokens, r.status.Active() && r.status.CanMove(RunPaused))
 	switch step {
 	case limits.BudgetPause:
 		r.resume = r.status

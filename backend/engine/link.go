@@ -27,15 +27,6 @@ const (
 // (Model) for the model its host's sessions talk to (backend/reconnect).
 type Reconnecting = reconnect.Reconnecting
 
-// worksOnHost: the statuses in which a run talks to its host by itself.
-func (s RunStatus) worksOnHost() bool {
-	switch s {
-	case RunAnalyzing, RunPlanning, RunSpawning, RunRunning, RunAggregating, RunVerifying:
-		return true
-	}
-	return false
-}
-
 // checkLink follows the host's link. It returns true while the run must
 // take no step: the host is lost (the run shows reconnecting), or the bound
 // passed and the run stopped as interrupted (r.stopped). A host back in
@@ -44,9 +35,9 @@ func (s RunStatus) worksOnHost() bool {
 func (r *runner) checkLink(ctx context.Context) bool {
 	st := r.e.host.Link()
 	switch {
-	case (st.Up || !r.status.worksOnHost()) && !r.link.Waiting():
+	case (st.Up || !r.status.WorksOnHost()) && !r.link.Waiting():
 		return false
-	case !st.Up && !r.status.worksOnHost():
+	case !st.Up && !r.status.WorksOnHost():
 		// Paused or cancelled while waiting: the run no longer waits for
 		// the host (a Resume waits again if it is still lost).
 		r.run.Message = r.link.End()

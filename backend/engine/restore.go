@@ -175,7 +175,7 @@ func (r *runner) reattach(ctx context.Context) error {
 		case step == restoreLost:
 			r.log.Warn("worker session is gone", "task", ws.w.TaskID, "err", serr)
 			reason := fmt.Sprintf("the worker session was lost: %v", serr)
-			if !r.status.held() || ws.book.AutoRetries >= r.tmpl.Config.MaxRetries {
+			if !r.status.Held() || ws.book.AutoRetries >= r.tmpl.Config.MaxRetries {
 				err = r.workerFailed(ctx, ws, reason, true)
 				break
 			}

@@ -271,7 +271,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			return
 		}
 	}
-	if r.main.Asked != "" && !r.status.held() && r.limits.MainWait == nil {
+	if r.main.Asked != "" && !r.status.Held() && r.limits.MainWait == nil {
 		if _, ok := dirty[session.ID(r.run.MainSessionID)]; ok || poll {
 			if r.halted(r.checkMain(ctx)) {
 				return
@@ -307,7 +307,7 @@ func (r *runner) sync() error {
 	if r.iso != nil {
 		st.Worktree = r.iso.State
 	}
-	if r.status.held() {
+	if r.status.Held() {
 		r.run.ResumeStatus = r.resume.String()
 		st.Resume = r.resume.String()
 	}
@@ -423,7 +423,7 @@ func (r *runner) move(next RunStatus) error {
 // unpause returns a paused run to the status it was paused in, whichever
 // that was (created included): the guard of that transition.
 func (r *runner) unpause() error {
-	if !r.status.held() {
+	if !r.status.Held() {
 		return fmt.Errorf("run is %s, not paused: %w", r.status, ErrIllegalTransition)
 	}
 	r.status = r.resume

@@ -27,7 +27,7 @@ func (r *runner) schedule(ctx context.Context) error {
 	}
 	if r.checks.HoldsWorkers() {
 		// The workers start once the baseline of the checks is taken.
-		if r.checks.IsRunning() || r.status.held() {
+		if r.checks.IsRunning() || r.status.Held() {
 			return nil
 		}
 		return r.startChecks(ctx, 0)
@@ -179,7 +179,7 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 				return nil // stopping: Restore looks for the session by its id
 			}
 			reason := fmt.Sprintf("start the worker session: %v", res.err)
-			if ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.held() {
+			if ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.Held() {
 				c, err := r.plan.requeue(ws, reason, true, false)
 				return errors.Join(err, r.apply(ctx, c))
 			}
