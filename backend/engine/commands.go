@@ -260,7 +260,7 @@ func (r *runner) resumeRun(ctx context.Context) error {
 	r.plan.touch(now)
 	r.link.Retry(time.Now())
 	if r.main.Asked != "" {
-		r.main.refresh(now)
+		r.main.Refresh(now)
 		r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticeMessage)
 	}
 	return r.apply(ctx, change{}.with(nil, newEvent(EventResumed, nil, "")))
@@ -289,7 +289,7 @@ func (r *runner) cancel(ctx context.Context) error {
 			r.log.Debug("interrupt the main session", "err", err)
 		}
 	}
-	r.main.answered()
+	r.main.Answered()
 	if err := r.move(RunCancelled); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/hostguard"
+	"github.com/baton-app/baton/backend/mainsession"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -264,31 +265,32 @@ func TestMainSession(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
 	h := newFakeHost(func(*fakeHost, *fakeSession, string) {}, false)
-	m := &mainSession{host: hostguard.New(h, time.Second, time.Second), log: quiet}
+	m := &mainsession.Session{}
+	m.Attach(hostguard.New(h, time.Second, time.Second), quiet)
 	phases := testTemplate(nil).Phases
-	m.asked(session.Cursor{Index: 3}, protocol.PhaseAnalysis, now)
-	if secs, late := m.overdue(phases, now.Add(10*time.Minute)); secs != 600 || late {
+	m.Sent(session.Cursor{Index: 3}, protocol.PhaseAnalysis, now)
+	if secs, late := m.Overdue(phases, now.Add(10*time.Minute)); secs != 600 || late {
 		t.Errorf("10 min into a 600 s analysis: %d %v", secs, late)
 	}
-	if _, late := m.overdue(phases, now.Add(11*time.Minute)); !late {
+	if _, late := m.Overdue(phases, now.Add(11*time.Minute)); !late {
 		t.Error("not late after 11 min")
 	}
-	m.again(session.Cursor{Index: 5})
-	m.hold()
+	m.Again(session.Cursor{Index: 5})
+	m.Hold()
 	if m.Asked != protocol.PhaseAnalysis || m.Reprompts != 1 || m.Prompt.Index != 5 {
 		t.Errorf("after a re-prompt and a hold: %+v", m)
 	}
-	m.refresh(now.Add(time.Hour))
+	m.Refresh(now.Add(time.Hour))
 	if !m.AskedAt.Equal(now.Add(time.Hour)) {
 		t.Error("the answer's clock did not start again")
 	}
-	if !m.needsStart(context.Background(), "") {
+	if !m.NeedsStart(context.Background(), "") {
 		t.Error("no session yet, and no start")
 	}
-	if !m.lost(context.Background(), "local_gone") || !m.gone || m.Asked != "" || !m.needsStart(context.Background(), "local_gone") {
+	if !m.Lost(context.Background(), "local_gone") || !m.Gone() || m.Asked != "" || !m.NeedsStart(context.Background(), "local_gone") {
 		t.Errorf("a session the host lacks is not gone: %+v", m)
 	}
-	if m.lost(context.Background(), "local_gone") {
+	if m.Lost(context.Background(), "local_gone") {
 		t.Error("lost twice")
 	}
 }

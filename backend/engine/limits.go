@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/mainsession"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -33,7 +34,7 @@ func (r *runner) limitHit(ctx context.Context, ws *workerState, l limits.Limit) 
 	var detail string
 	if ws == nil {
 		r.limits.MainWait = &w
-		r.main.hold()
+		r.main.Hold()
 		detail = fmt.Sprintf("the main session: %s (%s)", l.Kind.Describe(), msg)
 	} else {
 		r.limits.Lower(r.tmpl.Config.MaxWorkers)
@@ -143,7 +144,7 @@ func (r *runner) resumeWaiting(ctx context.Context) error {
 }
 
 // spent is the run's cost and tokens so far.
-func spent(plan *taskPlan, main *mainSession) (float64, int64) {
+func spent(plan *taskPlan, main *mainsession.Session) (float64, int64) {
 	t := plan.tally()
 	mainCost, _ := main.Cost()
 	return t.costUSD + mainCost, t.inputTokens + t.outputTokens + main.InputTokens + main.OutputTokens

@@ -50,7 +50,7 @@ func (r *runner) checkLink(ctx context.Context) bool {
 			ws.book.Reconnected()
 		}
 		r.main.Reconnected()
-		r.main.refresh(now)
+		r.main.Refresh(now)
 		r.log.Info("the host is back", "after", away.Round(time.Millisecond))
 		r.halted(r.apply(ctx, change{}.with(nil, newEvent(EventReconnected, nil, said)).say(msg)))
 		return false

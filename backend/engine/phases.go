@@ -79,7 +79,7 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 			ws = append(ws, w)
 		}
 	}
-	r.main.answered()
+	r.main.Answered()
 	c := change{}.with(ws, newEvent(EventError, nil, reason))
 	c.final = true
 	return r.apply(ctx, c)
@@ -130,7 +130,7 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 		return errors.Join(err, r.fail(ctx, fmt.Sprintf("render the %s prompt: %v", phase, err)))
 	}
 	var at session.Cursor
-	if r.main.needsStart(ctx, r.run.MainSessionID) {
+	if r.main.NeedsStart(ctx, r.run.MainSessionID) {
 		// The id is chosen and stored before the session is started, as a
 		// worker's is, so a resume finds the session instead of starting
 		// a second one.
@@ -150,10 +150,10 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 		opts := r.prompts.WithSystem(session.StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
 			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode}, phase, values)
 		soFar := ""
-		if r.main.gone {
+		if r.main.Gone() {
 			soFar = prompts.Summary(r.run, r.plan.tasks, r.plan.rows())
 		}
-		id, err := r.main.start(ctx, opts, soFar)
+		id, err := r.main.Start(ctx, opts, soFar)
 		if err != nil {
 			return errors.Join(err, r.fail(ctx, fmt.Sprintf("start the main session: %v", err)))
 		}
@@ -179,14 +179,14 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 		// A host may say "no such session" in its own words: whether the
 		// session is gone is asked of the host (main.lost), whatever the
 		// failed call said.
-		if err != nil && r.main.lost(ctx, r.run.MainSessionID) {
+		if err != nil && r.main.Lost(ctx, r.run.MainSessionID) {
 			return r.ask(ctx, phase, want, values)
 		}
 		if err != nil {
 			return errors.Join(err, r.fail(ctx, fmt.Sprintf("%s: %v", what, err)))
 		}
 	}
-	r.main.asked(at, want, r.e.now())
+	r.main.Sent(at, want, r.e.now())
 	// A notice may have come before the session was known: look once now.
 	r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticeMessage)
 	return r.apply(ctx, change{})
@@ -198,7 +198,7 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 func (r *runner) checkMain(ctx context.Context) error {
 	id := session.ID(r.run.MainSessionID)
 	d, err := r.follow.Absorb(ctx, id, &r.main.Cursor)
-	if err != nil && r.main.lost(ctx, r.run.MainSessionID) {
+	if err != nil && r.main.Lost(ctx, r.run.MainSessionID) {
 		return nil // the next step asks a new main session
 	}
 	if err != nil {
@@ -208,8 +208,12 @@ func (r *runner) checkMain(ctx context.Context) error {
 		}
 		return nil
 	}
-	r.main.took(d)
-	if c, changed := r.main.retrying(r.run.Message); changed {
+	r.main.Took(d)
+	if ev, say, changed := r.main.RetryNote(r.run.Message); changed {
+		c := change{}.say(say)
+		if ev != "" {
+			c = change{}.with(nil, newEvent(EventModelRetry, nil, ev)).say(say)
+		}
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}
@@ -265,7 +269,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 		if tl := res.PartialTaskList(r.main.Asked); tl != nil {
 			// Seed 000: the user provides what is still missing, in the
 			// review (or a plan file in the terminal).
-			r.main.answered()
+			r.main.Answered()
 			return r.planned(ctx, change{}, tl)
 		}
 		return r.fail(ctx, fmt.Sprintf("the %s answer is still missing or invalid after %d re-prompts: %s",
@@ -277,7 +281,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return r.fail(ctx, fmt.Sprintf("send the re-prompt: %v", err))
 	}
 	r.follow.Mark(id, session.NoticeMessage)
-	r.main.again(at)
+	r.main.Again(at)
 	return r.apply(ctx, answered.with(nil, newEvent(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s",
 		r.main.Asked, r.main.Reprompts, r.tmpl.Config.MaxRetries, failure.Message))))
 }
@@ -295,7 +299,7 @@ func (r *runner) mainGoOn(ctx context.Context, why string, reprompt bool) error 
 		return r.fail(ctx, fmt.Sprintf("send the message to go on: %v", err))
 	}
 	r.follow.Mark(id, session.NoticeMessage)
-	r.main.wentOn(at, reprompt, r.e.now())
+	r.main.WentOn(at, reprompt, r.e.now())
 	return r.apply(ctx, change{}.with(nil, newEvent(EventResumed, nil, "the main session goes on: "+why)))
 }
 
@@ -337,7 +341,7 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	ans.Attempt = r.main.Reprompts
-	r.main.answered()
+	r.main.Answered()
 	answered := change{Change: store.Change{Answers: []store.PhaseAnswer{ans}}}
 	switch data := resp.Data.(type) {
 	case *protocol.Analysis:
@@ -439,7 +443,7 @@ func (r *runner) planned(ctx context.Context, c change, data *protocol.TaskList)
 // left open (backend/report).
 func (r *runner) complete(ctx context.Context, c change, summary string) error {
 	now := r.e.now()
-	r.main.answered()
+	r.main.Answered()
 	if err := r.sync(); err != nil {
 		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}

@@ -194,9 +194,9 @@ func (r *runner) reattach(ctx context.Context) error {
 		// The main session stays on the host the run left: the next
 		// prompt starts a new one that first reads the run so far.
 		r.moved.Main = r.main.Asked != "" || r.main.At.Index != 0
-		r.main.leave()
+		r.main.Leave()
 	} else {
-		r.main.restored(ctx, r.run.MainSessionID, r.status != RunCreated && !r.status.Finished(), r.e.now())
+		r.main.Restored(ctx, r.run.MainSessionID, r.status != RunCreated && !r.status.Finished(), r.e.now())
 	}
 	// Announce the restored state; a run that waits for confirmation shows
 	// its plan again, so a view (or "baton run --resume") can ask for it.

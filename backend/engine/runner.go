@@ -11,6 +11,7 @@ import (
 	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/mainsession"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/reconnect"
@@ -29,8 +30,8 @@ type command struct {
 
 // runState is the run's state beyond its row, stored in Run.State.
 type runState struct {
-	Main   mainSession `json:"main"`
-	Resume string      `json:"resume,omitempty"`
+	Main   mainsession.Session `json:"main"`
+	Resume string              `json:"resume,omitempty"`
 	// Reviewing and Remediation are the reviewer's (review.go).
 	Reviewing   string `json:"reviewing,omitempty"`
 	Remediation int    `json:"remediation,omitempty"`
@@ -64,7 +65,7 @@ type runner struct {
 	tmpl   template.Template
 	parser *protocol.Parser
 
-	main    *mainSession
+	main    *mainsession.Session
 	plan    taskPlan
 	follow  *transcript.Follower
 	ledger  *ledger
@@ -156,7 +157,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.link.Retry(time.Now()) // a restored run's wait counts from now
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
 	r.main = &rs.Main
-	r.main.host, r.main.follow, r.main.log = e.host, r.follow, r.log
+	r.main.Attach(e.host, r.log)
 	r.archive = &archiver{host: e.host, untrack: e.untrack, log: r.log}
 	r.ledger = e.newLedger(run.ID)
 	r.flows = e.workflows(workflows.Run{ID: run.ID, Cwd: run.Cwd, Request: run.Request, Config: tmpl.Config,
@@ -277,7 +278,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 				return
 			}
 		}
-		if secs, late := r.main.overdue(r.tmpl.Phases, r.e.now()); late {
+		if secs, late := r.main.Overdue(r.tmpl.Phases, r.e.now()); late {
 			if err := r.e.host.Interrupt(ctx, session.ID(r.run.MainSessionID)); err != nil {
 				r.log.Debug("interrupt the main session", "err", err)
 			}

@@ -242,19 +242,10 @@ func (ws *workerState) took(d transcript.Digest, root string, now time.Time) {
 	// Tool calls, their results and tokens are progress too: a card shows
 	// what runs now, not what ran before the last text.
 	if ws.w.CurrentAction != before.CurrentAction || ws.w.Tools.Total != before.Tools.Total ||
-		!sameTool(ws.w.Tools.Running, before.Tools.Running) || ws.w.InputTokens != before.InputTokens ||
+		!store.SameTool(ws.w.Tools.Running, before.Tools.Running) || ws.w.InputTokens != before.InputTokens ||
 		ws.w.OutputTokens != before.OutputTokens || ws.w.CostUSD != before.CostUSD {
 		ws.dirty = true
 	}
-}
-
-// sameTool reports whether a and b are the same running call (or both
-// none).
-func sameTool(a, b *store.RunningTool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // maxDone is how many tool calls a worker's book keeps.

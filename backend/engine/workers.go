@@ -328,7 +328,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 			ws = append(ws, w)
 		}
 	}
-	if len(ws) == 0 && !r.main.progressed {
+	if len(ws) == 0 && !r.main.Progressed {
 		return nil
 	}
 	if err := r.sync(); err != nil {
@@ -344,9 +344,9 @@ func (r *runner) flushProgress(ctx context.Context) error {
 	if err := r.ledger.commit(ctx, c); err != nil {
 		return err
 	}
-	if r.main.progressed {
-		r.main.progressed = false
-		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.action, Tool: r.main.tool})
+	if r.main.Progressed {
+		r.main.Progressed = false
+		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.Action, Tool: r.main.Tool})
 	}
 	if len(ws) == 0 {
 		return nil
