@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/report"
@@ -61,24 +63,25 @@ func (r *runner) startChecks(ctx context.Context, round int) error {
 	return nil
 }
 
-// onChecked takes a round of checks that ended: its results are stored
-// with their verdicts against the baseline, and what they say is told.
-func (r *runner) onChecked(ctx context.Context, res checkrounds.Round) error {
+// checked is the change a round of checks that ended makes: its results
+// stored with their verdicts against the baseline, and what they say told;
+// false for a round of a process or a state before this one.
+func checked(ctx context.Context, st *store.Store, c *checkrounds.State, res checkrounds.Round, runID string, now time.Time, log *slog.Logger) (change, bool) {
 	var baseline []store.CheckResult
-	if res.Round > 0 && r.checks.Running == res.Round {
+	if res.Round > 0 && c.Running == res.Round {
 		var err error
-		if baseline, err = r.e.store.Checks(context.WithoutCancel(ctx), r.run.ID); err != nil {
-			r.log.Warn("read the baseline of the checks", "err", err)
+		if baseline, err = st.Checks(context.WithoutCancel(ctx), runID); err != nil {
+			log.Warn("read the baseline of the checks", "err", err)
 		}
 	}
-	rows, msg, stale := r.checks.Ended(res, baseline, r.run.ID, r.e.now())
+	rows, msg, stale := c.Ended(res, baseline, runID, now)
 	if stale {
-		return nil // a round of a process or a state before this one
+		return change{}, false
 	}
 	if res.Err != nil {
-		r.log.Warn("the project's checks could not run", "round", res.Round, "err", res.Err)
+		log.Warn("the project's checks could not run", "round", res.Round, "err", res.Err)
 	}
-	return r.apply(ctx, change{Change: store.Change{Checks: rows}}.with(nil, newEvent(EventChecks, nil, msg)))
+	return change{Change: store.Change{Checks: rows}}.with(nil, newEvent(EventChecks, nil, msg)), true
 }
 
 // RunChecks are a run's checks as a view shows them.

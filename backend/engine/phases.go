@@ -11,6 +11,7 @@ import (
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/report"
+	"github.com/baton-app/baton/backend/runhost"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/tasklist"
@@ -92,7 +93,9 @@ func (r *runner) begin(ctx context.Context) error {
 	now := r.e.now()
 	r.run.StartedAt = &now
 	hctx, cancel := context.WithTimeout(ctx, r.e.hostWait)
-	r.identify(hctx)
+	if h, ok := runhost.Identify(hctx, r.e.identifier()); ok {
+		r.run.Host = h
+	}
 	cancel()
 	status, phase, tp, want := RunPlanning, PhaseTaskPlanning, template.PhaseTaskPlanning, protocol.PhaseTaskList
 	if r.tmpl.Phases.Analysis.Enabled {
@@ -222,7 +225,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 	var foreign error
 	if resp, ok := res.Last(r.main.Asked); ok {
 		// A review answer counts only for the task it was asked about.
-		if foreign = r.foreignAnswer(resp); foreign == nil {
+		if foreign = r.review.foreign(resp); foreign == nil {
 			return r.answer(ctx, resp)
 		}
 	}
@@ -301,18 +304,6 @@ func (r *runner) mainGoOn(ctx context.Context, why string, reprompt bool) error 
 	r.follow.Mark(id, session.NoticeMessage)
 	r.main.WentOn(at, reprompt, r.e.now())
 	return r.apply(ctx, change{}.with(nil, newEvent(EventResumed, nil, "the main session goes on: "+why)))
-}
-
-// foreignAnswer refuses a review answer about another task than the one
-// the review was asked for (nil: the answer is about it, or is of another
-// phase).
-func (r *runner) foreignAnswer(resp protocol.Response) error {
-	d, ok := resp.Data.(*protocol.Review)
-	if !ok || r.review.Reviewing == "" || d.TaskID == "" || d.TaskID == r.review.Reviewing {
-		return nil
-	}
-	return fmt.Errorf("the review is about task %s, but Baton asked for the review of task %s; review task %s and answer with its id %q",
-		d.TaskID, r.review.Reviewing, r.review.Reviewing, r.review.Reviewing)
 }
 
 // answerRecord is a valid (or repaired) answer as stored.
@@ -447,7 +438,7 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 	if err := r.sync(); err != nil {
 		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
-	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
+	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.iso.ResultHolds(ctx, r.run.Cwd, r.log))
 	answers, err := r.e.store.Answers(context.WithoutCancel(ctx), r.run.ID)
 	if err != nil {
 		r.log.Warn("outcome: read the answers", "err", err)

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/baton-app/baton/backend/report"
@@ -156,36 +154,6 @@ func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run sto
 	rep.AddChecks(checksReport(run, stored, all))
 	rep.KeepPresent(present)
 	return rep
-}
-
-// resultHolds says which files (relative to the run's folder) the run's
-// result holds: the folder's files in a shared run; in a worktree run the
-// files its branch wrote, none once the branch is gone. Nil when it cannot
-// be told.
-func (r *runner) resultHolds(ctx context.Context) func(string) bool {
-	if r.iso == nil {
-		return func(p string) bool {
-			_, err := os.Stat(filepath.Join(r.run.Cwd, filepath.FromSlash(p)))
-			return err == nil
-		}
-	}
-	if r.iso.Run == nil {
-		return func(string) bool { return false } // no worker ever started: no branch
-	}
-	result, err := r.iso.Run.Result(context.WithoutCancel(ctx))
-	if err != nil {
-		r.log.Warn("read the run branch's files", "err", err)
-		return nil
-	}
-	prefix := ""
-	cwd := r.run.Cwd
-	if ev, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = ev
-	}
-	if rel, err := filepath.Rel(r.iso.Run.Repo, cwd); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		prefix = filepath.ToSlash(rel) + "/"
-	}
-	return func(p string) bool { return result[prefix+p] }
 }
 
 // allEvents reads every stored event of a run, oldest first.

@@ -250,3 +250,15 @@ func times(n int) string {
 // reportNotes are the warnings and issues of a worker's completion report
 // (protocol.Completion.Notes).
 func reportNotes(c *protocol.Completion) []string { return c.Notes() }
+
+// foreign refuses a review answer about another task than the one the
+// review was asked for (nil: the answer is about it, or is of another
+// phase).
+func (rv *reviewer) foreign(resp protocol.Response) error {
+	d, ok := resp.Data.(*protocol.Review)
+	if !ok || rv.Reviewing == "" || d.TaskID == "" || d.TaskID == rv.Reviewing {
+		return nil
+	}
+	return fmt.Errorf("the review is about task %s, but Baton asked for the review of task %s; review task %s and answer with its id %q",
+		d.TaskID, rv.Reviewing, rv.Reviewing, rv.Reviewing)
+}

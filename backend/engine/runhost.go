@@ -29,18 +29,6 @@ func (e *Engine) identifier() session.Identifier {
 	return id
 }
 
-// identify stores with the run the host that serves it, once it is
-// connected (the first prompt connects it).
-func (r *runner) identify(ctx context.Context) {
-	id := r.e.identifier()
-	if id == nil {
-		return
-	}
-	if ident, err := id.Identity(ctx); err == nil {
-		r.run.Host = runhost.Row(ident)
-	}
-}
-
 // otherHost refuses run when it ran on another kind of host than the one
 // in use (nil: the same kind, or a run that did not record its host).
 func (e *Engine) otherHost(run store.Run) error {

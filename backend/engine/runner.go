@@ -57,11 +57,11 @@ type startResult struct {
 // sequences; each concern keeps its own state and says what should change,
 // and the runner applies that through the ledger (apply). See doc.go.
 type runner struct {
-	e      *Engine
-	log    *slog.Logger
-	run    store.Run
-	status RunStatus
-	resume RunStatus
+	e   *Engine
+	log *slog.Logger
+	run store.Run
+	// runPos is the run's status and the status it was held in.
+	runPos
 	tmpl   template.Template
 	parser *protocol.Parser
 
@@ -109,7 +109,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
+	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, runPos: runPos{status: st}, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
 		started: make(chan startResult, 64), checked: make(chan checkrounds.Round, 1), done: make(chan struct{}), finished: make(chan struct{})}
 	var rs runState
@@ -214,7 +214,7 @@ func (r *runner) loop(parent context.Context) {
 				return
 			}
 		case res := <-r.checked:
-			if r.halted(r.onChecked(ctx, res)) {
+			if c, ok := checked(ctx, r.e.store, r.checks, res, r.run.ID, r.e.now(), r.log); ok && r.halted(r.apply(ctx, c)) {
 				return
 			}
 		case rep := <-r.flows.Reports():
@@ -289,7 +289,26 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	}
 	for _, check := range []func(context.Context) error{
 		func(ctx context.Context) error { return r.checkWorkers(ctx, dirty, poll) },
-		r.checkBudget, r.checkLimits, r.checkTimeouts, r.mergeWork, r.schedule, r.checkDeadlock, r.afterWorkers,
+		func(ctx context.Context) error {
+			c, ok, err := budgetStep(&r.runPos, &r.limits, r.tmpl.Config.Budget, &r.plan, r.main)
+			if err != nil || !ok {
+				return err
+			}
+			return r.apply(ctx, c)
+		},
+		func(ctx context.Context) error {
+			c, resume := limitStep(&r.runPos, &r.limits, r.e.now(), r.e.autoResume, r.run.Message)
+			if c != nil {
+				if err := r.apply(ctx, *c); err != nil {
+					return err
+				}
+			}
+			if !resume {
+				return nil
+			}
+			return r.resumeWaiting(ctx)
+		},
+		r.checkTimeouts, r.mergeWork, r.schedule, r.checkDeadlock, r.afterWorkers,
 	} {
 		if r.halted(check(ctx)) {
 			return
@@ -361,7 +380,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			if err := r.sync(); err != nil {
 				return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 			}
-			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
+			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.iso.ResultHolds(ctx, r.run.Cwd, r.log))
 			c.report = &built
 		}
 		if r.status.Finished() && r.iso != nil {
@@ -412,22 +431,30 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 	return nil
 }
 
+// runPos is where the run stands: its status and, while it is held
+// (paused, interrupted), the status Resume returns it to. move and unpause
+// are the guards of its transitions.
+type runPos struct {
+	status RunStatus
+	resume RunStatus
+}
+
 // move changes the run's status when the transition is legal.
-func (r *runner) move(next RunStatus) error {
-	if !r.status.CanMove(next) {
-		return illegalRun(r.status, next)
+func (p *runPos) move(next RunStatus) error {
+	if !p.status.CanMove(next) {
+		return illegalRun(p.status, next)
 	}
-	r.status = next
+	p.status = next
 	return nil
 }
 
 // unpause returns a paused run to the status it was paused in, whichever
 // that was (created included): the guard of that transition.
-func (r *runner) unpause() error {
-	if !r.status.Held() {
-		return fmt.Errorf("run is %s, not paused: %w", r.status, ErrIllegalTransition)
+func (p *runPos) unpause() error {
+	if !p.status.Held() {
+		return fmt.Errorf("run is %s, not paused: %w", p.status, ErrIllegalTransition)
 	}
-	r.status = r.resume
+	p.status = p.resume
 	return nil
 }
 

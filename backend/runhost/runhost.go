@@ -5,6 +5,7 @@
 package runhost
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -93,4 +94,18 @@ func countOf(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Identify is the host that serves a run as the run stores it, once it is
+// connected (the first prompt connects it); false when it cannot say
+// (id nil: it does not say which it is).
+func Identify(ctx context.Context, id session.Identifier) (store.RunHost, bool) {
+	if id == nil {
+		return store.RunHost{}, false
+	}
+	ident, err := id.Identity(ctx)
+	if err != nil {
+		return store.RunHost{}, false
+	}
+	return Row(ident), true
 }
