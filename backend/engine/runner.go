@@ -431,33 +431,6 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 	return nil
 }
 
-// runPos is where the run stands: its status and, while it is held
-// (paused, interrupted), the status Resume returns it to. move and unpause
-// are the guards of its transitions.
-type runPos struct {
-	status RunStatus
-	resume RunStatus
-}
-
-// move changes the run's status when the transition is legal.
-func (p *runPos) move(next RunStatus) error {
-	if !p.status.CanMove(next) {
-		return illegalRun(p.status, next)
-	}
-	p.status = next
-	return nil
-}
-
-// unpause returns a paused run to the status it was paused in, whichever
-// that was (created included): the guard of that transition.
-func (p *runPos) unpause() error {
-	if !p.status.Held() {
-		return fmt.Errorf("run is %s, not paused: %w", p.status, ErrIllegalTransition)
-	}
-	p.status = p.resume
-	return nil
-}
-
 // enter moves the run to the status and phase of a main-session phase.
 func (r *runner) enter(next RunStatus, phase Phase) error {
 	if err := r.move(next); err != nil {

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/baton-app/baton/backend/runstatus"
+import (
+	"fmt"
+
+	"github.com/baton-app/baton/backend/runstatus"
+)
 
 // Where a run and its workers stand, and their legal transitions
 // (backend/runstatus).
@@ -75,3 +79,30 @@ const (
 	PhaseAggregation     Phase = "aggregation"
 	PhaseVerification    Phase = "verification"
 )
+
+// runPos is where the run stands: its status and, while it is held
+// (paused, interrupted), the status Resume returns it to. move and unpause
+// are the guards of its transitions.
+type runPos struct {
+	status RunStatus
+	resume RunStatus
+}
+
+// move changes the run's status when the transition is legal.
+func (p *runPos) move(next RunStatus) error {
+	if !p.status.CanMove(next) {
+		return illegalRun(p.status, next)
+	}
+	p.status = next
+	return nil
+}
+
+// unpause returns a paused run to the status it was paused in, whichever
+// that was (created included): the guard of that transition.
+func (p *runPos) unpause() error {
+	if !p.status.Held() {
+		return fmt.Errorf("run is %s, not paused: %w", p.status, ErrIllegalTransition)
+	}
+	p.status = p.resume
+	return nil
+}
