@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/prompts"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/session"
 )
 
@@ -34,7 +35,7 @@ func (e *Engine) Confirm(ctx context.Context, runID string, mods Modifications) 
 func (e *Engine) Pause(ctx context.Context, runID string) error {
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
 		if !r.status.CanMove(RunPaused) {
-			return illegalRun(r.status, RunPaused)
+			return runstatus.IllegalRun(r.status, RunPaused)
 		}
 		r.resume = r.status
 		if err := r.move(RunPaused); err != nil {
@@ -228,7 +229,7 @@ func (e *Engine) ResolveConflict(ctx context.Context, runID string, done bool) e
 
 func (r *runner) confirm(ctx context.Context, mods Modifications) error {
 	if r.status != RunConfirming {
-		return illegalRun(r.status, RunSpawning)
+		return runstatus.IllegalRun(r.status, RunSpawning)
 	}
 	tasks, err := mods.Apply(r.run.ID, r.plan.tasks)
 	if err != nil {
@@ -268,7 +269,7 @@ func (r *runner) resumeRun(ctx context.Context) error {
 
 func (r *runner) cancel(ctx context.Context) error {
 	if !r.status.CanMove(RunCancelled) {
-		return illegalRun(r.status, RunCancelled)
+		return runstatus.IllegalRun(r.status, RunCancelled)
 	}
 	c := change{final: true}
 	for _, w := range r.plan.inOrder() {

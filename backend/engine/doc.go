@@ -38,15 +38,11 @@
 // (ledger.create) and Apply and Discard of a run's branch go through a
 // ledger too.
 //
-// In this package (a test, structure_test.go, holds it within 6,000
-// non-test lines, 40 runner methods and 500 lines a file):
-//   - runner.go: the loop, the step, sync and apply. status.go: the
-//     names of backend/runstatus and runPos, the run's status and the
-//     guards of its moves.
-//   - create.go: Check and Create. phases.go: the phase machine of the
-//     main session: begin, ask and ask again, read its answers, fail.
-//     outcome.go: an answer taken (stored, a plan to confirm, the workers'
-//     outcome aggregated and verified) and the run's end.
+// In this package (structure_test.go holds its size):
+//   - runner.go: the loop, step, sync, apply; status.go: runPos, the
+//     run's status and its guards. create.go: Check, Create. phases.go:
+//     the main session's phase machine (begin, ask, read, fail);
+//     outcome.go: an answer taken, through to the run's end.
 //   - workers.go, turns.go: a worker's life on the runner: scheduling,
 //     spawn and onStarted, reading its turns (progress, report, permission,
 //     limit, re-prompt, keyword fallback), failures, retries, timeouts,
@@ -67,26 +63,20 @@
 //     or the user. branch.go: a finished run's branch (Apply, Discard, some
 //     tasks, push, pull request, diff, patch, a changed file): the
 //     isolation state does the git work, onBranch stores it.
-//   - checks.go: the rounds of backend/checkrounds started on a goroutine
-//     of the run, and the change an ended round makes. outputs.go: a
-//     report of success judged by backend/outputs.
-//   - link.go: the wait for a lost host (backend/reconnect) as the run
-//     shows it. runhost.go: MoveRun and the refusal of another kind of host
-//     (backend/runhost). driver.go: the run's lock (backend/owner).
-//   - workflows.go, Workflows: the interface the seed workflows implement.
-//   - commands.go: the Engine's commands, each run in the run's goroutine;
-//     answers.go: a worker's question answered; restore.go: Restore,
-//     RestoreRun and a held run's Resume, and runner.reattach.
+//   - checks.go: rounds of backend/checkrounds on the run's goroutine;
+//     outputs.go: backend/outputs; link.go: backend/reconnect; runhost.go:
+//     MoveRun (backend/runhost); driver.go: the run's lock (backend/owner).
+//   - workflows.go: the seed workflows' interface. commands.go: the
+//     Engine's commands, each run in the run's goroutine; answers.go: a
+//     question answered; restore.go: Restore, RestoreRun, runner.reattach.
 //   - report.go: the final report's engine side: what the report counts of
 //     the run's events (history), LoadSnapshot, LoadReport, FinalReport and
 //     ExportJSON (the Markdown export is the service's).
-//   - events.go: event names and payloads; graph.go and overrides.go: the
-//     names of tasklist's task list and modifications and of template's
-//     overrides; ids.go: session ids; text.go: clipping.
+//   - events.go: events; graph.go, overrides.go: tasklist's and template's
+//     names; ids.go: session ids; text.go: clipping.
 //
 // Beside it, each with its own tests and importing nothing of the engine:
-//   - backend/runstatus: run and worker statuses and their legal
-//     transitions.
+//   - backend/runstatus: run and worker statuses and their transitions.
 //   - backend/mainsession: the main session's state (where its transcript
 //     is read, what was asked, when) and a lost main session, replaced by
 //     a new one that reads the run so far.

@@ -10,6 +10,7 @@ import (
 	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/report"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/tasklist"
 	"github.com/baton-app/baton/backend/template"
@@ -156,7 +157,7 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 		r.log.Warn("outcome: read the answers", "err", err)
 	}
 	outcome, issues := report.Outcome(rep, append(answers, c.Answers...))
-	status, err := ParseRunStatus(outcome)
+	status, err := runstatus.ParseRun(outcome)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/runhost"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -83,7 +84,7 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 
 func (r *runner) begin(ctx context.Context) error {
 	if r.status != RunCreated {
-		return illegalRun(r.status, RunAnalyzing)
+		return runstatus.IllegalRun(r.status, RunAnalyzing)
 	}
 	now := r.e.now()
 	r.run.StartedAt = &now

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/baton-app/baton/backend/runhost"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -32,7 +33,7 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 		}
 		if err := e.otherHost(run); err != nil {
 			// It waits for its own host (or a move the user asks for).
-			e.logger.Info("a run of another host is left as it is", "run", run.ID, "host", hostName(run.Host))
+			e.logger.Info("a run of another host is left as it is", "run", run.ID, "host", runhost.Name(run.Host))
 			continue
 		}
 		err := e.restoreRun(ctx, run, nil)
@@ -151,7 +152,7 @@ func (r *runner) reattach(ctx context.Context) error {
 		var serr error
 		if r.moved != nil {
 			// Its session is on the host the run left.
-			serr = fmt.Errorf("the run moved to %s: %w", hostName(r.moved.To), session.ErrNoSession)
+			serr = fmt.Errorf("the run moved to %s: %w", runhost.Name(r.moved.To), session.ErrNoSession)
 		} else {
 			_, serr = r.e.host.Session(ctx, session.ID(ws.w.SessionID))
 		}
@@ -163,7 +164,7 @@ func (r *runner) reattach(ctx context.Context) error {
 			// session there, without using a retry.
 			r.moved.Restarted = append(r.moved.Restarted, ws.w.TaskID)
 			var c change
-			if c, err = r.plan.requeue(ws, "the run moved to "+hostName(r.moved.To)+"; the task starts again there", false, true); err == nil && ctx.Err() == nil {
+			if c, err = r.plan.requeue(ws, "the run moved to "+runhost.Name(r.moved.To)+"; the task starts again there", false, true); err == nil && ctx.Err() == nil {
 				err = r.apply(ctx, c)
 			}
 		case r.moved != nil && step == restoreFollow && ws.status == WorkerPending:

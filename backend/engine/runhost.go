@@ -86,9 +86,6 @@ type (
 // ErrOtherHost: the run ran on another kind of host than the one in use.
 var ErrOtherHost = runhost.ErrOtherHost
 
-// hostName names a run's host as a person reads it.
-func hostName(h store.RunHost) string { return runhost.Name(h) }
-
 // countOf is "1 task" or "3 tasks".
 func countOf(n int, one, many string) string {
 	if n == 1 {

@@ -15,6 +15,7 @@ import (
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/reconnect"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -105,7 +106,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	if err != nil {
 		return nil, err
 	}
-	st, err := ParseRunStatus(run.Status)
+	st, err := runstatus.ParseRun(run.Status)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		rs.Resume = run.ResumeStatus // stored by store.Interrupt
 	}
 	if rs.Resume != "" {
-		if r.resume, err = ParseRunStatus(rs.Resume); err != nil {
+		if r.resume, err = runstatus.ParseRun(rs.Resume); err != nil {
 			return nil, err
 		}
 	}
@@ -134,7 +135,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	values[template.VarCWD] = run.Cwd
 	for _, w := range workers {
 		ws := &workerState{w: w}
-		if ws.status, err = ParseWorkerStatus(w.Status); err != nil {
+		if ws.status, err = runstatus.ParseWorker(w.Status); err != nil {
 			return nil, err
 		}
 		if len(w.State) > 0 {

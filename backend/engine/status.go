@@ -50,20 +50,6 @@ const (
 	WorkerRejected       = runstatus.WorkerRejected
 )
 
-// ParseRunStatus reads a run status name.
-func ParseRunStatus(name string) (RunStatus, error) { return runstatus.ParseRun(name) }
-
-// ParseWorkerStatus reads a worker status name.
-func ParseWorkerStatus(name string) (WorkerStatus, error) { return runstatus.ParseWorker(name) }
-
-// RunStatuses lists every run status.
-func RunStatuses() []RunStatus { return runstatus.Runs() }
-
-// WorkerStatuses lists every worker status.
-func WorkerStatuses() []WorkerStatus { return runstatus.Workers() }
-
-func illegalRun(from, to RunStatus) error { return runstatus.IllegalRun(from, to) }
-
 func illegalWorker(task string, from, to WorkerStatus) error {
 	return runstatus.IllegalWorker(task, from, to)
 }
@@ -91,7 +77,7 @@ type runPos struct {
 // move changes the run's status when the transition is legal.
 func (p *runPos) move(next RunStatus) error {
 	if !p.status.CanMove(next) {
-		return illegalRun(p.status, next)
+		return runstatus.IllegalRun(p.status, next)
 	}
 	p.status = next
 	return nil
