@@ -35,45 +35,80 @@ func buildBaton(t *testing.T) string {
 }
 
 // startSim runs "baton sim" as its own process, as Claude Desktop would be,
-// and returns its CDP endpoint.
+// and returns its CDP endpoint; the test's cleanup interrupts it.
 func startSim(t *testing.T, bin string, flags ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"sim", "--port", "0", "--speed", "3"}, flags...)...)
+	ep, _, exited, stderr := trySim(t, bin, sim{port: "0", flags: flags})
+	if exited {
+		t.Fatalf("baton sim ended before it printed its endpoint:\n%s", stderr)
+	}
+	return ep
+}
+
+// sim is how trySim starts "baton sim": on port (a number; "0": any free
+// one) with flags; group: in a process group of its own, which kill ends at
+// once with everything it started (otherwise kill interrupts it and waits
+// up to 20 s before it kills it).
+type sim struct {
+	port  string
+	group bool
+	flags []string
+}
+
+// trySim starts "baton sim" as o says and waits for its endpoint; exited
+// is true when it ended before printing it (stderr says why). The test's
+// cleanup calls kill.
+func trySim(t *testing.T, bin string, o sim) (endpoint string, kill func(), exited bool, stderr string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"sim", "--port", o.port, "--speed", "3"}, o.flags...)...)
+	if o.group {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	endpoint := make(chan string, 1)
+	waited := make(chan struct{})
+	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			if ep, ok := strings.CutPrefix(sc.Text(), "CDP endpoint: "); ok {
-				endpoint <- ep
+				found <- ep
 			}
 		}
+		_ = cmd.Wait()
+		close(waited)
 	}()
+	kill = func() {
+		if o.group {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-waited
+			return
+		}
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-waited:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-waited
+		}
+	}
+	t.Cleanup(kill)
 	select {
-	case ep := <-endpoint:
-		return ep
+	case ep := <-found:
+		return ep, kill, false, ""
+	case <-waited:
+		return "", kill, true, errOut.String()
 	case <-time.After(60 * time.Second):
 		t.Fatal("baton sim did not print its endpoint within a minute")
 	}
-	return ""
+	return "", kill, false, ""
 }
 
 var startedLine = regexp.MustCompile(`task_\d+ started`)

@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,7 +35,7 @@ func startSimGroupAt(t *testing.T, bin, port string) (endpoint string, kill func
 	// and its own words are shown when it never comes up.
 	var why string
 	for range 5 {
-		ep, kill, exited, stderr := trySimGroupAt(t, bin, port)
+		ep, kill, exited, stderr := trySim(t, bin, sim{port: port, group: true})
 		if !exited {
 			return ep, kill
 		}
@@ -45,50 +44,6 @@ func startSimGroupAt(t *testing.T, bin, port string) (endpoint string, kill func
 	}
 	t.Fatalf("baton sim on port %s ended at every start:\n%s", port, why)
 	return "", nil
-}
-
-// trySimGroupAt starts "baton sim" in its own process group on port and
-// waits for its endpoint; exited is true when it ended before printing it
-// (stderr says why).
-func trySimGroupAt(t *testing.T, bin, port string) (endpoint string, kill func(), exited bool, stderr string) {
-	t.Helper()
-	cmd := exec.Command(bin, "sim", "--port", port, "--speed", "3")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waited := make(chan struct{})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if ep, ok := strings.CutPrefix(sc.Text(), "CDP endpoint: "); ok {
-				found <- ep
-			}
-		}
-		_ = cmd.Wait()
-		close(waited)
-	}()
-	kill = func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-waited
-	}
-	t.Cleanup(kill)
-	select {
-	case ep := <-found:
-		return ep, kill, false, ""
-	case <-waited:
-		return "", kill, true, errOut.String()
-	case <-time.After(60 * time.Second):
-		t.Fatal("baton sim did not print its endpoint within a minute")
-	}
-	return "", kill, false, ""
 }
 
 var interruptedLine = regexp.MustCompile(`(?m)^Interrupted: .*unreachable`)

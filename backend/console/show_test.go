@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/service"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/testsupport"
@@ -159,7 +160,7 @@ func TestShowExportDeleteAStoredRun(t *testing.T) {
 func TestExitCodesPerOutcome(t *testing.T) {
 	t.Parallel()
 	codes := map[int]string{}
-	for _, s := range engine.RunStatuses() {
+	for _, s := range runstatus.Runs() {
 		code := exitCode(s.String())
 		if s == engine.RunCompleted {
 			if code != ExitOK {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/baton-app/baton/backend/session"
 )
@@ -27,36 +26,9 @@ func (e *Engine) AnswerQuestion(ctx context.Context, runID, taskID string, answe
 	if input == nil {
 		return fmt.Errorf("that worker does not wait for an answer any more; refresh the run: %w", ErrIllegalTransition)
 	}
-	updated, err := withAnswers(input, answers)
+	updated, err := session.WithAnswers(input, answers)
 	if err != nil {
-		return err
+		return also{err, ErrBadRequest}
 	}
 	return e.RespondPermission(ctx, runID, taskID, session.AllowOnce, updated)
-}
-
-// withAnswers returns the AskUserQuestion input with "answers" set; every
-// answer must be non-empty.
-func withAnswers(input json.RawMessage, answers map[string]string) (json.RawMessage, error) {
-	if len(answers) == 0 {
-		return nil, fmt.Errorf("type an answer or choose an option first: %w", ErrBadRequest)
-	}
-	for q, v := range answers {
-		if strings.TrimSpace(v) == "" {
-			return nil, fmt.Errorf("type an answer to %q or choose an option: %w", q, ErrBadRequest)
-		}
-	}
-	fields := map[string]json.RawMessage{}
-	if err := json.Unmarshal(input, &fields); err != nil {
-		return nil, fmt.Errorf("the worker's question could not be read; answer it in the session's transcript: %w", ErrBadRequest)
-	}
-	b, err := json.Marshal(answers)
-	if err != nil {
-		return nil, fmt.Errorf("encode answers: %w", err)
-	}
-	fields["answers"] = b
-	out, err := json.Marshal(fields)
-	if err != nil {
-		return nil, fmt.Errorf("encode answers: %w", err)
-	}
-	return out, nil
 }

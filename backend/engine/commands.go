@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/prompts"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/session"
 )
 
@@ -34,7 +35,7 @@ func (e *Engine) Confirm(ctx context.Context, runID string, mods Modifications) 
 func (e *Engine) Pause(ctx context.Context, runID string) error {
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
 		if !r.status.CanMove(RunPaused) {
-			return illegalRun(r.status, RunPaused)
+			return runstatus.IllegalRun(r.status, RunPaused)
 		}
 		r.resume = r.status
 		if err := r.move(RunPaused); err != nil {
@@ -134,7 +135,7 @@ func (e *Engine) CancelWorker(ctx context.Context, runID, taskID string) error {
 func (e *Engine) RetryWorker(ctx context.Context, runID, taskID string) error {
 	return e.doWorker(ctx, runID, taskID, func(ctx context.Context, r *runner, ws *workerState) (change, error) {
 		work := r.status == RunSpawning || r.status == RunRunning ||
-			(r.status.held() && (r.resume == RunSpawning || r.resume == RunRunning))
+			(r.status.Held() && (r.resume == RunSpawning || r.resume == RunRunning))
 		if !work {
 			return change{}, fmt.Errorf("run is %s; workers can be retried only while they run: %w", r.status, ErrIllegalTransition)
 		}
@@ -229,7 +230,7 @@ func (e *Engine) ResolveConflict(ctx context.Context, runID string, done bool) e
 
 func (r *runner) confirm(ctx context.Context, mods Modifications) error {
 	if r.status != RunConfirming {
-		return illegalRun(r.status, RunSpawning)
+		return runstatus.IllegalRun(r.status, RunSpawning)
 	}
 	tasks, err := mods.Apply(r.run.ID, r.plan.tasks)
 	if err != nil {
@@ -259,9 +260,9 @@ func (r *runner) resumeRun(ctx context.Context) error {
 	}
 	now := r.e.now()
 	r.plan.touch(now)
-	r.link.retry(time.Now())
+	r.link.Retry(time.Now())
 	if r.main.Asked != "" {
-		r.main.refresh(now)
+		r.main.Refresh(now)
 		r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticeMessage)
 	}
 	return r.apply(ctx, change{}.with(nil, newEvent(EventResumed, nil, "")))
@@ -269,7 +270,7 @@ func (r *runner) resumeRun(ctx context.Context) error {
 
 func (r *runner) cancel(ctx context.Context) error {
 	if !r.status.CanMove(RunCancelled) {
-		return illegalRun(r.status, RunCancelled)
+		return runstatus.IllegalRun(r.status, RunCancelled)
 	}
 	c := change{final: true}
 	for _, w := range r.plan.inOrder() {
@@ -290,7 +291,7 @@ func (r *runner) cancel(ctx context.Context) error {
 			r.log.Debug("interrupt the main session", "err", err)
 		}
 	}
-	r.main.answered()
+	r.main.Answered()
 	if err := r.move(RunCancelled); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/hostguard"
+	"github.com/baton-app/baton/backend/mainsession"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -257,65 +258,6 @@ func TestWorkerRestored(t *testing.T) {
 	}
 }
 
-// A run's wait for its lost host: since and until when, the message before
-// it, the bound's timer, a copy for other goroutines, and the changes that
-// show it, end it when the host is back and stop the run when it is not.
-func TestLinkWait(t *testing.T) {
-	t.Parallel()
-	var l link
-	if l.waiting() || l.reconnecting() != nil || l.giveUp() != nil || l.overdue(time.Now()) {
-		t.Fatal("a new link waits")
-	}
-	now := time.Now()
-	c := l.lose(now, 50*time.Millisecond, session.LinkState{Reason: "browser went away"}, "working")
-	info := l.reconnecting()
-	if !l.waiting() || info == nil || !info.Until.Equal(now.Add(50*time.Millisecond)) || info.Reason != "browser went away" {
-		t.Fatalf("lost: %+v", info)
-	}
-	if eventNames(c) != EventReconnecting || c.events[0].p.Reconnecting == nil || !strings.HasPrefix(*c.note, "Reconnecting to the session host") ||
-		!strings.HasSuffix(*c.note, "browser went away") {
-		t.Errorf("the change that shows it: %+v", c)
-	}
-	select {
-	case <-l.giveUp():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the bound never fired")
-	}
-	if !l.overdue(time.Now()) {
-		t.Error("not overdue after the bound")
-	}
-	c, waited := l.expire()
-	if waited != 50*time.Millisecond || eventNames(c) != EventStatusChanged || !strings.Contains(*c.note, "unreachable for 0s") ||
-		!strings.HasSuffix(*c.note, "(browser went away)") || l.waiting() || l.giveUp() != nil {
-		t.Errorf("expired: %+v after %s", c, waited)
-	}
-	l.lose(time.Now(), time.Minute, session.LinkState{}, "before")
-	c, away := l.back()
-	if away <= 0 || away > time.Minute || eventNames(c) != EventReconnected || *c.note != "before" || l.waiting() {
-		t.Errorf("back: %+v after %s", c, away)
-	}
-
-	// The model, lost since before the link last came and went: the bound
-	// counts from the first sign of the loss.
-	now = time.Now()
-	c = l.lose(now, time.Minute, session.LinkState{Model: true, Since: now.Add(-40 * time.Second), Reason: "the model cannot be reached"}, "working")
-	info = l.reconnecting()
-	if info == nil || !info.Model || !info.Until.Equal(now.Add(20*time.Second)) || !strings.HasPrefix(*c.note, "Reconnecting to the model") {
-		t.Fatalf("model lost: %+v, %q", info, *c.note)
-	}
-	c, _ = l.expire()
-	if !strings.HasPrefix(*c.note, "The model was unreachable for 1m0s") || !strings.Contains(*c.note, "Resume it when the model is back") {
-		t.Errorf("model expired: %q", *c.note)
-	}
-	// Resumed meanwhile: the user asked to try again, the wait counts from
-	// then.
-	l.retry(now)
-	l.lose(now.Add(time.Second), time.Minute, session.LinkState{Model: true, Since: now.Add(-40 * time.Second)}, "working")
-	if info = l.reconnecting(); !info.Since.Equal(now) || !info.Until.Equal(now.Add(time.Minute)) {
-		t.Errorf("after a resume the wait is %+v", info)
-	}
-}
-
 // The main session: the answer's clock per phase, a re-prompt keeps what
 // was asked, a hold keeps it for the continue message, and a session the
 // host no longer has is gone until the next start.
@@ -323,31 +265,32 @@ func TestMainSession(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC)
 	h := newFakeHost(func(*fakeHost, *fakeSession, string) {}, false)
-	m := &mainSession{host: hostguard.New(h, time.Second, time.Second), log: quiet}
+	m := &mainsession.Session{}
+	m.Attach(hostguard.New(h, time.Second, time.Second), quiet)
 	phases := testTemplate(nil).Phases
-	m.asked(session.Cursor{Index: 3}, protocol.PhaseAnalysis, now)
-	if secs, late := m.overdue(phases, now.Add(10*time.Minute)); secs != 600 || late {
+	m.Sent(session.Cursor{Index: 3}, protocol.PhaseAnalysis, now)
+	if secs, late := m.Overdue(phases, now.Add(10*time.Minute)); secs != 600 || late {
 		t.Errorf("10 min into a 600 s analysis: %d %v", secs, late)
 	}
-	if _, late := m.overdue(phases, now.Add(11*time.Minute)); !late {
+	if _, late := m.Overdue(phases, now.Add(11*time.Minute)); !late {
 		t.Error("not late after 11 min")
 	}
-	m.again(session.Cursor{Index: 5})
-	m.hold()
+	m.Again(session.Cursor{Index: 5})
+	m.Hold()
 	if m.Asked != protocol.PhaseAnalysis || m.Reprompts != 1 || m.Prompt.Index != 5 {
 		t.Errorf("after a re-prompt and a hold: %+v", m)
 	}
-	m.refresh(now.Add(time.Hour))
+	m.Refresh(now.Add(time.Hour))
 	if !m.AskedAt.Equal(now.Add(time.Hour)) {
 		t.Error("the answer's clock did not start again")
 	}
-	if !m.needsStart(context.Background(), "") {
+	if !m.NeedsStart(context.Background(), "") {
 		t.Error("no session yet, and no start")
 	}
-	if !m.lost(context.Background(), "local_gone") || !m.gone || m.Asked != "" || !m.needsStart(context.Background(), "local_gone") {
+	if !m.Lost(context.Background(), "local_gone") || !m.Gone() || m.Asked != "" || !m.NeedsStart(context.Background(), "local_gone") {
 		t.Errorf("a session the host lacks is not gone: %+v", m)
 	}
-	if m.lost(context.Background(), "local_gone") {
+	if m.Lost(context.Background(), "local_gone") {
 		t.Error("lost twice")
 	}
 }

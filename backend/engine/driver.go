@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/store"
@@ -16,20 +15,11 @@ import (
 // process drives is not taken up, and the error says which process it is.
 
 // ErrDriven: another process (Baton's window, a "baton run") drives the
-// run. A *DrivenError names it.
-var ErrDriven = errors.New("another process drives the run")
+// run. A *DrivenError names it (backend/owner).
+var ErrDriven = owner.ErrDriven
 
 // DrivenError is a run that Owner, another process, drives.
-type DrivenError struct {
-	RunID string
-	Owner owner.Owner
-}
-
-func (e *DrivenError) Error() string {
-	return fmt.Sprintf("run %s is driven by %s", e.RunID, e.Owner)
-}
-
-func (e *DrivenError) Unwrap() error { return ErrDriven }
+type DrivenError = owner.DrivenError
 
 // lockOf is the lock of run runID for owner o.
 func lockOf(runID string, o owner.Owner) store.Lock {

@@ -3,9 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/store"
@@ -168,51 +166,12 @@ func resolved(ctx context.Context, iso *isolation.Workspace, plan *taskPlan, how
 	return change{}.with(nil, newEvent(EventWorkerMerged, plan.workers[task], text)).say(""), nil
 }
 
-// Worktree is a run's worktree isolation as a view shows it.
-type Worktree struct {
-	Repo   string `json:"repo"`
-	Branch string `json:"branch"`
-	Base   string `json:"base"`
-	// RunDir is the run's own worktree (gone once the run ended).
-	RunDir string   `json:"runDir"`
-	Dirty  []string `json:"dirty,omitempty"`
-	// MergeCommand merges the run branch by hand; DiscardCommand drops it.
-	MergeCommand   string         `json:"mergeCommand"`
-	DiscardCommand string         `json:"discardCommand"`
-	Tasks          []TaskChanges  `json:"tasks"`
-	Conflict       *ConflictState `json:"conflict,omitempty"`
-	// Outcome is "", "applied", "discarded" or "empty".
-	Outcome string            `json:"outcome,omitempty"`
-	Applied *worktree.Applied `json:"applied,omitempty"`
-	Cleaned bool              `json:"cleaned"`
-	// Pushes and PullRequest: where the branch went (branch.go).
-	Pushes      []isolation.Push       `json:"pushes,omitempty"`
-	PullRequest *isolation.PullRequest `json:"pullRequest,omitempty"`
-}
-
-// TaskChanges are the files one task changed on the run branch.
-type TaskChanges struct {
-	TaskID  string                `json:"taskId"`
-	Merged  bool                  `json:"merged"`
-	Dropped bool                  `json:"dropped,omitempty"`
-	Error   string                `json:"error,omitempty"`
-	Changes []worktree.FileChange `json:"changes"`
-	// Resolves names the task whose conflict this merge task resolved.
-	Resolves string `json:"resolves,omitempty"`
-	// Applied: its changes were applied to the user's branch on their own.
-	Applied bool `json:"applied,omitempty"`
-	// Commit is the merge that brought its changes onto the run branch.
-	Commit string `json:"commit,omitempty"`
-}
-
-// ConflictState is the run's merge conflict.
-type ConflictState struct {
-	TaskID   string   `json:"taskId"`
-	Files    []string `json:"files"`
-	Resolver string   `json:"resolver"`
-	// ByUser is true when the conflict waits for the user.
-	ByUser bool `json:"byUser"`
-}
+// The run's worktree isolation as a view shows it (isolation.View).
+type (
+	Worktree      = isolation.View
+	TaskChanges   = isolation.TaskChanges
+	ConflictState = isolation.ConflictState
+)
 
 // storedIso reads the worktree state of a stored run (nil without one).
 func storedIso(run store.Run) (*isolation.State, error) {
@@ -231,101 +190,5 @@ func worktreeView(run store.Run, tasks []store.Task) (*Worktree, error) {
 	if err != nil || iso == nil {
 		return nil, err
 	}
-	if iso.Run == nil {
-		// Before the first worker: the branch it will make (none when the
-		// run ended before).
-		w := &Worktree{Branch: worktree.RunBranch(run.ID), Dirty: iso.Dirty, Tasks: []TaskChanges{}}
-		if store.Finished(run.Status) {
-			w.Outcome, w.Cleaned = "empty", true
-		}
-		return w, nil
-	}
-	w := &Worktree{Repo: iso.Run.Repo, Branch: iso.Run.Branch, Base: iso.Run.Base, RunDir: iso.Run.RunDir(), Dirty: iso.Run.Dirty,
-		MergeCommand: iso.Run.MergeCommand(), DiscardCommand: iso.Run.DiscardCommand(), Outcome: iso.Outcome, Applied: iso.Applied, Cleaned: iso.Cleaned, Tasks: []TaskChanges{},
-		Pushes: iso.Pushes, PullRequest: iso.PullRequest}
-	for _, t := range tasks {
-		it := iso.Tasks[t.ID]
-		if it == nil {
-			continue
-		}
-		tc := TaskChanges{TaskID: t.ID, Merged: it.Merged != nil, Dropped: it.Dropped, Error: it.Error, Resolves: it.Resolves, Changes: []worktree.FileChange{},
-			Applied: slices.Contains(iso.AppliedTasks, t.ID)}
-		if it.Merged != nil {
-			tc.Changes, tc.Commit = it.Merged.Changes, it.Merged.Commit
-		}
-		w.Tasks = append(w.Tasks, tc)
-	}
-	if c := iso.Conflict; c != nil {
-		w.Conflict = &ConflictState{TaskID: c.Task, Files: c.Files, Resolver: c.Resolver, ByUser: c.Resolver == isolation.ResolverUser}
-	}
-	return w, nil
-}
-
-// TaskPatch returns the patch of one task's merged changes (git diff).
-func (e *Engine) TaskPatch(ctx context.Context, runID, taskID string) (string, error) {
-	run, err := e.store.Run(ctx, runID)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
-	}
-	if err != nil {
-		return "", err
-	}
-	iso, err := storedIso(run)
-	if err != nil {
-		return "", err
-	}
-	if iso == nil || iso.Run == nil {
-		return "", fmt.Errorf("run %s has no worktrees: %w", runID, ErrBadRequest)
-	}
-	it := iso.Tasks[taskID]
-	switch {
-	case it == nil:
-		return "", fmt.Errorf("task %s of run %s: %w", taskID, runID, ErrUnknownTask)
-	case it.Merged != nil:
-		return iso.Run.Patch(ctx, it.Merged.Base, it.Merged.Tip)
-	case iso.Conflict != nil && iso.Conflict.Task == taskID:
-		return iso.Run.Patch(ctx, iso.Conflict.Base, iso.Conflict.Tip)
-	}
-	return "", nil
-}
-
-// Apply merges a finished run's branch into the user's current branch (a
-// fast forward where possible) and removes the branch. It refuses, changing
-// nothing, when the user's uncommitted changes touch the same files.
-func (e *Engine) Apply(ctx context.Context, runID string) (worktree.Applied, error) {
-	var applied worktree.Applied
-	err := e.endBranch(ctx, runID, "applied", func(wr *worktree.Run) error {
-		var err error
-		if applied, err = wr.Apply(ctx); err != nil {
-			return err
-		}
-		return wr.Discard(ctx)
-	}, func(iso *isolation.State) string {
-		iso.Applied = &applied
-		how := "merged"
-		switch {
-		case applied.Nothing:
-			how = "already held by"
-		case applied.FastForward:
-			how = "fast-forwarded into"
-		}
-		return fmt.Sprintf("The changes of %s were %s your branch %s.", iso.Run.Branch, how, applied.Into)
-	})
-	return applied, err
-}
-
-// Discard drops a finished run's branch and worktrees; the user's branch
-// stays as it is.
-func (e *Engine) Discard(ctx context.Context, runID string) error {
-	return e.endBranch(ctx, runID, "discarded", func(wr *worktree.Run) error { return wr.Discard(ctx) },
-		func(iso *isolation.State) string { return fmt.Sprintf("The branch %s was discarded.", iso.Run.Branch) })
-}
-
-func (e *Engine) endBranch(ctx context.Context, runID, outcome string, do func(*worktree.Run) error, note func(*isolation.State) string) error {
-	return e.onBranch(ctx, runID, func(iso *isolation.State) (string, error) {
-		if err := iso.End(ctx, outcome, do); err != nil {
-			return "", err
-		}
-		return note(iso), nil
-	})
+	return iso.View(run.ID, store.Finished(run.Status), tasks), nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/mainsession"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -15,8 +17,8 @@ import (
 // a session whose turn ended on a rate, overload or usage limit waits in
 // its session (limitHit), the run starts nothing new until the reset and
 // then sends the continue message to as many waiting sessions as the
-// lowered worker count allows (checkLimits, resumeWaiting); the budget
-// warns at 80 % and pauses the run at its cap (checkBudget), and
+// lowered worker count allows (limitStep, resumeWaiting); the budget
+// warns at 80 % and pauses the run at its cap (budgetStep), and
 // Engine.RaiseBudget resumes it.
 
 // simulatedHost is a host that says whether its costs are simulated
@@ -33,7 +35,7 @@ func (r *runner) limitHit(ctx context.Context, ws *workerState, l limits.Limit) 
 	var detail string
 	if ws == nil {
 		r.limits.MainWait = &w
-		r.main.hold()
+		r.main.Hold()
 		detail = fmt.Sprintf("the main session: %s (%s)", l.Kind.Describe(), msg)
 	} else {
 		r.limits.Lower(r.tmpl.Config.MaxWorkers)
@@ -51,27 +53,29 @@ func (r *runner) limitHit(ctx context.Context, ws *workerState, l limits.Limit) 
 	return r.apply(ctx, change{}.with(who, e).say(msg))
 }
 
-// checkLimits resumes the waiting sessions once the wait is over (and the
-// user allows it, or the automatic resume is on), as many as the lowered
-// worker count allows.
-func (r *runner) checkLimits(ctx context.Context) error {
-	if r.status.held() || r.status.Finished() {
-		return nil
+// limitStep is what the run's wait for a limit says now (pos: where the
+// run stands, msg its message): a change to apply (the reset is due, and
+// the user resumes; or the wait is over) and whether the waiting sessions
+// resume, as many as the lowered worker count allows (auto: the automatic
+// resume is on).
+func limitStep(pos *runPos, st *limits.State, now time.Time, auto func() bool, msg string) (*change, bool) {
+	if pos.status.Held() || pos.status.Finished() {
+		return nil, false
 	}
-	switch r.limits.Next(r.e.now(), r.e.autoResume) {
+	switch st.Next(now, auto) {
 	case limits.Hold:
-		return nil
+		return nil, false
 	case limits.Due:
-		msg := "the limit has reset: resume the run (Resume now)"
-		e := newEvent(EventLimitDue, nil, msg)
-		e.p.Limit = string(r.limits.WaitKind)
-		return r.apply(ctx, change{}.with(nil, e).say(msg))
+		text := "the limit has reset: resume the run (Resume now)"
+		e := newEvent(EventLimitDue, nil, text)
+		e.p.Limit = string(st.WaitKind)
+		c := change{}.with(nil, e).say(text)
+		return &c, false
 	case limits.Over:
-		if err := r.apply(ctx, limitOver(&r.limits, r.run.Message)); err != nil {
-			return err
-		}
+		c := limitOver(st, msg)
+		return &c, true
 	}
-	return r.resumeWaiting(ctx)
+	return nil, true
 }
 
 // limitOver ends the run's wait for a limit; msg is the run's message,
@@ -143,35 +147,36 @@ func (r *runner) resumeWaiting(ctx context.Context) error {
 }
 
 // spent is the run's cost and tokens so far.
-func spent(plan *taskPlan, main *mainSession) (float64, int64) {
+func spent(plan *taskPlan, main *mainsession.Session) (float64, int64) {
 	t := plan.tally()
 	mainCost, _ := main.Cost()
 	return t.costUSD + mainCost, t.inputTokens + t.outputTokens + main.InputTokens + main.OutputTokens
 }
 
-// checkBudget warns at 80 % of the budget and pauses the run at the cap:
-// running workers finish their turn, nothing new starts.
-func (r *runner) checkBudget(ctx context.Context) error {
-	if r.status.Finished() {
-		return nil
+// budgetStep is what the budget says now: a warning at 80 % of it, or at
+// the cap a pause of the run (pos), whose running workers finish their
+// turn while nothing new starts; false: nothing to say.
+func budgetStep(pos *runPos, st *limits.State, budget *template.Budget, plan *taskPlan, main *mainsession.Session) (change, bool, error) {
+	if pos.status.Finished() {
+		return change{}, false, nil
 	}
-	b := r.limits.BudgetNow(r.tmpl.Config.Budget)
-	cost, tokens := spent(&r.plan, r.main)
-	step, used := r.limits.CheckBudget(b, cost, tokens, r.status.active() && r.status.CanMove(RunPaused))
+	b := st.BudgetNow(budget)
+	cost, tokens := spent(plan, main)
+	step, used := st.CheckBudget(b, cost, tokens, pos.status.Active() && pos.status.CanMove(RunPaused))
 	switch step {
 	case limits.BudgetPause:
-		r.resume = r.status
-		if err := r.move(RunPaused); err != nil {
-			return err
+		pos.resume = pos.status
+		if err := pos.move(RunPaused); err != nil {
+			return change{}, false, err
 		}
 		msg := "the budget is used up (" + limits.Describe(b, cost, tokens) +
 			"): running workers finish their turn, nothing new starts; raise the budget to go on"
-		return r.apply(ctx, change{}.with(nil, newEvent(EventBudgetReached, nil, msg), newEvent(EventPaused, nil, msg)).say(msg))
+		return change{}.with(nil, newEvent(EventBudgetReached, nil, msg), newEvent(EventPaused, nil, msg)).say(msg), true, nil
 	case limits.BudgetWarn:
 		msg := fmt.Sprintf("%.0f %% of the budget used (%s)", used*100, limits.Describe(b, cost, tokens))
-		return r.apply(ctx, change{}.with(nil, newEvent(EventBudgetWarning, nil, msg)))
+		return change{}.with(nil, newEvent(EventBudgetWarning, nil, msg)), true, nil
 	}
-	return nil
+	return change{}, false, nil
 }
 
 // ResumeAfterLimit ends a run's wait for a limit now: its waiting workers

@@ -265,10 +265,11 @@ func TestLimitWaitSurvivesRestart(t *testing.T) {
 	}
 	// The final report and the Markdown export give the cost per run and
 	// per task, and the wait.
-	md, err := h.eng.Report(context.Background(), id)
+	snap, err := h.eng.Snapshot(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	md := Report(snap)
 	for _, want := range []string{"- Cost: $0.0600 (", "limit waits: 1", "Tokens in/out | Cost |", "| $0.0100 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the export lacks %q:\n%s", want, md)

@@ -41,17 +41,17 @@ func TestOverrideLimitsMatchTheSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := schema.Defs.Config.Properties
-	if p.MaxWorkers.Minimum != OverrideMinWorkers || p.MaxWorkers.Maximum != OverrideMaxWorkers {
-		t.Errorf("schema maxWorkers %d–%d, engine %d–%d", p.MaxWorkers.Minimum, p.MaxWorkers.Maximum, OverrideMinWorkers, OverrideMaxWorkers)
+	if p.MaxWorkers.Minimum != template.OverrideMinWorkers || p.MaxWorkers.Maximum != template.OverrideMaxWorkers {
+		t.Errorf("schema maxWorkers %d–%d, engine %d–%d", p.MaxWorkers.Minimum, p.MaxWorkers.Maximum, template.OverrideMinWorkers, template.OverrideMaxWorkers)
 	}
-	if p.MaxRetries.Minimum != 0 || p.MaxRetries.Maximum != OverrideMaxRetries {
-		t.Errorf("schema maxRetries %d–%d, engine 0–%d", p.MaxRetries.Minimum, p.MaxRetries.Maximum, OverrideMaxRetries)
+	if p.MaxRetries.Minimum != 0 || p.MaxRetries.Maximum != template.OverrideMaxRetries {
+		t.Errorf("schema maxRetries %d–%d, engine 0–%d", p.MaxRetries.Minimum, p.MaxRetries.Maximum, template.OverrideMaxRetries)
 	}
-	if s := schema.Defs.Seconds; s.Minimum != 0 || s.Maximum != OverrideMaxTimeout {
-		t.Errorf("schema seconds %d–%d, engine 0–%d", s.Minimum, s.Maximum, OverrideMaxTimeout)
+	if s := schema.Defs.Seconds; s.Minimum != 0 || s.Maximum != template.OverrideMaxTimeout {
+		t.Errorf("schema seconds %d–%d, engine 0–%d", s.Minimum, s.Maximum, template.OverrideMaxTimeout)
 	}
-	if !slices.Equal(p.PermissionMode.Enum, PermissionModes) {
-		t.Errorf("schema permission modes %v, engine %v", p.PermissionMode.Enum, PermissionModes)
+	if !slices.Equal(p.PermissionMode.Enum, session.PermissionModes) {
+		t.Errorf("schema permission modes %v, engine %v", p.PermissionMode.Enum, session.PermissionModes)
 	}
 }
 

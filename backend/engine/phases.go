@@ -2,17 +2,15 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
-	"github.com/baton-app/baton/backend/report"
+	"github.com/baton-app/baton/backend/runhost"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
-	"github.com/baton-app/baton/backend/tasklist"
 	"github.com/baton-app/baton/backend/template"
 )
 
@@ -78,7 +76,7 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 			ws = append(ws, w)
 		}
 	}
-	r.main.answered()
+	r.main.Answered()
 	c := change{}.with(ws, newEvent(EventError, nil, reason))
 	c.final = true
 	return r.apply(ctx, c)
@@ -86,12 +84,14 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 
 func (r *runner) begin(ctx context.Context) error {
 	if r.status != RunCreated {
-		return illegalRun(r.status, RunAnalyzing)
+		return runstatus.IllegalRun(r.status, RunAnalyzing)
 	}
 	now := r.e.now()
 	r.run.StartedAt = &now
 	hctx, cancel := context.WithTimeout(ctx, r.e.hostWait)
-	r.identify(hctx)
+	if h, ok := runhost.Identify(hctx, r.e.identifier()); ok {
+		r.run.Host = h
+	}
 	cancel()
 	status, phase, tp, want := RunPlanning, PhaseTaskPlanning, template.PhaseTaskPlanning, protocol.PhaseTaskList
 	if r.tmpl.Phases.Analysis.Enabled {
@@ -122,14 +122,14 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 		if values == nil {
 			values = map[string]any{}
 		}
-		values[template.VarCheckResults] = checkPrompt(r.checks, stored)
+		values[template.VarCheckResults] = r.checks.Prompt(stored)
 	}
 	text, err := r.prompts.Render(phase, values)
 	if err != nil {
 		return errors.Join(err, r.fail(ctx, fmt.Sprintf("render the %s prompt: %v", phase, err)))
 	}
 	var at session.Cursor
-	if r.main.needsStart(ctx, r.run.MainSessionID) {
+	if r.main.NeedsStart(ctx, r.run.MainSessionID) {
 		// The id is chosen and stored before the session is started, as a
 		// worker's is, so a resume finds the session instead of starting
 		// a second one.
@@ -149,10 +149,10 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 		opts := r.prompts.WithSystem(session.StartOptions{Cwd: r.run.Cwd, Message: text, Title: title, ID: chosen,
 			Model: r.tmpl.Config.Models.Main, PermissionMode: r.tmpl.Config.PermissionMode}, phase, values)
 		soFar := ""
-		if r.main.gone {
+		if r.main.Gone() {
 			soFar = prompts.Summary(r.run, r.plan.tasks, r.plan.rows())
 		}
-		id, err := r.main.start(ctx, opts, soFar)
+		id, err := r.main.Start(ctx, opts, soFar)
 		if err != nil {
 			return errors.Join(err, r.fail(ctx, fmt.Sprintf("start the main session: %v", err)))
 		}
@@ -178,14 +178,14 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 		// A host may say "no such session" in its own words: whether the
 		// session is gone is asked of the host (main.lost), whatever the
 		// failed call said.
-		if err != nil && r.main.lost(ctx, r.run.MainSessionID) {
+		if err != nil && r.main.Lost(ctx, r.run.MainSessionID) {
 			return r.ask(ctx, phase, want, values)
 		}
 		if err != nil {
 			return errors.Join(err, r.fail(ctx, fmt.Sprintf("%s: %v", what, err)))
 		}
 	}
-	r.main.asked(at, want, r.e.now())
+	r.main.Sent(at, want, r.e.now())
 	// A notice may have come before the session was known: look once now.
 	r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticeMessage)
 	return r.apply(ctx, change{})
@@ -197,7 +197,7 @@ func (r *runner) ask(ctx context.Context, phase template.Phase, want protocol.Ph
 func (r *runner) checkMain(ctx context.Context) error {
 	id := session.ID(r.run.MainSessionID)
 	d, err := r.follow.Absorb(ctx, id, &r.main.Cursor)
-	if err != nil && r.main.lost(ctx, r.run.MainSessionID) {
+	if err != nil && r.main.Lost(ctx, r.run.MainSessionID) {
 		return nil // the next step asks a new main session
 	}
 	if err != nil {
@@ -207,13 +207,17 @@ func (r *runner) checkMain(ctx context.Context) error {
 		}
 		return nil
 	}
-	r.main.took(d)
+	r.main.Took(d)
 	if c := r.byMode(nil, d); len(c.Decisions) > 0 {
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}
 	}
-	if c, changed := r.main.retrying(r.run.Message); changed {
+	if ev, say, changed := r.main.RetryNote(r.run.Message); changed {
+		c := change{}.say(say)
+		if ev != "" {
+			c = change{}.with(nil, newEvent(EventModelRetry, nil, ev)).say(say)
+		}
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}
@@ -222,7 +226,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 	var foreign error
 	if resp, ok := res.Last(r.main.Asked); ok {
 		// A review answer counts only for the task it was asked about.
-		if foreign = r.foreignAnswer(resp); foreign == nil {
+		if foreign = r.review.foreign(resp); foreign == nil {
 			return r.answer(ctx, resp)
 		}
 	}
@@ -266,10 +270,10 @@ func (r *runner) checkMain(ctx context.Context) error {
 		if err := r.apply(ctx, answered); err != nil {
 			return err
 		}
-		if tl := partialTaskList(res, r.main.Asked); tl != nil {
+		if tl := res.PartialTaskList(r.main.Asked); tl != nil {
 			// Seed 000: the user provides what is still missing, in the
 			// review (or a plan file in the terminal).
-			r.main.answered()
+			r.main.Answered()
 			return r.planned(ctx, change{}, tl)
 		}
 		return r.fail(ctx, fmt.Sprintf("the %s answer is still missing or invalid after %d re-prompts: %s",
@@ -281,7 +285,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return r.fail(ctx, fmt.Sprintf("send the re-prompt: %v", err))
 	}
 	r.follow.Mark(id, session.NoticeMessage)
-	r.main.again(at)
+	r.main.Again(at)
 	return r.apply(ctx, answered.with(nil, newEvent(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s",
 		r.main.Asked, r.main.Reprompts, r.tmpl.Config.MaxRetries, failure.Message))))
 }
@@ -299,246 +303,6 @@ func (r *runner) mainGoOn(ctx context.Context, why string, reprompt bool) error 
 		return r.fail(ctx, fmt.Sprintf("send the message to go on: %v", err))
 	}
 	r.follow.Mark(id, session.NoticeMessage)
-	r.main.wentOn(at, reprompt, r.e.now())
+	r.main.WentOn(at, reprompt, r.e.now())
 	return r.apply(ctx, change{}.with(nil, newEvent(EventResumed, nil, "the main session goes on: "+why)))
-}
-
-// foreignAnswer refuses a review answer about another task than the one
-// the review was asked for (nil: the answer is about it, or is of another
-// phase).
-func (r *runner) foreignAnswer(resp protocol.Response) error {
-	d, ok := resp.Data.(*protocol.Review)
-	if !ok || r.review.Reviewing == "" || d.TaskID == "" || d.TaskID == r.review.Reviewing {
-		return nil
-	}
-	return fmt.Errorf("the review is about task %s, but Baton asked for the review of task %s; review task %s and answer with its id %q",
-		d.TaskID, r.review.Reviewing, r.review.Reviewing, r.review.Reviewing)
-}
-
-// answerRecord is a valid (or repaired) answer as stored.
-func answerRecord(resp protocol.Response) (store.PhaseAnswer, error) {
-	data, err := json.Marshal(resp.Data)
-	if err != nil {
-		return store.PhaseAnswer{}, fmt.Errorf("the %s answer: %w", resp.Phase, err)
-	}
-	a := store.PhaseAnswer{Phase: string(resp.Phase), Status: "valid", Data: data}
-	if resp.Repaired() {
-		a.Status = "repaired"
-	}
-	for _, rp := range resp.Repairs {
-		a.Repairs = append(a.Repairs, rp.Description())
-	}
-	for _, w := range resp.Warnings {
-		a.Errors = append(a.Errors, "warning: "+w.String())
-	}
-	return a, nil
-}
-
-// answer moves the run on with the main session's answer.
-func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
-	ans, err := answerRecord(resp)
-	if err != nil {
-		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
-	}
-	ans.Attempt = r.main.Reprompts
-	r.main.answered()
-	answered := change{Change: store.Change{Answers: []store.PhaseAnswer{ans}}}
-	switch data := resp.Data.(type) {
-	case *protocol.Analysis:
-		if err := r.enter(RunPlanning, PhaseTaskPlanning); err != nil {
-			return err
-		}
-		if err := r.apply(ctx, answered.with(nil, newEvent(EventAnalysisComplete, nil, data.Summary), newEvent(EventPhaseChanged, nil, ""))); err != nil {
-			return err
-		}
-		return r.ask(ctx, template.PhaseTaskPlanning, protocol.PhaseTaskList, nil)
-	case *protocol.TaskList:
-		return r.planned(ctx, answered, data)
-	case *protocol.Aggregation:
-		if r.tmpl.Phases.Verification.Enabled {
-			if err := r.enter(RunVerifying, PhaseVerification); err != nil {
-				return err
-			}
-			if err := r.apply(ctx, answered.with(nil, newEvent(EventPhaseChanged, nil, data.Summary))); err != nil {
-				return err
-			}
-			return r.ask(ctx, template.PhaseVerification, protocol.PhaseVerification, nil)
-		}
-		return r.complete(ctx, answered, data.Summary)
-	case *protocol.Verification:
-		// The checks Baton ran count over what the answer says: a check
-		// the run broke is an issue of the verification.
-		stored, err := r.e.store.Checks(context.WithoutCancel(ctx), r.run.ID)
-		if err != nil {
-			r.log.Warn("read the checks for the verification", "err", err)
-		}
-		tasks, summary, round := r.review.verified(checkedVerification(data, stored), r.run.ID, &r.plan)
-		if tasks == nil {
-			return r.complete(ctx, answered, summary)
-		}
-		r.flows.Planned(tasks)
-		if err := r.enter(RunRunning, PhaseWorkerExecution); err != nil {
-			return err
-		}
-		ws := r.plan.add(r.run.ID, tasks)
-		answered.Tasks = tasks
-		ev := newEvent(EventRemediation, nil, round)
-		ev.p.Tasks = tasks
-		return r.apply(ctx, answered.with(ws, ev, newEvent(EventPhaseChanged, nil, "")).say(round))
-	case *protocol.Review:
-		ws := r.review.answered(data, &r.plan)
-		if ws == nil {
-			// Decided meanwhile (by the user): keep the answer, change nothing.
-			return r.apply(ctx, answered)
-		}
-		decided, err := r.review.decide(ws, data, "the reviewer", &r.plan, r.e.now())
-		if err != nil {
-			return err
-		}
-		return r.apply(ctx, answered.and(decided))
-	default:
-		return r.fail(ctx, fmt.Sprintf("unexpected answer of phase %s", resp.Phase))
-	}
-}
-
-// planned takes the task list: the run waits for its confirmation (or
-// confirms it itself with config.autoConfirm).
-func (r *runner) planned(ctx context.Context, c change, data *protocol.TaskList) error {
-	tasks := tasklist.FromPlan(r.run.ID, data.Tasks)
-	checkErr := CheckTasks(tasks, r.tmpl.Config.MaxTasks)
-	tasks = tasklist.SetAsideDuplicates(tasks)
-	skillNote := r.flows.Planned(tasks)
-	if err := r.move(RunConfirming); err != nil {
-		return err
-	}
-	r.plan.tasks = tasks
-	r.plan.workers = map[string]*workerState{}
-	c.Tasks, c.ReplaceTasks = tasks, true
-	ready := newEvent(EventTasksReady, nil, "")
-	ready.p.Tasks, ready.p.Groups = tasks, ParallelGroups(tasks)
-	c = c.with(nil, ready, newEvent(EventPhaseChanged, nil, "")).say(skillNote)
-	var tle *TaskListError
-	if errors.As(checkErr, &tle) {
-		msg := strings.TrimSpace(checkErr.Error() + "\n" + skillNote)
-		ev := newEvent(EventTasksInvalid, nil, msg)
-		ev.p.Problems = tle.Problems
-		c = c.with(nil, ev).say(msg)
-	}
-	if err := r.apply(ctx, c); err != nil {
-		return err
-	}
-	if checkErr == nil && r.tmpl.Config.AutoConfirm {
-		if err := r.confirm(ctx, Modifications{}); err != nil {
-			if r.ledger.broken() != nil {
-				return err
-			}
-			r.log.Warn("auto-confirm", "err", err)
-		}
-	}
-	return nil
-}
-
-// complete ends the run that reached its end with c and summary. Its
-// outcome is read from the final report: completed only when nothing is
-// left open (backend/report).
-func (r *runner) complete(ctx context.Context, c change, summary string) error {
-	now := r.e.now()
-	r.main.answered()
-	if err := r.sync(); err != nil {
-		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
-	}
-	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
-	answers, err := r.e.store.Answers(context.WithoutCancel(ctx), r.run.ID)
-	if err != nil {
-		r.log.Warn("outcome: read the answers", "err", err)
-	}
-	outcome, issues := report.Outcome(rep, append(answers, c.Answers...))
-	status, err := ParseRunStatus(outcome)
-	if err != nil {
-		return err
-	}
-	if err := r.move(status); err != nil {
-		return err
-	}
-	r.run.CompletedAt = &now
-	r.run.Issues = issues
-	if err := r.sync(); err != nil {
-		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
-	}
-	msg := summary
-	if byUser := rep.Tasks.SkippedByUser; r.run.TasksFailed+r.run.TasksSkipped-byUser > 0 {
-		msg = fmt.Sprintf("%d of %s completed, %d failed, %d skipped. %s", r.run.TasksCompleted,
-			countOf(r.run.TasksTotal, "task", "tasks"), r.run.TasksFailed, r.run.TasksSkipped, summary)
-	} else if byUser > 0 {
-		msg = fmt.Sprintf("%d of %s completed; %s %s", r.run.TasksCompleted, countOf(r.run.TasksTotal-byUser, "task", "tasks"), strings.Join(rep.Notes, " "), summary)
-	}
-	if note := r.flows.Completed(); note != "" {
-		msg += " " + note
-	}
-	r.run.Message = strings.TrimSpace(msg)
-	rep.Status, rep.Message, rep.FinishedAt, rep.Issues = r.run.Status, r.run.Message, r.run.CompletedAt, issues
-	c.final, c.report = true, &rep
-	return r.apply(ctx, c.with(nil, newEvent(EventCompleted, nil, r.run.Message)))
-}
-
-// afterWorkers moves the run to aggregation when every task is done.
-func (r *runner) afterWorkers(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || !r.plan.allDone() || (r.iso != nil && !r.iso.Settled(r.plan.tasks, r.plan.completed)) {
-		return nil
-	}
-	if r.checks.running() {
-		return nil // the checks of the result run
-	}
-	if r.checks.afterDue(r.review.Remediation) {
-		return r.startChecks(ctx, r.checks.Rounds+1)
-	}
-	if err := r.flushProgress(ctx); err != nil {
-		return err
-	}
-	next, phase, tp, want := RunVerifying, PhaseVerification, template.PhaseVerification, protocol.PhaseVerification
-	switch {
-	case r.tmpl.Phases.Aggregation.Enabled:
-		next, phase, tp, want = RunAggregating, PhaseAggregation, template.PhaseAggregation, protocol.PhaseAggregation
-	case !r.tmpl.Phases.Verification.Enabled:
-		return r.complete(ctx, change{}, "")
-	}
-	if err := r.enter(next, phase); err != nil {
-		return err
-	}
-	if err := r.apply(ctx, change{}.with(nil, newEvent(EventPhaseChanged, nil, ""))); err != nil {
-		return err
-	}
-	return r.ask(ctx, tp, want, nil)
-}
-
-// partialTaskList is the last task list of res that holds tasks but is
-// still invalid (a required field missing), when a task list was asked
-// for: the run hands it to the user instead of failing. A task without an
-// id is given one; the checks before confirming name what else is
-// missing. nil when there is none.
-func partialTaskList(res protocol.Result, asked protocol.Phase) *protocol.TaskList {
-	if asked != protocol.PhaseTaskList {
-		return nil
-	}
-	for i := len(res.Responses) - 1; i >= 0; i-- {
-		tl, ok := res.Responses[i].Data.(*protocol.TaskList)
-		if !ok || tl == nil || len(tl.Tasks) == 0 || res.Responses[i].Phase != protocol.PhaseTaskList {
-			continue
-		}
-		taken := map[string]bool{}
-		for _, t := range tl.Tasks {
-			taken[t.ID] = true
-		}
-		n := 0
-		for j := range tl.Tasks {
-			for tl.Tasks[j].ID == "" {
-				n++
-				if id := fmt.Sprintf("task_%03d", n); !taken[id] {
-					tl.Tasks[j].ID, taken[id] = id, true
-				}
-			}
-		}
-		return tl
-	}
-	return nil
 }

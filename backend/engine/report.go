@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/baton-app/baton/backend/report"
@@ -158,36 +156,6 @@ func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run sto
 	return rep
 }
 
-// resultHolds says which files (relative to the run's folder) the run's
-// result holds: the folder's files in a shared run; in a worktree run the
-// files its branch wrote, none once the branch is gone. Nil when it cannot
-// be told.
-func (r *runner) resultHolds(ctx context.Context) func(string) bool {
-	if r.iso == nil {
-		return func(p string) bool {
-			_, err := os.Stat(filepath.Join(r.run.Cwd, filepath.FromSlash(p)))
-			return err == nil
-		}
-	}
-	if r.iso.Run == nil {
-		return func(string) bool { return false } // no worker ever started: no branch
-	}
-	result, err := r.iso.Run.Result(context.WithoutCancel(ctx))
-	if err != nil {
-		r.log.Warn("read the run branch's files", "err", err)
-		return nil
-	}
-	prefix := ""
-	cwd := r.run.Cwd
-	if ev, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = ev
-	}
-	if rel, err := filepath.Rel(r.iso.Run.Repo, cwd); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		prefix = filepath.ToSlash(rel) + "/"
-	}
-	return func(p string) bool { return result[prefix+p] }
-}
-
 // allEvents reads every stored event of a run, oldest first.
 func allEvents(ctx context.Context, st *store.Store, runID string) ([]store.Event, error) {
 	var out []store.Event
@@ -209,31 +177,14 @@ func allEvents(ctx context.Context, st *store.Store, runID string) ([]store.Even
 // run that finished before Baton stored final reports gets one built from
 // its history; a run that has not finished gets ErrNotFinished.
 func (e *Engine) FinalReport(ctx context.Context, runID string) (FinalReport, error) {
-	raw, err := e.store.FinalReport(ctx, runID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return FinalReport{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
-	case errors.Is(err, store.ErrNoReport):
-		snap, err := e.storedSnapshot(ctx, runID)
-		if err != nil {
-			return FinalReport{}, err
-		}
-		if !store.Finished(snap.Run.Status) {
-			return FinalReport{}, fmt.Errorf("run %s is %s: %w", runID, snap.Run.Status, ErrNotFinished)
-		}
-		events, err := allEvents(ctx, e.store, runID)
-		if err != nil {
-			return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
-		}
-		return BuildFinalReport(snap, events), nil
-	case err != nil:
-		return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
+	snap, err := LoadReport(ctx, e.store, runID)
+	if err != nil {
+		return FinalReport{}, err
 	}
-	var rep FinalReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		return FinalReport{}, fmt.Errorf("final report of %s: %w", runID, err)
+	if snap.FinalReport == nil {
+		return FinalReport{}, fmt.Errorf("run %s is %s: %w", runID, snap.Run.Status, ErrNotFinished)
 	}
-	return rep, nil
+	return *snap.FinalReport, nil
 }
 
 // LoadSnapshot reads run runID from the store alone, without an engine:
@@ -308,30 +259,4 @@ func ExportJSON(s Snapshot) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
-}
-
-// Report returns the Markdown report of a run (what ExportReport writes).
-func (e *Engine) Report(ctx context.Context, runID string) (string, error) {
-	snap, err := e.Snapshot(ctx, runID)
-	if err != nil {
-		return "", err
-	}
-	return Report(snap), nil
-}
-
-// ExportReport writes the Markdown report of a run to path (with ".md"
-// added when it has no extension) and returns the path written. A failed
-// write is an *os.PathError.
-func (e *Engine) ExportReport(ctx context.Context, runID, path string) (string, error) {
-	report, err := e.Report(ctx, runID)
-	if err != nil {
-		return "", err
-	}
-	if filepath.Ext(path) == "" {
-		path += ".md"
-	}
-	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
-		return "", err
-	}
-	return path, nil
 }

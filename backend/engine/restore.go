@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/baton-app/baton/backend/runhost"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -32,7 +33,7 @@ func (e *Engine) Restore(ctx context.Context) (int, error) {
 		}
 		if err := e.otherHost(run); err != nil {
 			// It waits for its own host (or a move the user asks for).
-			e.logger.Info("a run of another host is left as it is", "run", run.ID, "host", hostName(run.Host))
+			e.logger.Info("a run of another host is left as it is", "run", run.ID, "host", runhost.Name(run.Host))
 			continue
 		}
 		err := e.restoreRun(ctx, run, nil)
@@ -154,7 +155,7 @@ func (r *runner) reattach(ctx context.Context) error {
 		var serr error
 		if r.moved != nil {
 			// Its session is on the host the run left.
-			serr = fmt.Errorf("the run moved to %s: %w", hostName(r.moved.To), session.ErrNoSession)
+			serr = fmt.Errorf("the run moved to %s: %w", runhost.Name(r.moved.To), session.ErrNoSession)
 		} else {
 			_, serr = r.e.host.Session(ctx, session.ID(ws.w.SessionID))
 		}
@@ -166,7 +167,7 @@ func (r *runner) reattach(ctx context.Context) error {
 			// session there, without using a retry.
 			r.moved.Restarted = append(r.moved.Restarted, ws.w.TaskID)
 			var c change
-			if c, err = r.plan.requeue(ws, "the run moved to "+hostName(r.moved.To)+"; the task starts again there", false, true); err == nil && ctx.Err() == nil {
+			if c, err = r.plan.requeue(ws, "the run moved to "+runhost.Name(r.moved.To)+"; the task starts again there", false, true); err == nil && ctx.Err() == nil {
 				err = r.apply(ctx, c)
 			}
 		case r.moved != nil && step == restoreFollow && ws.status == WorkerPending:
@@ -178,7 +179,7 @@ func (r *runner) reattach(ctx context.Context) error {
 		case step == restoreLost:
 			r.log.Warn("worker session is gone", "task", ws.w.TaskID, "err", serr)
 			reason := fmt.Sprintf("the worker session was lost: %v", serr)
-			if !r.status.held() || ws.book.AutoRetries >= r.tmpl.Config.MaxRetries {
+			if !r.status.Held() || ws.book.AutoRetries >= r.tmpl.Config.MaxRetries {
 				err = r.workerFailed(ctx, ws, reason, true)
 				break
 			}
@@ -197,16 +198,16 @@ func (r *runner) reattach(ctx context.Context) error {
 		// The main session stays on the host the run left: the next
 		// prompt starts a new one that first reads the run so far.
 		r.moved.Main = r.main.Asked != "" || r.main.At.Index != 0
-		r.main.leave()
+		r.main.Leave()
 	} else {
-		r.main.restored(ctx, r.run.MainSessionID, r.status != RunCreated && !r.status.Finished(), r.e.now())
+		r.main.Restored(ctx, r.run.MainSessionID, r.status != RunCreated && !r.status.Finished(), r.e.now())
 	}
 	// Announce the restored state; a run that waits for confirmation shows
 	// its plan again, so a view (or "baton run --resume") can ask for it.
 	c := change{}.with(r.plan.inOrder(), newEvent(EventStatusChanged, nil, "restored"))
 	if r.moved != nil {
 		r.run.Host = r.moved.To
-		r.moved.Message = r.moved.moveMessage()
+		r.moved.Message = r.moved.Said()
 		c = c.with(nil, newEvent(EventHostMoved, nil, r.moved.Message)).say(r.moved.Message)
 	}
 	if r.status == RunConfirming {

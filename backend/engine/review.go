@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -80,7 +79,7 @@ func (rv *reviewer) await(ws *workerState, c *protocol.Completion, msg string, p
 		msg = "awaiting review"
 	}
 	out := ws.event(EventWorkerAwaitingReview, msg)
-	if reason := unverifiedBuild(c.Build); rv.tmpl.Phases.Review.RequireBuildSuccess && reason != "" {
+	if reason := c.Build.Unverified(); rv.tmpl.Phases.Review.RequireBuildSuccess && reason != "" {
 		out.then = func() (change, error) {
 			return rv.decide(ws, &protocol.Review{TaskID: ws.w.TaskID, Decision: protocol.ReviewRejected,
 				Reason: reason, RequiredChanges: []string{"make the build succeed"}}, "the build check", plan, now)
@@ -146,7 +145,7 @@ func (rv *reviewer) decide(ws *workerState, d *protocol.Review, who string, plan
 		var notes []string
 		var c protocol.Completion
 		if json.Unmarshal(ws.book.Report, &c) == nil {
-			notes = reportNotes(&c)
+			notes = c.Notes()
 		}
 		ws.book.Report = nil
 		ws.book.Feedback = ""
@@ -188,9 +187,9 @@ func (rv *reviewer) verified(v *protocol.Verification, runID string, plan *taskP
 	max := rv.tmpl.Phases.Verification.MaxRemediationRounds
 	if rv.Remediation >= max {
 		msg := fmt.Sprintf("Verification still fails after %s: %s. %s", countOf(rv.Remediation, "remediation round", "remediation rounds"),
-			issueList(v.Issues), v.Summary)
+			protocol.IssueList(v.Issues), v.Summary)
 		if max == 0 {
-			msg = fmt.Sprintf("Verification failed: %s. %s", issueList(v.Issues), v.Summary)
+			msg = fmt.Sprintf("Verification failed: %s. %s", protocol.IssueList(v.Issues), v.Summary)
 		}
 		return nil, msg, ""
 	}
@@ -205,7 +204,7 @@ func (rv *reviewer) verified(v *protocol.Verification, runID string, plan *taskP
 
 // conflicted fails ws's task, whose worker reported a conflict (c), at now.
 func (rv *reviewer) conflicted(ws *workerState, c *protocol.Completion, plan *taskPlan, now time.Time) (change, error) {
-	ws.w.Conflicts = conflicts(c)
+	ws.w.Conflicts = c.Conflicts()
 	ws.w.Questions = nil
 	return plan.fail(ws, "conflict: "+strings.Join(ws.w.Conflicts, "; "), now)
 }
@@ -237,56 +236,6 @@ func (rv *reviewer) partial(ws *workerState, c *protocol.Completion) string {
 	return fmt.Sprintf("partly done (iteration %d of %d): %s", ws.book.Partials, partialIterations, left)
 }
 
-// unverifiedBuild is why requireBuildSuccess rejects a report at once: a
-// failed build, or one that was not run; "" when the build check passes.
-func unverifiedBuild(b *protocol.BuildResult) string {
-	if b == nil {
-		return ""
-	}
-	var reason string
-	switch b.Status {
-	case "failed":
-		reason = "the build failed"
-	case "not_verified":
-		reason = "the build was not run (not_verified)"
-	default:
-		return ""
-	}
-	if b.Command != "" {
-		reason += " (" + b.Command + ")"
-	}
-	if out := strings.TrimSpace(b.Output); out != "" {
-		reason += ": " + lastRunes(out, 500)
-	}
-	return reason
-}
-
-// conflicts lists a conflict report's issues as sentences.
-func conflicts(c *protocol.Completion) []string {
-	var out []string
-	for _, is := range c.Issues {
-		s := strings.TrimSpace(is.Description)
-		if is.Type != "" && is.Type != "conflict" {
-			s = is.Type + ": " + s
-		}
-		if is.SuggestedResolution != "" {
-			s += " (suggested: " + is.SuggestedResolution + ")"
-		}
-		out = append(out, s)
-	}
-	if len(out) == 0 {
-		reason := c.Error
-		if reason == "" {
-			reason = c.Summary
-		}
-		if reason == "" {
-			reason = "a conflict without description"
-		}
-		out = append(out, reason)
-	}
-	return out
-}
-
 // times is "once", "twice" or "3 times".
 func times(n int) string {
 	switch n {
@@ -298,30 +247,18 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
-func issueList(issues []protocol.VerificationIssue) string {
-	var out []string
-	for _, is := range issues {
-		out = append(out, strings.TrimSpace(is.Description))
-	}
-	return strings.Join(out, "; ")
-}
+// reportNotes are the warnings and issues of a worker's completion report
+// (protocol.Completion.Notes).
+func reportNotes(c *protocol.Completion) []string { return c.Notes() }
 
-// reportNotes are the warnings and issues of a worker's completion report,
-// one line each: the notes its journal entry hands to the tasks that
-// depend on it.
-func reportNotes(c *protocol.Completion) []string {
-	if c == nil {
+// foreign refuses a review answer about another task than the one the
+// review was asked for (nil: the answer is about it, or is of another
+// phase).
+func (rv *reviewer) foreign(resp protocol.Response) error {
+	d, ok := resp.Data.(*protocol.Review)
+	if !ok || rv.Reviewing == "" || d.TaskID == "" || d.TaskID == rv.Reviewing {
 		return nil
 	}
-	notes := slices.Clone(c.Warnings)
-	for _, is := range c.Issues {
-		n := strings.TrimSpace(is.Description)
-		if is.SuggestedResolution != "" {
-			n += " (" + strings.TrimSpace(is.SuggestedResolution) + ")"
-		}
-		if n != "" {
-			notes = append(notes, n)
-		}
-	}
-	return notes
+	return fmt.Errorf("the review is about task %s, but Baton asked for the review of task %s; review task %s and answer with its id %q",
+		d.TaskID, rv.Reviewing, rv.Reviewing, rv.Reviewing)
 }

@@ -8,11 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/limits"
+	"github.com/baton-app/baton/backend/mainsession"
 	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/reconnect"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -28,8 +32,8 @@ type command struct {
 
 // runState is the run's state beyond its row, stored in Run.State.
 type runState struct {
-	Main   mainSession `json:"main"`
-	Resume string      `json:"resume,omitempty"`
+	Main   mainsession.Session `json:"main"`
+	Resume string              `json:"resume,omitempty"`
 	// Reviewing and Remediation are the reviewer's (review.go).
 	Reviewing   string `json:"reviewing,omitempty"`
 	Remediation int    `json:"remediation,omitempty"`
@@ -38,7 +42,7 @@ type runState struct {
 	// Worktree is the run's worktree isolation.
 	Worktree *isolation.State `json:"worktree,omitempty"`
 	// Checks are the project's checks Baton runs (checks.go).
-	Checks *checkState `json:"checks,omitempty"`
+	Checks *checkrounds.State `json:"checks,omitempty"`
 }
 
 type startResult struct {
@@ -55,15 +59,15 @@ type startResult struct {
 // sequences; each concern keeps its own state and says what should change,
 // and the runner applies that through the ledger (apply). See doc.go.
 type runner struct {
-	e      *Engine
-	log    *slog.Logger
-	run    store.Run
-	status RunStatus
-	resume RunStatus
+	e   *Engine
+	log *slog.Logger
+	run store.Run
+	// runPos is the run's status and the status it was held in.
+	runPos
 	tmpl   template.Template
 	parser *protocol.Parser
 
-	main    *mainSession
+	main    *mainsession.Session
 	plan    taskPlan
 	follow  *transcript.Follower
 	ledger  *ledger
@@ -74,7 +78,7 @@ type runner struct {
 	limits  limits.State
 	// iso is the worktree isolation (nil: the workers share the folder).
 	iso  *isolation.Workspace
-	link link
+	link reconnect.Link
 	// gate answers the permission prompts the run's rules cover.
 	gate *gate
 	// warm are the sessions the host started ahead for tasks that may
@@ -84,8 +88,8 @@ type runner struct {
 	moved *Move
 	// checks are the project's checks (checks.go); a round that ended
 	// comes back on checked.
-	checks  *checkState
-	checked chan checkRound
+	checks  *checkrounds.State
+	checked chan checkrounds.Round
 
 	cmds     chan command
 	started  chan startResult
@@ -108,13 +112,13 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	if err != nil {
 		return nil, err
 	}
-	st, err := ParseRunStatus(run.Status)
+	st, err := runstatus.ParseRun(run.Status)
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, status: st, tmpl: tmpl, parser: parser,
+	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, runPos: runPos{status: st}, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), checked: make(chan checkRound, 1), done: make(chan struct{}), finished: make(chan struct{}),
+		started: make(chan startResult, 64), checked: make(chan checkrounds.Round, 1), done: make(chan struct{}), finished: make(chan struct{}),
 		warm: warmth{tasks: map[string]session.ID{}}}
 	var perms permrules.Lists
 	if tmpl.Config.Permissions != nil {
@@ -131,7 +135,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		rs.Resume = run.ResumeStatus // stored by store.Interrupt
 	}
 	if rs.Resume != "" {
-		if r.resume, err = ParseRunStatus(rs.Resume); err != nil {
+		if r.resume, err = runstatus.ParseRun(rs.Resume); err != nil {
 			return nil, err
 		}
 	}
@@ -143,7 +147,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	values[template.VarCWD] = run.Cwd
 	for _, w := range workers {
 		ws := &workerState{w: w}
-		if ws.status, err = ParseWorkerStatus(w.Status); err != nil {
+		if ws.status, err = runstatus.ParseWorker(w.Status); err != nil {
 			return nil, err
 		}
 		if len(w.State) > 0 {
@@ -159,14 +163,14 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 		r.pollEvery = 2 * time.Second
 	}
 	r.limits = rs.Limits
-	r.checks = restoredChecks(rs.Checks)
+	r.checks = checkrounds.Restored(rs.Checks)
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 	}
-	r.link.retry(time.Now()) // a restored run's wait counts from now
+	r.link.Retry(time.Now()) // a restored run's wait counts from now
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
 	r.main = &rs.Main
-	r.main.host, r.main.follow, r.main.log = e.host, r.follow, r.log
+	r.main.Attach(e.host, r.log)
 	r.archive = &archiver{host: e.host, untrack: e.untrack, log: r.log}
 	r.ledger = e.newLedger(run.ID)
 	r.flows = e.workflows(workflows.Run{ID: run.ID, Cwd: run.Cwd, Request: run.Request, Config: tmpl.Config,
@@ -200,14 +204,14 @@ func (r *runner) loop(parent context.Context) {
 		r.flows.Restored()
 	}
 	r.checkLink(ctx)
-	if !r.stopped && !r.link.waiting() {
+	if !r.stopped && !r.link.Waiting() {
 		r.step(ctx, true)
 	}
 	for !r.halted(nil) && !r.stopped {
 		poll := false
 		select {
 		case <-r.e.host.Link().Changed:
-		case <-r.link.giveUp():
+		case <-r.link.GiveUp():
 		case <-ctx.Done():
 			r.halted(r.flushProgress(context.WithoutCancel(ctx)))
 			return
@@ -224,7 +228,7 @@ func (r *runner) loop(parent context.Context) {
 				return
 			}
 		case res := <-r.checked:
-			if r.halted(r.onChecked(ctx, res)) {
+			if c, ok := checked(ctx, r.e.store, r.checks, res, r.run.ID, r.e.now(), r.log); ok && r.halted(r.apply(ctx, c)) {
 				return
 			}
 		case rep := <-r.flows.Reports():
@@ -282,18 +286,18 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			return
 		}
 	}
-	if kind, ok := dirty[session.ID(r.run.MainSessionID)]; (ok && kind != session.NoticeMessage || poll) && !r.status.held() {
+	if kind, ok := dirty[session.ID(r.run.MainSessionID)]; (ok && kind != session.NoticeMessage || poll) && !r.status.Held() {
 		if r.halted(r.checkMainPermissions(ctx)) {
 			return
 		}
 	}
-	if r.main.Asked != "" && !r.status.held() && r.limits.MainWait == nil {
+	if r.main.Asked != "" && !r.status.Held() && r.limits.MainWait == nil {
 		if _, ok := dirty[session.ID(r.run.MainSessionID)]; ok || poll {
 			if r.halted(r.checkMain(ctx)) {
 				return
 			}
 		}
-		if secs, late := r.main.overdue(r.tmpl.Phases, r.e.now()); late {
+		if secs, late := r.main.Overdue(r.tmpl.Phases, r.e.now()); late {
 			if err := r.e.host.Interrupt(ctx, session.ID(r.run.MainSessionID)); err != nil {
 				r.log.Debug("interrupt the main session", "err", err)
 			}
@@ -304,7 +308,26 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	}
 	for _, check := range []func(context.Context) error{
 		func(ctx context.Context) error { return r.checkWorkers(ctx, dirty, poll) },
-		r.checkBudget, r.checkLimits, r.checkTimeouts, r.mergeWork, r.schedule, r.warmSoon, r.checkDeadlock, r.afterWorkers,
+		func(ctx context.Context) error {
+			c, ok, err := budgetStep(&r.runPos, &r.limits, r.tmpl.Config.Budget, &r.plan, r.main)
+			if err != nil || !ok {
+				return err
+			}
+			return r.apply(ctx, c)
+		},
+		func(ctx context.Context) error {
+			c, resume := limitStep(&r.runPos, &r.limits, r.e.now(), r.e.autoResume, r.run.Message)
+			if c != nil {
+				if err := r.apply(ctx, *c); err != nil {
+					return err
+				}
+			}
+			if !resume {
+				return nil
+			}
+			return r.resumeWaiting(ctx)
+		},
+		r.checkTimeouts, r.mergeWork, r.schedule, r.warmSoon, r.checkDeadlock, r.afterWorkers,
 	} {
 		if r.halted(check(ctx)) {
 			return
@@ -323,7 +346,7 @@ func (r *runner) sync() error {
 	if r.iso != nil {
 		st.Worktree = r.iso.State
 	}
-	if r.status.held() {
+	if r.status.Held() {
 		r.run.ResumeStatus = r.resume.String()
 		st.Resume = r.resume.String()
 	}
@@ -376,7 +399,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			if err := r.sync(); err != nil {
 				return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 			}
-			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.resultHolds(ctx))
+			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.iso.ResultHolds(ctx, r.run.Cwd, r.log))
 			c.report = &built
 		}
 		if r.status.Finished() && r.iso != nil {
@@ -424,25 +447,6 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			}
 		}
 	}
-	return nil
-}
-
-// move changes the run's status when the transition is legal.
-func (r *runner) move(next RunStatus) error {
-	if !r.status.CanMove(next) {
-		return illegalRun(r.status, next)
-	}
-	r.status = next
-	return nil
-}
-
-// unpause returns a paused run to the status it was paused in, whichever
-// that was (created included): the guard of that transition.
-func (r *runner) unpause() error {
-	if !r.status.held() {
-		return fmt.Errorf("run is %s, not paused: %w", r.status, ErrIllegalTransition)
-	}
-	r.status = r.resume
 	return nil
 }
 

@@ -6,29 +6,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-app/baton/backend/outputs"
 	"github.com/baton-app/baton/backend/protocol"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/store"
 )
 
 func TestStatusNamesMatchTheStore(t *testing.T) {
 	t.Parallel()
-	for _, s := range RunStatuses() {
+	for _, s := range runstatus.Runs() {
 		if !store.ValidRunStatus(s.String()) {
 			t.Errorf("store refuses run status %s", s)
 		}
-		if p, err := ParseRunStatus(s.String()); err != nil || p != s {
-			t.Errorf("ParseRunStatus(%s) = %v, %v", s, p, err)
+		if p, err := runstatus.ParseRun(s.String()); err != nil || p != s {
+			t.Errorf("runstatus.ParseRun(%s) = %v, %v", s, p, err)
 		}
 	}
-	for _, s := range WorkerStatuses() {
+	for _, s := range runstatus.Workers() {
 		if !store.ValidWorkerStatus(s.String()) {
 			t.Errorf("store refuses worker status %s", s)
 		}
-		if p, err := ParseWorkerStatus(s.String()); err != nil || p != s {
-			t.Errorf("ParseWorkerStatus(%s) = %v, %v", s, p, err)
+		if p, err := runstatus.ParseWorker(s.String()); err != nil || p != s {
+			t.Errorf("runstatus.ParseWorker(%s) = %v, %v", s, p, err)
 		}
 	}
-	if _, err := ParseRunStatus("flying"); err == nil {
+	if _, err := runstatus.ParseRun("flying"); err == nil {
 		t.Error("ParseRunStatus accepted flying")
 	}
 	if RunStatus(99).String() != "RunStatus(99)" || WorkerStatus(99).String() != "WorkerStatus(99)" {
@@ -50,8 +52,8 @@ func TestRunTransitions(t *testing.T) {
 	} {
 		legal[pair] = true
 	}
-	for _, from := range RunStatuses() {
-		for _, to := range RunStatuses() {
+	for _, from := range runstatus.Runs() {
+		for _, to := range runstatus.Runs() {
 			want := legal[from.String()+">"+to.String()]
 			switch {
 			case from.Finished():
@@ -69,7 +71,7 @@ func TestRunTransitions(t *testing.T) {
 			}
 		}
 	}
-	err := illegalRun(RunCompleted, RunPaused)
+	err := runstatus.IllegalRun(RunCompleted, RunPaused)
 	if !errors.Is(err, ErrIllegalTransition) || !strings.Contains(err.Error(), "run is completed") {
 		t.Errorf("illegal transition error = %v", err)
 	}
@@ -157,14 +159,14 @@ func TestStatusConstantsNameTheirStatus(t *testing.T) {
 	t.Parallel()
 	if RunCreated.String() != "created" || RunVerifying.String() != "verifying" || RunPaused.String() != "paused" ||
 		RunError.String() != "error" || RunInterrupted.String() != "interrupted" || RunCompletedWithIssues.String() != "completed_with_issues" ||
-		RunFailed.String() != "failed" || len(RunStatuses()) != 15 {
-		t.Errorf("run statuses %v", RunStatuses())
+		RunFailed.String() != "failed" || len(runstatus.Runs()) != 15 {
+		t.Errorf("run statuses %v", runstatus.Runs())
 	}
 	if WorkerPending.String() != "pending" || WorkerAwaitingReview.String() != "awaiting_review" ||
-		WorkerRejected.String() != "rejected" || len(WorkerStatuses()) != 10 {
-		t.Errorf("worker statuses %v", WorkerStatuses())
+		WorkerRejected.String() != "rejected" || len(runstatus.Workers()) != 10 {
+		t.Errorf("worker statuses %v", runstatus.Workers())
 	}
-	for _, s := range RunStatuses() {
+	for _, s := range runstatus.Runs() {
 		if s.Finished() != (s == RunCompleted || s == RunCancelled || s == RunError || s == RunCompletedWithIssues || s == RunFailed) {
 			t.Errorf("%s: Finished = %v", s, s.Finished())
 		}
@@ -186,8 +188,8 @@ func TestClipCutsByCharacter(t *testing.T) {
 	if got := lastRunes("aéb€", 2); got != "b€" {
 		t.Errorf("lastRunes = %q", got)
 	}
-	if got := firstRunes("aéb€", 2); got != "aé" {
-		t.Errorf("firstRunes = %q", got)
+	if got := clip("aéb€xyz", 5); got != "aé..." {
+		t.Errorf("clip = %q", got)
 	}
 }
 
@@ -203,7 +205,7 @@ func TestEditedTaskDropsThePlannersOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plannedOutputs(&out[0]); len(got) != 0 {
+	if got := outputs.Planned(&out[0]); len(got) != 0 {
 		t.Errorf("planned outputs after the rewrite = %v, want none", got)
 	}
 	var d protocol.Task
@@ -215,7 +217,7 @@ func TestEditedTaskDropsThePlannersOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plannedOutputs(&out[0]); len(got) != 1 || got[0] != "docs/overview.md" {
+	if got := outputs.Planned(&out[0]); len(got) != 1 || got[0] != "docs/overview.md" {
 		t.Errorf("planned outputs after a new title = %v, want docs/overview.md", got)
 	}
 	if string(base[0].Definition) != def {

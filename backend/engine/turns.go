@@ -302,7 +302,7 @@ func (r *runner) workerFailed(ctx context.Context, ws *workerState, reason strin
 	r.archive.stop(ctx, ws)
 	var c change
 	var err error
-	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.held() {
+	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.Held() {
 		c, err = r.plan.requeue(ws, reason, true, true)
 	} else {
 		c, err = r.plan.fail(ws, reason, r.e.now())

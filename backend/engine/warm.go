@@ -78,7 +78,7 @@ func (r *runner) warmSoon(ctx context.Context) error {
 			r.e.host.Cool(id)
 		}
 	}
-	if r.iso != nil || r.limits.Waiting() || r.checks.holdsWorkers() || time.Now().Before(r.warm.after) {
+	if r.iso != nil || r.limits.Waiting() || r.checks.HoldsWorkers() || time.Now().Before(r.warm.after) {
 		// While the checks' baseline holds the first workers, the sessions
 		// warmed as the run planned wait for them.
 		return nil

@@ -1,17 +1,13 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/baton-app/baton/backend/hostguard"
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
@@ -245,19 +241,10 @@ func (ws *workerState) took(d transcript.Digest, root string, now time.Time) {
 	// Tool calls, their results and tokens are progress too: a card shows
 	// what runs now, not what ran before the last text.
 	if ws.w.CurrentAction != before.CurrentAction || ws.w.Tools.Total != before.Tools.Total ||
-		!sameTool(ws.w.Tools.Running, before.Tools.Running) || ws.w.InputTokens != before.InputTokens ||
+		!store.SameTool(ws.w.Tools.Running, before.Tools.Running) || ws.w.InputTokens != before.InputTokens ||
 		ws.w.OutputTokens != before.OutputTokens || ws.w.CostUSD != before.CostUSD {
 		ws.dirty = true
 	}
-}
-
-// sameTool reports whether a and b are the same running call (or both
-// none).
-func sameTool(a, b *store.RunningTool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // maxDone is how many tool calls a worker's book keeps.
@@ -414,70 +401,4 @@ func (ws *workerState) continued(kind limits.Kind, now time.Time) change {
 	ws.w.LastActivityAt = &now
 	ws.w.CurrentAction = ""
 	return ws.event(EventWorkerResumed, "goes on in the same session after the "+kind.Describe())
-}
-
-// archiver ends the sessions of a run's workers on the host: at once (stop,
-// discard), or in the background after the step's commits for workers that
-// reported (add, flush): archiving is a round trip to the host that must
-// not delay the next detection. The run waits for it before it counts as
-// finished.
-type archiver struct {
-	host    *hostguard.Host
-	untrack func(session.ID)
-	log     *slog.Logger
-	pending []session.ID
-	running sync.WaitGroup
-}
-
-// add puts a session on the list of the next flush.
-func (a *archiver) add(id string) {
-	if id != "" {
-		a.pending = append(a.pending, session.ID(id))
-	}
-}
-
-// flush starts archiving the sessions added since the last flush.
-func (a *archiver) flush(ctx context.Context) {
-	for _, id := range a.pending {
-		a.untrack(id)
-		a.running.Add(1)
-		go func() {
-			defer a.running.Done()
-			if err := a.host.Archive(ctx, id); err != nil {
-				a.log.Debug("archive worker session", "session", id, "err", err)
-			}
-		}()
-	}
-	a.pending = nil
-}
-
-// wait waits for the archiving started.
-func (a *archiver) wait() { a.running.Wait() }
-
-// stop interrupts and archives the session of worker ws, if it has one that
-// may still run.
-func (a *archiver) stop(ctx context.Context, ws *workerState) {
-	if ws.w.SessionID == "" || (ws.status != WorkerRunning && ws.status != WorkerPaused &&
-		ws.status != WorkerSpawning && ws.status != WorkerTimeout) {
-		return
-	}
-	id := session.ID(ws.w.SessionID)
-	if err := a.host.Interrupt(ctx, id); err != nil {
-		a.log.Debug("interrupt worker session", "task", ws.w.TaskID, "err", err)
-	}
-	if err := a.host.Archive(ctx, id); err != nil {
-		a.log.Debug("archive worker session", "task", ws.w.TaskID, "err", err)
-	}
-	a.untrack(id)
-}
-
-// discard interrupts and archives session id, started for a worker that no
-// longer wants it (cancelled or retried while it started).
-func (a *archiver) discard(ctx context.Context, id session.ID) {
-	if err := a.host.Interrupt(ctx, id); err != nil {
-		a.log.Debug("interrupt a session started too late", "session", id, "err", err)
-	}
-	if err := a.host.Archive(ctx, id); err != nil {
-		a.log.Debug("archive a session started too late", "session", id, "err", err)
-	}
 }

@@ -25,9 +25,9 @@ func (r *runner) schedule(ctx context.Context) error {
 	if r.limits.Waiting() {
 		return nil // a limit: nothing new starts before it resets
 	}
-	if r.checks.holdsWorkers() {
+	if r.checks.HoldsWorkers() {
 		// The workers start once the baseline of the checks is taken.
-		if r.checks.running() || r.status.held() {
+		if r.checks.IsRunning() || r.status.Held() {
 			return nil
 		}
 		return r.startChecks(ctx, 0)
@@ -76,7 +76,7 @@ func (r *runner) schedule(ctx context.Context) error {
 // runs, nothing is starting or waiting for a decision, and every pending
 // task waits for a task that will not complete.
 func (r *runner) checkDeadlock(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.checks.running() || r.checks.holdsWorkers() {
+	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.checks.IsRunning() || r.checks.HoldsWorkers() {
 		return nil
 	}
 	if why := r.plan.deadlock(); why != "" {
@@ -203,7 +203,7 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 				return nil // stopping: Restore looks for the session by its id
 			}
 			reason := fmt.Sprintf("start the worker session: %v", res.err)
-			if ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.held() {
+			if ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.Held() {
 				c, err := r.plan.requeue(ws, reason, true, false)
 				return errors.Join(err, r.apply(ctx, c))
 			}
@@ -352,7 +352,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 			ws = append(ws, w)
 		}
 	}
-	if len(ws) == 0 && !r.main.progressed {
+	if len(ws) == 0 && !r.main.Progressed {
 		return nil
 	}
 	if err := r.sync(); err != nil {
@@ -368,9 +368,9 @@ func (r *runner) flushProgress(ctx context.Context) error {
 	if err := r.ledger.commit(ctx, c); err != nil {
 		return err
 	}
-	if r.main.progressed {
-		r.main.progressed = false
-		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.action, Tool: r.main.tool})
+	if r.main.Progressed {
+		r.main.Progressed = false
+		r.e.emit(EventProgress, Payload{RunID: r.run.ID, Status: r.run.Status, Phase: r.run.Phase, Run: &run, Message: r.main.Action, Tool: r.main.Tool})
 	}
 	if len(ws) == 0 {
 		return nil

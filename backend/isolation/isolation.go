@@ -216,3 +216,32 @@ func (w *Workspace) TaskDir(id string) string {
 	}
 	return ""
 }
+
+// ResultHolds says which files (relative to the run's folder cwd) the
+// run's result holds: the folder's files in a shared run (w nil); in a
+// worktree run the files its branch wrote, none once the branch is gone.
+// Nil when it cannot be told.
+func (w *Workspace) ResultHolds(ctx context.Context, cwd string, log *slog.Logger) func(string) bool {
+	if w == nil {
+		return func(p string) bool {
+			_, err := os.Stat(filepath.Join(cwd, filepath.FromSlash(p)))
+			return err == nil
+		}
+	}
+	if w.Run == nil {
+		return func(string) bool { return false } // no worker ever started: no branch
+	}
+	result, err := w.Run.Result(context.WithoutCancel(ctx))
+	if err != nil {
+		log.Warn("read the run branch's files", "err", err)
+		return nil
+	}
+	prefix := ""
+	if ev, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = ev
+	}
+	if rel, err := filepath.Rel(w.Run.Repo, cwd); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		prefix = filepath.ToSlash(rel) + "/"
+	}
+	return func(p string) bool { return result[prefix+p] }
+}

@@ -10,6 +10,7 @@
 package owner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -77,3 +78,19 @@ func (o Owner) String() string {
 	}
 	return s + ")"
 }
+
+// ErrDriven: another process (Baton's window, a "baton run") drives the
+// run. A *DrivenError names it.
+var ErrDriven = errors.New("another process drives the run")
+
+// DrivenError is a run that Owner, another process, drives.
+type DrivenError struct {
+	RunID string
+	Owner Owner
+}
+
+func (e *DrivenError) Error() string {
+	return fmt.Sprintf("run %s is driven by %s", e.RunID, e.Owner)
+}
+
+func (e *DrivenError) Unwrap() error { return ErrDriven }

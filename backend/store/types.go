@@ -196,6 +196,15 @@ type RunningTool struct {
 	StartedAt time.Time `json:"startedAt"`
 }
 
+// SameTool reports whether a and b are the same running call (or both
+// none).
+func SameTool(a, b *RunningTool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
 // Permission is a tool call a worker is blocked on.
 type Permission struct {
 	RequestID string          `json:"requestId"`

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/engine"
+	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -198,7 +199,7 @@ func TestStatusNamesAreTheStores(t *testing.T) {
 	if want := store.WorkerStatusNames(); !reflect.DeepEqual(workers, want) {
 		t.Errorf("worker statuses %v, the store's %v", workers, want)
 	}
-	for _, s := range engine.RunStatuses() {
+	for _, s := range runstatus.Runs() {
 		if Finished(s.String()) != s.Finished() {
 			t.Errorf("Finished(%s) = %v, the engine says %v", s, Finished(s.String()), s.Finished())
 		}

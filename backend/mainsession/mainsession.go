@@ -1,4 +1,8 @@
-package engine
+// Package mainsession is a run's main session as the run follows it: where
+// its transcript is read, which answer its last prompt asked for and when,
+// and whether the host still has it. It decides and says; the engine
+// stores it with the run and tells.
+package mainsession
 
 import (
 	"context"
@@ -15,7 +19,7 @@ import (
 	"github.com/baton-app/baton/backend/transcript"
 )
 
-// mainSession is the run's main session: where its transcript is read,
+// Session is the run's main session: where its transcript is read,
 // which answer its last prompt asked for, and whether the host still has
 // it. Its exported fields are stored with the run (runState.Main), so a
 // restart reads on from the same place and asks nothing twice.
@@ -24,30 +28,37 @@ import (
 // deleted meanwhile) does not end the run: the main session is then gone,
 // and the next prompt starts a new one, under the same id, that first reads
 // what the run did so far, so completed work is always aggregated.
-type mainSession struct {
+type Session struct {
 	transcript.Cursor
 	// Asked is the protocol phase the last prompt asked for ("" none).
 	Asked     protocol.Phase `json:"asked,omitempty"`
 	Reprompts int            `json:"reprompts"`
 	AskedAt   time.Time      `json:"askedAt"`
 
-	// action is the session's latest action, sent coalesced as
-	// orchestrator:progress when progressed.
-	action     string
-	tool       *store.RunningTool // the tool call that runs now (nil: none)
-	progressed bool
+	// Action is the session's latest action and Tool the call that runs
+	// now (nil: none), sent coalesced as orchestrator:progress when
+	// Progressed.
+	Action     string             `json:"-"`
+	Tool       *store.RunningTool `json:"-"`
+	Progressed bool               `json:"-"`
 	// gone: the host no longer has the session; the next prompt starts a
 	// new one.
 	gone bool
 
-	host   *hostguard.Host
-	follow *transcript.Follower
-	log    *slog.Logger
+	host *hostguard.Host
+	log  *slog.Logger
 }
 
-// needsStart reports whether the next prompt starts the session id (""
+// Attach gives the session the host it runs on and the run's log.
+func (m *Session) Attach(host *hostguard.Host, log *slog.Logger) { m.host, m.log = host, log }
+
+// Gone reports whether the host no longer has the session: the next
+// prompt starts a new one.
+func (m *Session) Gone() bool { return m.gone }
+
+// NeedsStart reports whether the next prompt starts the session id (""
 // when none was chosen yet) rather than being sent to it.
-func (m *mainSession) needsStart(ctx context.Context, id string) bool {
+func (m *Session) NeedsStart(ctx context.Context, id string) bool {
 	if id == "" || m.gone {
 		return true
 	}
@@ -61,11 +72,11 @@ func (m *mainSession) needsStart(ctx context.Context, id string) bool {
 	return errors.Is(err, session.ErrNoSession)
 }
 
-// start starts the session with opts (its chosen id in opts.ID) and
+// Start starts the session with opts (its chosen id in opts.ID) and
 // returns its id. A start that failed although the host made the session
 // counts as started. A session that replaces a gone one reads the run so
 // far (soFar) first and counts its usage on top of the old one's.
-func (m *mainSession) start(ctx context.Context, opts session.StartOptions, soFar string) (session.ID, error) {
+func (m *Session) Start(ctx context.Context, opts session.StartOptions, soFar string) (session.ID, error) {
 	if m.gone {
 		opts.Message = soFar + opts.Message
 		m.Cursor = transcript.Cursor{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CostUSD: m.CostUSD,
@@ -83,25 +94,25 @@ func (m *mainSession) start(ctx context.Context, opts session.StartOptions, soFa
 	return id, nil
 }
 
-// asked notes that the prompt for phase want was sent at now; its answer
+// Sent notes that the prompt for phase want was sent at now; its answer
 // starts at cursor at.
-func (m *mainSession) asked(at session.Cursor, want protocol.Phase, now time.Time) {
+func (m *Session) Sent(at session.Cursor, want protocol.Phase, now time.Time) {
 	m.Reset(at)
 	m.Asked = want
 	m.Reprompts = 0
 	m.AskedAt = now
 }
 
-// again notes the re-prompt for the same answer, sent at cursor at.
-func (m *mainSession) again(at session.Cursor) {
+// Again notes the re-prompt for the same answer, sent at cursor at.
+func (m *Session) Again(at session.Cursor) {
 	asked, n := m.Asked, m.Reprompts+1
 	m.Reset(at)
 	m.Asked, m.Reprompts = asked, n
 }
 
-// wentOn notes the message to go on, sent at cursor at and at now;
+// WentOn notes the message to go on, sent at cursor at and at now;
 // reprompt counts it as a re-prompt.
-func (m *mainSession) wentOn(at session.Cursor, reprompt bool, now time.Time) {
+func (m *Session) WentOn(at session.Cursor, reprompt bool, now time.Time) {
 	asked, n := m.Asked, m.Reprompts
 	if reprompt {
 		n++
@@ -110,30 +121,30 @@ func (m *mainSession) wentOn(at session.Cursor, reprompt bool, now time.Time) {
 	m.Asked, m.Reprompts, m.AskedAt = asked, n, now
 }
 
-// retrying says in the run's message (msg now) that the main session's
-// CLI retries a request to the model, or no longer does; false when
-// nothing changed.
-func (m *mainSession) retrying(msg string) (change, bool) {
+// RetryNote says in the run's message (msg now) that the main session's
+// CLI retries a request to the model (event: the event's message), or no
+// longer does (say ""); changed is false when nothing changed.
+func (m *Session) RetryNote(msg string) (event, say string, changed bool) {
 	if rt := m.Retrying(); rt != nil {
 		text := "the main session is " + rt.Text()
 		if msg == text {
-			return change{}, false
+			return "", "", false
 		}
-		return change{}.with(nil, newEvent(EventModelRetry, nil, rt.Text())).say(text), true
+		return rt.Text(), text, true
 	}
 	if strings.HasPrefix(msg, "the main session is waiting for the model") {
-		return change{}.say(""), true
+		return "", "", true
 	}
-	return change{}, false
+	return "", "", false
 }
 
-// answered notes that the answer came (or nothing waits for one).
-func (m *mainSession) answered() { m.Asked = "" }
+// Answered notes that the answer came (or nothing waits for one).
+func (m *Session) Answered() { m.Asked = "" }
 
-// lost marks the session id gone when the host says it does not have it;
+// Lost marks the session id gone when the host says it does not have it;
 // the phase's prompt is asked again, of a new session, by the next step.
 // It reports whether the session is gone.
-func (m *mainSession) lost(ctx context.Context, id string) bool {
+func (m *Session) Lost(ctx context.Context, id string) bool {
 	if m.gone || id == "" {
 		return false
 	}
@@ -146,19 +157,19 @@ func (m *mainSession) lost(ctx context.Context, id string) bool {
 	return true
 }
 
-// leave gives the session up: the run moved to another host, which does not
+// Leave gives the session up: the run moved to another host, which does not
 // have it. The next prompt starts a new one that reads the run so far.
-func (m *mainSession) leave() {
+func (m *Session) Leave() {
 	m.gone = true
 	m.Asked = ""
 }
 
-// restored takes the session up on a restore: when look, whether the host
+// Restored takes the session up on a restore: when look, whether the host
 // still has the session id of a run past its first prompt (lost), and what
 // may answer the last prompt is read again from it.
-func (m *mainSession) restored(ctx context.Context, id string, look bool, now time.Time) {
+func (m *Session) Restored(ctx context.Context, id string, look bool, now time.Time) {
 	if look && (m.Asked != "" || m.At.Index != 0) {
-		m.lost(ctx, id)
+		m.Lost(ctx, id)
 	}
 	if m.Asked != "" {
 		m.Replay()
@@ -166,40 +177,40 @@ func (m *mainSession) restored(ctx context.Context, id string, look bool, now ti
 	}
 }
 
-// took notes what a read of the session said: its latest action goes out
+// Took notes what a read of the session said: its latest action goes out
 // with the next progress.
-func (m *mainSession) took(d transcript.Digest) {
+func (m *Session) Took(d transcript.Digest) {
 	if d.LastAction != "" || d.InputTokens > 0 {
 		if d.LastAction != "" {
-			m.action = d.LastAction
+			m.Action = d.LastAction
 		}
-		m.progressed = true
+		m.Progressed = true
 	}
-	if t := m.Running(); !sameTool(t, m.tool) {
-		m.tool = t
-		m.progressed = true
+	if t := m.Running(); !store.SameTool(t, m.Tool) {
+		m.Tool = t
+		m.Progressed = true
 	}
 }
 
-// hold keeps the session waiting for a limit: what it wrote up to the
+// Hold keeps the session waiting for a limit: what it wrote up to the
 // limit is read, and the continue message is answered after it.
-func (m *mainSession) hold() {
+func (m *Session) Hold() {
 	asked, n := m.Asked, m.Reprompts
 	m.Reset(m.At)
 	m.Asked, m.Reprompts = asked, n
 }
 
-// refresh restarts the answer's clock at now (a resume, a host that came
+// Refresh restarts the answer's clock at now (a resume, a host that came
 // back): the time in between is nobody's fault.
-func (m *mainSession) refresh(now time.Time) {
+func (m *Session) Refresh(now time.Time) {
 	if m.Asked != "" {
 		m.AskedAt = now
 	}
 }
 
-// overdue reports how long the answer may take (seconds of the phase's
+// Overdue reports how long the answer may take (seconds of the phase's
 // timeout) and whether it is late at now.
-func (m *mainSession) overdue(p template.Phases, now time.Time) (int, bool) {
+func (m *Session) Overdue(p template.Phases, now time.Time) (int, bool) {
 	var secs int
 	switch m.Asked {
 	case protocol.PhaseAnalysis:

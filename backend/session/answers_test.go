@@ -1,7 +1,8 @@
-package engine
+package session
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -24,12 +25,12 @@ func TestWithAnswers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := withAnswers(tc.input, tc.answers)
-			if tc.ok != (err == nil) {
-				t.Fatalf("withAnswers error = %v, want ok=%v", err, tc.ok)
+			got, err := WithAnswers(tc.input, tc.answers)
+			if tc.ok != (err == nil) || (err != nil && !errors.Is(err, ErrNoAnswer)) {
+				t.Fatalf("WithAnswers error = %v, want ok=%v", err, tc.ok)
 			}
 			if tc.ok && string(got) != tc.want {
-				t.Fatalf("withAnswers = %s, want %s", got, tc.want)
+				t.Fatalf("WithAnswers = %s, want %s", got, tc.want)
 			}
 		})
 	}
