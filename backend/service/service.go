@@ -87,6 +87,8 @@ type Services struct {
 	Hosts     *hosts.Manager
 	// Runs are the use cases on runs, over the engine and the store.
 	Runs *Runs
+	// Machines are the other machines runs can place workers on.
+	Machines *Machines
 	// Inbox recounts what waits for the user and sends inbox.EventChanged;
 	// nil unless Options.Desktop or Options.Inbox.
 	Inbox *inbox.Watcher
@@ -150,6 +152,9 @@ func Open(o Options) (*Services, error) {
 		return fail(&OpenError{StageTemplates, err})
 	}
 	if err := s.openHosts(o); err != nil {
+		return fail(err)
+	}
+	if s.Machines, err = OpenMachines(log); err != nil {
 		return fail(err)
 	}
 	wtRoot, err := worktree.DefaultRoot()
