@@ -1146,6 +1146,62 @@ export namespace view {
 	}
 	
 	
+	export class Machine {
+	    name: string;
+	    host: string;
+	    workspace: string;
+	    claudePath: string;
+	    maxWorkers: number;
+	    env: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Machine(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.host = source["host"];
+	        this.workspace = source["workspace"];
+	        this.claudePath = source["claudePath"];
+	        this.maxWorkers = source["maxWorkers"];
+	        this.env = source["env"];
+	    }
+	}
+	export class MachinesView {
+	    machines: Machine[];
+	    path: string;
+	    problem?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MachinesView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.machines = this.convertValues(source["machines"], Machine);
+	        this.path = source["path"];
+	        this.problem = source["problem"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class NewTask {
 	    id: string;
 	    title: string;

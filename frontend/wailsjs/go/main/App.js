@@ -74,6 +74,10 @@ export function GenerateTemplateID(arg1) {
   return window['go']['main']['App']['GenerateTemplateID'](arg1);
 }
 
+export function GetMachines() {
+  return window['go']['main']['App']['GetMachines']();
+}
+
 export function GetSettings() {
   return window['go']['main']['App']['GetSettings']();
 }
@@ -150,6 +154,10 @@ export function RemoteAccessStatus() {
   return window['go']['main']['App']['RemoteAccessStatus']();
 }
 
+export function RemoveMachine(arg1) {
+  return window['go']['main']['App']['RemoveMachine'](arg1);
+}
+
 export function ResetSettings() {
   return window['go']['main']['App']['ResetSettings']();
 }
@@ -198,6 +206,10 @@ export function RunSnapshot(arg1) {
   return window['go']['main']['App']['RunSnapshot'](arg1);
 }
 
+export function SaveMachine(arg1, arg2) {
+  return window['go']['main']['App']['SaveMachine'](arg1, arg2);
+}
+
 export function SaveSettings(arg1) {
   return window['go']['main']['App']['SaveSettings'](arg1);
 }
@@ -232,6 +244,10 @@ export function TemplateSource(arg1) {
 
 export function TestConnection(arg1) {
   return window['go']['main']['App']['TestConnection'](arg1);
+}
+
+export function TestMachine(arg1) {
+  return window['go']['main']['App']['TestMachine'](arg1);
 }
 
 export function UpdateTemplate(arg1, arg2) {
