@@ -8,14 +8,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/baton-app/baton/backend/claudecodetest"
 	"github.com/baton-app/baton/backend/machines/sshtest"
 	"github.com/baton-app/baton/backend/modelsim"
 	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/testsupport"
 	"github.com/baton-app/baton/backend/view"
 )
 
@@ -25,6 +28,14 @@ import (
 // reaches a model-sim of the test through the reverse forward. It returns
 // the server, the pinned CLI as that user runs it, and model-sim's log.
 func otherMachine(t *testing.T) (*sshtest.Server, string, *lockedLog) {
+	t.Helper()
+	s, claude, log, _ := otherMachineSim(t)
+	return s, claude, log
+}
+
+// otherMachineSim is otherMachine with the URL of its model-sim, for CLIs
+// here.
+func otherMachineSim(t *testing.T) (*sshtest.Server, string, *lockedLog, string) {
 	t.Helper()
 	log := &lockedLog{}
 	sim, err := modelsim.New(modelsim.Options{Logger: quietLogger(&bytes.Buffer{}), Log: log})
@@ -44,7 +55,7 @@ func otherMachine(t *testing.T) (*sshtest.Server, string, *lockedLog) {
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	t.Setenv(service.EnvSSHConfig, s.ConfigFile)
 	t.Setenv(service.EnvMachineEnv, strings.Join(s.CLIEnv(), "\n"))
-	return s, claude, log
+	return s, claude, log, sim.URL()
 }
 
 // lockedLog is model-sim's request log.
@@ -178,5 +189,53 @@ func TestMachinesUsage(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := DoctorCLI([]string{"--machine", "a", "--host", "sim"}, &out, &errOut); code != ExitUsage {
 		t.Errorf("doctor --machine --host: %d", code)
+	}
+}
+
+// TestRunPlacesWorkersOnAMachine is "baton run --machine other" of a
+// worktree run with the real CLI here and on the other machine (a real
+// sshd, its own user, model-sim through the reverse forward): the other
+// machine takes two workers (its max), the rest run here, every branch is
+// merged into the run branch and applied to the user's branch.
+func TestRunPlacesWorkersOnAMachine(t *testing.T) {
+	s, claude, _, url := otherMachineSim(t)
+	bin := claudecodetest.Binary(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", url)
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	dir := pyRepo(t)
+	if code, _, errOut := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "nope"); code != ExitUsage || !strings.Contains(errOut, "the machines are other") {
+		t.Fatalf("an unknown machine: %d %q", code, errOut)
+	}
+	start := time.Now()
+	code, stdout, stderr := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other", "--apply")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	t.Logf("the run took %s\n%s", time.Since(start).Round(time.Millisecond), stdout)
+	if !strings.Contains(stdout, "Applied: main fast-forwarded") {
+		t.Fatalf("not applied:\n%s", stdout)
+	}
+	tasks := regexp.MustCompile(`(?m)^  (task_\d+): .*docs/\S+\.md \+\d+ -0`).FindAllStringSubmatch(stdout, -1)
+	// The first three tasks start together: two take the other machine's
+	// places, the third runs here; the index, once they merged, finds a
+	// place there again. The main session runs here.
+	remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl"))
+	here, _ := filepath.Glob(filepath.Join(os.Getenv("HOME"), ".claude", "projects", "*", "*.jsonl"))
+	if len(tasks) != 4 || len(remote) != 3 || len(here) != 2 {
+		t.Fatalf("%d sessions on the other machine (want 3), %d here (want the main one and one worker) of %d tasks:\n%s", len(remote), len(here), len(tasks), stdout)
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(pages) != len(tasks) {
+		t.Fatalf("%d pages in the user's tree for %d tasks: %v", len(pages), len(tasks), pages)
+	}
+	if got := strings.Fields(testsupport.Git(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/")); len(got) != 1 || got[0] != "main" {
+		t.Fatalf("branches left: %v", got)
 	}
 }

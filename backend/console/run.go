@@ -277,6 +277,18 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			req.Overrides.Isolation = isolation
 		}
+		if len(o.machines) > 0 {
+			for _, name := range o.machines {
+				if _, err := svc.Machines.Get(name); err != nil {
+					fmt.Fprintf(stderr, "baton run: --machine: %v\n", err)
+					return ExitUsage
+				}
+			}
+			if req.Overrides == nil {
+				req.Overrides = &view.Overrides{}
+			}
+			req.Overrides.Machines = o.machines
+		}
 		// The cheap checks first (template, variables, permission mode,
 		// folder, the database's lock), then the host: a host that cannot
 		// be used refuses the start before anything is stored, so no run is
@@ -662,6 +674,7 @@ type runOptions struct {
 	budget       *float64
 	budgetTokens *int64
 	isolation    *string
+	machines     listFlag
 	apply        *bool
 	// nonInteractive: nothing is read; the first thing the run waits for
 	// pauses it and ends the command (exit 7).
@@ -687,6 +700,7 @@ func runFlagSet() (*flag.FlagSet, *runOptions) {
 	o.plan = fs.String("plan", "", "a JSON file with the task list to use instead of a proposed one that fails its checks")
 	o.budget = fs.Float64("budget", 0, "the most the run may cost in US dollars (with --resume: the raised budget)")
 	o.isolation = fs.String("isolation", "", "worktree or shared for this run (default: the template's)")
+	fs.Var(&o.machines, "machine", "a machine of \"baton machines\" this worktree run places workers on, each within its max workers; the others run here (repeatable)")
 	o.apply = fs.Bool("apply", false, "merge the run's branch into the current branch at the end")
 	o.budgetTokens = fs.Int64("budget-tokens", 0, "the most tokens the run may use (with --resume: the raised budget)")
 	o.nonInteractive = fs.Bool("non-interactive", false, "read nothing: the first question, permission prompt or plan to confirm (without --yes) pauses the run and ends the command with exit code 7")

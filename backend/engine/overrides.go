@@ -37,6 +37,8 @@ type Overrides struct {
 	// Isolation is "worktree" or "shared" for this run (such as shared in a
 	// folder that is not a git repository).
 	Isolation *string `json:"isolation,omitempty"`
+	// Machines replace the template's machines for this run.
+	Machines []string `json:"machines,omitempty"`
 }
 
 // apply returns cfg with the overrides set. A value out of range is an
@@ -102,6 +104,9 @@ func (o *Overrides) apply(cfg template.Config) (template.Config, error) {
 	}
 	if o.Isolation != nil {
 		cfg.Isolation = *o.Isolation
+	}
+	if o.Machines != nil {
+		cfg.Machines = slices.Clone(o.Machines)
 	}
 	return cfg, nil
 }

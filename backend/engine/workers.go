@@ -91,7 +91,11 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	cwd := r.run.Cwd
 	if r.iso != nil {
 		err := r.openWorkspace(ctx)
+		placed := false
 		if err == nil {
+			cwd, placed, err = r.placedCwd(ctx, t.ID, id)
+		}
+		if err == nil && !placed {
 			cwd, err = r.iso.TaskCwd(ctx, t.ID, r.tmpl.Config.Transport == TransportMailbox)
 		}
 		if err != nil {

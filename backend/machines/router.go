@@ -10,11 +10,45 @@ import (
 
 // Router is the session host of a run whose workers may run on machines:
 // a session the pool placed (Pool.StartTask) starts and lives on its
-// machine's Claude Code host, every other one on Local. Its notices are
-// the pool's (PoolOptions.Notices) and Local's, on Notices.
+// machine's Claude Code host, every other one on Local. What Local says
+// of itself (its link, identity, whether it is simulated or takes a
+// system prompt, its session list) is the Router's.
 type Router struct {
 	Local session.Host
 	Pool  *Pool
+
+	notices chan session.Notice
+}
+
+// NewRouter routes between local and the pool's machines; machines are
+// the notices of the pool's hosts (PoolOptions.Notices), merged with
+// local's on Notices until ctx ends.
+func NewRouter(ctx context.Context, local session.Host, pool *Pool, machines <-chan session.Notice) *Router {
+	r := &Router{Local: local, Pool: pool, notices: make(chan session.Notice, 64)}
+	forward := func(in <-chan session.Notice) {
+		for {
+			select {
+			case n, ok := <-in:
+				if !ok {
+					return
+				}
+				select {
+				case r.notices <- n:
+				case <-ctx.Done():
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+	if in := local.Notices(); in != nil {
+		go forward(in)
+	}
+	if machines != nil {
+		go forward(machines)
+	}
+	return r
 }
 
 var _ session.Host = (*Router)(nil)
@@ -50,9 +84,54 @@ func (r *Router) Archive(ctx context.Context, id session.ID) error {
 	return r.host(id).Archive(ctx, id)
 }
 
-// Notices are Local's; the machines' go to PoolOptions.Notices, which the
-// caller merges with these.
-func (r *Router) Notices() <-chan session.Notice { return r.Local.Notices() }
+// Notices are Local's and the machines' (NewRouter), or Local's alone.
+func (r *Router) Notices() <-chan session.Notice {
+	if r.notices != nil {
+		return r.notices
+	}
+	return r.Local.Notices()
+}
+
+// Link is Local's link: a machine that drops ends its sessions' turns
+// with errors that match session.ErrHostLost.
+func (r *Router) Link() session.LinkState {
+	if l, ok := r.Local.(session.HostLink); ok {
+		return l.Link()
+	}
+	return session.LinkState{Up: true}
+}
+
+// Current and Identity are Local's.
+func (r *Router) Current() session.Identity {
+	if id, ok := r.Local.(session.Identifier); ok {
+		return id.Current()
+	}
+	return session.Identity{}
+}
+
+func (r *Router) Identity(ctx context.Context) (session.Identity, error) {
+	if id, ok := r.Local.(session.Identifier); ok {
+		return id.Identity(ctx)
+	}
+	return session.Identity{}, nil
+}
+
+// Simulated is Local's.
+func (r *Router) Simulated() bool {
+	s, ok := r.Local.(interface{ Simulated() bool })
+	return ok && s.Simulated()
+}
+
+// TakesSystemPrompt is Local's (Claude Code's hosts take one).
+func (r *Router) TakesSystemPrompt() bool { return session.TakesSystemPrompt(r.Local) }
+
+// List is Local's sessions.
+func (r *Router) List(ctx context.Context, includeHidden bool) ([]session.Info, error) {
+	if b, ok := r.Local.(session.Browser); ok {
+		return b.List(ctx, includeHidden)
+	}
+	return nil, nil
+}
 
 // Pending lists the permission requests waiting on every host.
 func (r *Router) Pending(ctx context.Context) ([]session.PermissionRequest, error) {

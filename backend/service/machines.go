@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/baton-app/baton/backend/doctor"
+	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/machines"
+	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/settings"
 	"github.com/baton-app/baton/backend/view"
 )
@@ -70,6 +73,29 @@ func MachineOptions(log *slog.Logger) machines.Options {
 		}
 	}
 	return o
+}
+
+// placement is the engine's session host and placement: with machines
+// kept, a Router over the session host and a Pool of the machines, whose
+// Claude Code hosts keep their state beside the settings; else the
+// session host alone.
+func (s *Services) placement(log *slog.Logger) (session.Host, engine.Placement, error) {
+	targets := s.Machines.Targets()
+	if len(targets) == 0 {
+		return s.Hosts, nil, nil
+	}
+	sp, err := settings.DefaultPath()
+	if err != nil {
+		return nil, nil, err
+	}
+	notices := make(chan session.Notice, 64)
+	pool, err := machines.NewPool(machines.PoolOptions{Targets: targets, Machine: MachineOptions(log), StateDir: filepath.Join(filepath.Dir(sp), "machines"),
+		Notices: notices, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.pool = pool
+	return machines.NewRouter(s.ctx, s.Hosts, pool, notices), pool, nil
 }
 
 // Path is the machines file.

@@ -25,6 +25,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/machines"
 	"github.com/baton-app/baton/backend/notify"
 	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/settings"
@@ -95,6 +96,8 @@ type Services struct {
 
 	store  *store.Store
 	engine *engine.Engine
+	// pool runs workers on the machines (nil: none are kept).
+	pool *machines.Pool
 
 	log       *slog.Logger
 	notifier  *notify.Desktop
@@ -168,7 +171,11 @@ func Open(o Options) (*Services, error) {
 	case o.Inbox:
 		face = owner.Serve
 	}
-	s.engine, err = engine.New(engine.Options{Store: s.store, Host: s.Hosts, Templates: s.Templates, Logger: log,
+	host, placement, err := s.placement(log)
+	if err != nil {
+		return fail(&OpenError{StageHost, err})
+	}
+	s.engine, err = engine.New(engine.Options{Store: s.store, Host: host, Placement: placement, Templates: s.Templates, Logger: log,
 		WorktreeRoot: wtRoot, Owner: owner.Self(face),
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
@@ -261,6 +268,9 @@ func (s *Services) Close(ctx context.Context) error {
 	}
 	if s.Hosts != nil {
 		errs = append(errs, s.Hosts.Shutdown(ctx))
+	}
+	if s.pool != nil {
+		errs = append(errs, s.pool.Close(ctx))
 	}
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()

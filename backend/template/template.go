@@ -111,6 +111,10 @@ type Config struct {
 	// StrictScope makes a write outside a task's scope an error (the task
 	// fails) instead of a warning.
 	StrictScope bool `json:"strictScope,omitempty"`
+	// Machines are the machines of "baton machines" a worktree run may
+	// place its workers on, in order, each within its own max workers;
+	// the rest run here. None: every worker runs here.
+	Machines []string `json:"machines,omitempty"`
 }
 
 // CheckTimeoutDefault is the seconds a check may run when the template

@@ -34,6 +34,8 @@ type Overrides struct {
 	Budget *Budget `json:"budget,omitempty"`
 	// Isolation is "worktree" or "shared" for this run.
 	Isolation *string `json:"isolation,omitempty"`
+	// Machines are the machines a worktree run places its workers on.
+	Machines []string `json:"machines,omitempty"`
 }
 
 // Budget is the most a run may spend: cost in US dollars and tokens (input
@@ -110,7 +112,7 @@ func EngineRequest(r CreateRequest) engine.CreateRequest {
 	out := engine.CreateRequest{TemplateID: r.TemplateID, Cwd: r.Cwd, Request: r.Request, Variables: r.Variables}
 	if o := r.Overrides; o != nil {
 		out.Overrides = &engine.Overrides{MaxWorkers: o.MaxWorkers, WorkerTimeout: o.WorkerTimeout, InactivityTimeout: o.InactivityTimeout,
-			MaxRetries: o.MaxRetries, PermissionMode: o.PermissionMode, Isolation: o.Isolation}
+			MaxRetries: o.MaxRetries, PermissionMode: o.PermissionMode, Isolation: o.Isolation, Machines: o.Machines}
 		if o.Budget != nil {
 			b := EngineBudget(*o.Budget)
 			out.Overrides.Budget = &b

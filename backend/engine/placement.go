@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/session"
+	"github.com/baton-app/baton/backend/worktree"
+)
+
+// Placement is where a worktree run's workers run: on this machine, or on
+// one of the machines of the template's config.machines (backend/machines
+// over SSH). The engine asks it, per worker, where the worker runs and
+// for the worker's folder there; the session host the engine is given
+// starts the worker's session on that machine once StartTask has named
+// it. Before a placed task's branch merges here, Bring fetches it.
+type Placement interface {
+	// Place takes a place for the worker of task taskID of run runID on
+	// the first of names with a free one; "" when it runs here.
+	Place(runID, taskID string, names []string) string
+	// Where is the machine the task was placed on ("" here).
+	Where(runID, taskID string) string
+	// StartTask makes the task's worktree on its machine from commit from
+	// of the local repository local, says that session id runs there, and
+	// returns the folder there.
+	StartTask(ctx context.Context, local, runID, taskID, from string, id session.ID) (string, error)
+	// Bring commits what the worker left there and fetches the task's
+	// branch into the local repository.
+	Bring(ctx context.Context, runID, taskID, message string) (string, error)
+	// Release frees the task's place.
+	Release(runID, taskID string)
+}
+
+// placedCwd gives the worker of task id its worktree on a machine when
+// the run places workers there and one has a free place; ok is false when
+// it runs here.
+func (r *runner) placedCwd(ctx context.Context, taskID string, id session.ID) (cwd string, ok bool, err error) {
+	p := r.e.placement
+	if p == nil || r.iso == nil || len(r.tmpl.Config.Machines) == 0 || r.tmpl.Config.Transport == TransportMailbox {
+		return "", false, nil
+	}
+	if it := r.iso.Tasks[taskID]; it != nil && it.Resolves != "" {
+		return "", false, nil // a merge task works in the run's worktree
+	}
+	name := p.Place(r.run.ID, taskID, r.tmpl.Config.Machines)
+	if name == "" {
+		return "", false, nil
+	}
+	cwd, err = p.StartTask(ctx, r.iso.Run.Repo, r.run.ID, taskID, r.iso.Run.Branch, id)
+	if err != nil {
+		p.Release(r.run.ID, taskID)
+		return "", true, err
+	}
+	r.iso.Tasks[taskID] = &isolation.Task{Branch: worktree.TaskBranch(r.run.ID, taskID), Machine: name}
+	r.log.Info("the worker runs on a machine", "task", taskID, "machine", name, "dir", cwd)
+	return cwd, true, nil
+}
+
+// bringPlaced fetches the branch of a task that ran on a machine before
+// it merges here.
+func (r *runner) bringPlaced(ctx context.Context, taskID, message string) error {
+	p := r.e.placement
+	if p == nil || p.Where(r.run.ID, taskID) == "" {
+		return nil
+	}
+	defer p.Release(r.run.ID, taskID)
+	_, err := p.Bring(ctx, r.run.ID, taskID, message)
+	return err
+}
