@@ -33,9 +33,8 @@ func otherMachine(t *testing.T) (*sshtest.Server, string, *lockedLog) {
 	return s, claude, log
 }
 
-// otherMachineSim is otherMachine with the URL of its model-sim, for CLIs
-// here.
-func otherMachineSim(t *testing.T) (*sshtest.Server, string, *lockedLog, string) {
+// otherMachineSim is otherMachine with its model-sim, for CLIs here too.
+func otherMachineSim(t *testing.T) (*sshtest.Server, string, *lockedLog, *modelsim.Server) {
 	t.Helper()
 	log := &lockedLog{}
 	sim, err := modelsim.New(modelsim.Options{Logger: quietLogger(&bytes.Buffer{}), Log: log})
@@ -55,7 +54,7 @@ func otherMachineSim(t *testing.T) (*sshtest.Server, string, *lockedLog, string)
 	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
 	t.Setenv(service.EnvSSHConfig, s.ConfigFile)
 	t.Setenv(service.EnvMachineEnv, strings.Join(s.CLIEnv(), "\n"))
-	return s, claude, log, sim.URL()
+	return s, claude, log, sim
 }
 
 // lockedLog is model-sim's request log.
@@ -198,10 +197,10 @@ func TestMachinesUsage(t *testing.T) {
 // machine takes two workers (its max), the rest run here, every branch is
 // merged into the run branch and applied to the user's branch.
 func TestRunPlacesWorkersOnAMachine(t *testing.T) {
-	s, claude, _, url := otherMachineSim(t)
+	s, claude, _, sim := otherMachineSim(t)
 	bin := claudecodetest.Binary(t)
 	t.Setenv("HOME", t.TempDir())
-	t.Setenv("ANTHROPIC_BASE_URL", url)
+	t.Setenv("ANTHROPIC_BASE_URL", sim.URL())
 	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
 	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
 	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
@@ -237,5 +236,58 @@ func TestRunPlacesWorkersOnAMachine(t *testing.T) {
 	}
 	if got := strings.Fields(testsupport.Git(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/")); len(got) != 1 || got[0] != "main" {
 		t.Fatalf("branches left: %v", got)
+	}
+}
+
+// TestRunRetriesHereWhenAMachineIsGone: the other machine's sshd stops for
+// good while its two workers run there (they hang, waiting for the model):
+// their turns end as lost, and their retries find the machine unreachable
+// and run here; the run completes with every task merged and applied.
+func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	// Workers there never get their answer.
+	if err := sim.SetScenario(s.Workspace, "worker-hangs"); err != nil {
+		t.Fatal(err)
+	}
+	bin := claudecodetest.Binary(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", sim.URL())
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	dir := pyRepo(t)
+	go func() {
+		deadline := time.Now().Add(90 * time.Second)
+		for time.Now().Before(deadline) {
+			n := 0
+			for _, p := range s.Processes() {
+				if strings.Contains(p.Args, claude) && p.Comm != "sh" {
+					n++
+				}
+			}
+			if n >= 2 {
+				time.Sleep(500 * time.Millisecond)
+				s.Stop()
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	start := time.Now()
+	code, stdout, stderr := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other", "--apply")
+	t.Logf("the run took %s\n%s", time.Since(start).Round(time.Millisecond), stdout)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	tasks := regexp.MustCompile(`(?m)^  (task_\d+): .*docs/\S+\.md \+\d+ -0`).FindAllStringSubmatch(stdout, -1)
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(tasks) != 4 || len(pages) != 4 || !strings.Contains(stdout, "Applied: main fast-forwarded") {
+		t.Fatalf("%d tasks, %d pages:\n%s", len(tasks), len(pages), stdout)
+	}
+	if remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl")); len(remote) != 2 {
+		t.Errorf("%d sessions on the other machine, want the 2 that hung", len(remote))
 	}
 }

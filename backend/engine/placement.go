@@ -29,6 +29,9 @@ type Placement interface {
 	Bring(ctx context.Context, runID, taskID, message string) (string, error)
 	// Release frees the task's place.
 	Release(runID, taskID string)
+	// MarkDown keeps new workers off machine name for a while: it could
+	// not be reached.
+	MarkDown(name string)
 }
 
 // placedCwd gives the worker of task id its worktree on a machine when
@@ -49,6 +52,12 @@ func (r *runner) placedCwd(ctx context.Context, taskID string, id session.ID) (c
 	cwd, err = p.StartTask(ctx, r.iso.Run.Repo, r.run.ID, taskID, r.iso.Run.Branch, id)
 	if err != nil {
 		p.Release(r.run.ID, taskID)
+		if lostHost(err) && ctx.Err() == nil {
+			// The machine cannot be reached: the worker runs here.
+			p.MarkDown(name)
+			r.log.Warn("a machine cannot be reached; the worker runs here", "task", taskID, "machine", name, "err", err)
+			return "", false, nil
+		}
 		return "", true, err
 	}
 	r.iso.Tasks[taskID] = &isolation.Task{Branch: worktree.TaskBranch(r.run.ID, taskID), Machine: name}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/baton-app/baton/backend/claudecode"
 	"github.com/baton-app/baton/backend/session"
@@ -26,6 +27,9 @@ type PoolOptions struct {
 	StateDir string
 	// Notices receives the notices of every machine's sessions.
 	Notices chan<- session.Notice
+	// DownFor is how long a machine that could not be reached gets no
+	// new worker (MarkDown); one minute when zero.
+	DownFor time.Duration
 	Logger  *slog.Logger
 }
 
@@ -60,6 +64,8 @@ type pooled struct {
 	host   *claudecode.Host
 	repos  map[string]*Repo // by local repository root
 	busy   int
+	// downUntil: no new worker goes there before (MarkDown).
+	downUntil time.Time
 }
 
 // NewPool makes a pool of the targets; nothing connects until a task is
@@ -95,13 +101,27 @@ func (p *Pool) Place(runID, taskID string, names []string) string {
 	}
 	for _, n := range names {
 		pm := p.machines[n]
-		if pm != nil && pm.busy < pm.target.MaxWorkers && !p.closed {
+		if pm != nil && pm.busy < pm.target.MaxWorkers && !p.closed && !time.Now().Before(pm.downUntil) {
 			pm.busy++
 			p.tasks[taskKey{runID, taskID}] = &placement{machine: n}
 			return n
 		}
 	}
 	return ""
+}
+
+// MarkDown keeps new workers off machine name for PoolOptions.DownFor:
+// it could not be reached.
+func (p *Pool) MarkDown(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pm := p.machines[name]; pm != nil {
+		d := p.opts.DownFor
+		if d <= 0 {
+			d = time.Minute
+		}
+		pm.downUntil = time.Now().Add(d)
+	}
 }
 
 // Where is the machine task taskID of run runID was placed on ("" here).
