@@ -18,7 +18,7 @@ import (
 
 const machinesUsage = "baton machines list [--json] | add NAME --host DEST --workspace DIR [--claude PATH] [--max-workers N] [--env NAME]... [--no-check] | test NAME | remove NAME"
 
-const machinesDetails = `Other machines for Claude Code workers, reached with your own OpenSSH client, keys, agent, ssh config and known_hosts over one shared connection each. Baton never stores a password, and never trusts an unknown host key: it refuses it with the command that trusts it.
+const machinesDetails = `Other machines that worktree runs place Claude Code workers on (config.machines of a template, or baton run --machine NAME), reached with your own OpenSSH client, keys, agent, ssh config and known_hosts over one shared connection each. Baton never stores a password, and never trusts an unknown host key: it refuses it with the command that trusts it.
 
 DEST is an alias of your ssh config or user@host[:port]; DIR is the folder on the machine that holds everything Baton writes there (an absolute path or ~/...). add saves the machine, then connects once (unless --no-check) and says what is wrong, if anything; test runs the machine's doctor (as "baton doctor --machine NAME"); remove forgets the machine and leaves it untouched. The machines are kept in machines.json beside settings.json.`
 
@@ -188,4 +188,22 @@ func machineDoctor(ms *service.Machines, name string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintln(stdout, r.Verdict)
 	return ExitOK
+}
+
+// machinesLine says which tasks' workers ran on other machines ("" when
+// all ran here).
+func machinesLine(wt *view.Worktree) string {
+	if wt == nil {
+		return ""
+	}
+	var parts []string
+	for _, t := range wt.Tasks {
+		if t.Machine != "" {
+			parts = append(parts, t.TaskID+" on "+t.Machine)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Ran on other machines: " + strings.Join(parts, ", ") + "; the others here."
 }

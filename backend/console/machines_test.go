@@ -191,6 +191,10 @@ func TestMachinesUsage(t *testing.T) {
 	}
 }
 
+// taskLine is a task's changes in the branch summary, with the machine
+// its worker ran on ("" here).
+var taskLine = regexp.MustCompile(`(?m)^  (task_\d+)(?: \(ran on (\S+)\))?: .*docs/\S+\.md \+\d+ -0`)
+
 // TestRunPlacesWorkersOnAMachine is "baton run --machine other" of a
 // worktree run with the real CLI here and on the other machine (a real
 // sshd, its own user, model-sim through the reverse forward): the other
@@ -221,13 +225,28 @@ func TestRunPlacesWorkersOnAMachine(t *testing.T) {
 	if !strings.Contains(stdout, "Applied: main fast-forwarded") {
 		t.Fatalf("not applied:\n%s", stdout)
 	}
-	tasks := regexp.MustCompile(`(?m)^  (task_\d+): .*docs/\S+\.md \+\d+ -0`).FindAllStringSubmatch(stdout, -1)
+	// baton show says where the workers ran.
+	runID := regexp.MustCompile(`Run (orch_[0-9a-f]+) completed`).FindStringSubmatch(stdout)
+	if runID == nil {
+		t.Fatalf("no run id:\n%s", stdout)
+	}
+	var shown, showErr bytes.Buffer
+	if code := ShowCLI([]string{runID[1]}, &shown, &showErr); code != 0 || !regexp.MustCompile(`Ran on other machines: (task_\d+ on other, ){2}task_\d+ on other; the others here\.`).MatchString(shown.String()) {
+		t.Errorf("baton show: %d\n%s%s", code, shown.String(), showErr.String())
+	}
+	tasks := taskLine.FindAllStringSubmatch(stdout, -1)
 	// The first three tasks start together: two take the other machine's
 	// places, the third runs here; the index, once they merged, finds a
 	// place there again. The main session runs here.
 	remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl"))
 	here, _ := filepath.Glob(filepath.Join(os.Getenv("HOME"), ".claude", "projects", "*", "*.jsonl"))
-	if len(tasks) != 4 || len(remote) != 3 || len(here) != 2 {
+	on := 0
+	for _, m := range tasks {
+		if m[2] == "other" {
+			on++
+		}
+	}
+	if len(tasks) != 4 || len(remote) != 3 || len(here) != 2 || on != 3 {
 		t.Fatalf("%d sessions on the other machine (want 3), %d here (want the main one and one worker) of %d tasks:\n%s", len(remote), len(here), len(tasks), stdout)
 	}
 	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
@@ -282,8 +301,13 @@ func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
-	tasks := regexp.MustCompile(`(?m)^  (task_\d+): .*docs/\S+\.md \+\d+ -0`).FindAllStringSubmatch(stdout, -1)
+	tasks := taskLine.FindAllStringSubmatch(stdout, -1)
 	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	for _, m := range tasks {
+		if m[2] != "" {
+			t.Errorf("%s is said to have run on %s, but the machine was gone", m[1], m[2])
+		}
+	}
 	if len(tasks) != 4 || len(pages) != 4 || !strings.Contains(stdout, "Applied: main fast-forwarded") {
 		t.Fatalf("%d tasks, %d pages:\n%s", len(tasks), len(pages), stdout)
 	}

@@ -203,6 +203,8 @@ type TaskChanges struct {
 	Applied bool `json:"applied,omitempty"`
 	// Commit is the merge that brought its changes onto the run branch.
 	Commit string `json:"commit,omitempty"`
+	// Machine is the machine its worker ran on ("" here).
+	Machine string `json:"machine,omitempty"`
 }
 
 // ConflictState is the run's merge conflict.
@@ -249,7 +251,7 @@ func worktreeView(run store.Run, tasks []store.Task) (*Worktree, error) {
 			continue
 		}
 		tc := TaskChanges{TaskID: t.ID, Merged: it.Merged != nil, Dropped: it.Dropped, Error: it.Error, Resolves: it.Resolves, Changes: []worktree.FileChange{},
-			Applied: slices.Contains(iso.AppliedTasks, t.ID)}
+			Applied: slices.Contains(iso.AppliedTasks, t.ID), Machine: it.Machine}
 		if it.Merged != nil {
 			tc.Changes, tc.Commit = it.Merged.Changes, it.Merged.Commit
 		}

@@ -194,6 +194,7 @@ export namespace view {
 	    permissionMode?: string;
 	    budget?: Budget;
 	    isolation?: string;
+	    machines?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -208,6 +209,7 @@ export namespace view {
 	        this.permissionMode = source["permissionMode"];
 	        this.budget = this.convertValues(source["budget"], Budget);
 	        this.isolation = source["isolation"];
+	        this.machines = source["machines"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2317,6 +2319,7 @@ export namespace view {
 	    resolves?: string;
 	    applied?: boolean;
 	    commit?: string;
+	    machine?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskChanges(source);
@@ -2332,6 +2335,7 @@ export namespace view {
 	        this.resolves = source["resolves"];
 	        this.applied = source["applied"];
 	        this.commit = source["commit"];
+	        this.machine = source["machine"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
