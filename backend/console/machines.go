@@ -207,3 +207,26 @@ func machinesLine(wt *view.Worktree) string {
 	}
 	return "Ran on other machines: " + strings.Join(parts, ", ") + "; the others here."
 }
+
+// checkMachine refuses a run's machine that is not kept, or whose host
+// key is unknown or changed or that refuses the login: Baton would never
+// place a worker there. A machine that does not answer now is only
+// warned of: its workers run here until it does.
+func checkMachine(ctx context.Context, ms *service.Machines, name string, stderr io.Writer) int {
+	if _, err := ms.Get(name); err != nil {
+		fmt.Fprintf(stderr, "baton run: --machine: %v\n", err)
+		return ExitUsage
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err := ms.Connect(cctx, name)
+	switch {
+	case err == nil:
+	case errors.Is(err, machines.ErrUnknownHostKey), errors.Is(err, machines.ErrChangedHostKey), errors.Is(err, machines.ErrLoginRefused):
+		fmt.Fprintf(stderr, "baton run: --machine %s: %v\n", name, err)
+		return ExitUsage
+	default:
+		fmt.Fprintf(stderr, "baton run: %v Its workers run here until it answers.\n", err)
+	}
+	return ExitOK
+}

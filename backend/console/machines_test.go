@@ -215,6 +215,18 @@ func TestRunPlacesWorkersOnAMachine(t *testing.T) {
 		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "nope"); code != ExitUsage || !strings.Contains(errOut, "the machines are other") {
 		t.Fatalf("an unknown machine: %d %q", code, errOut)
 	}
+	// A machine whose host key Baton does not know is refused before the
+	// run starts, with the command that trusts it.
+	empty := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(service.EnvSSHConfig, s.Config(empty))
+	if code, stdout, errOut := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other"); code != ExitUsage || !strings.Contains(errOut, "ssh-keyscan") || strings.Contains(stdout, "started") {
+		t.Fatalf("an unknown host key: %d %q\n%s", code, errOut, stdout)
+	}
+	t.Setenv(service.EnvSSHConfig, s.ConfigFile)
 	start := time.Now()
 	code, stdout, stderr := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
 		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other", "--apply")

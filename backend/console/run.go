@@ -279,9 +279,8 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if len(o.machines) > 0 {
 			for _, name := range o.machines {
-				if _, err := svc.Machines.Get(name); err != nil {
-					fmt.Fprintf(stderr, "baton run: --machine: %v\n", err)
-					return ExitUsage
+				if code := checkMachine(ctx, svc.Machines, name, stderr); code != ExitOK {
+					return code
 				}
 			}
 			if req.Overrides == nil {

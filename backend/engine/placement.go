@@ -22,7 +22,8 @@ type Placement interface {
 	Where(runID, taskID string) string
 	// StartTask makes the task's worktree on its machine from commit from
 	// of the local repository local, says that session id runs there, and
-	// returns the folder there.
+	// returns the folder there. An error matching session.ErrHostLost
+	// says the machine cannot take the worker now: it runs here.
 	StartTask(ctx context.Context, local, runID, taskID, from string, id session.ID) (string, error)
 	// Bring commits what the worker left there and fetches the task's
 	// branch into the local repository.

@@ -197,11 +197,11 @@ func (p *Pool) StartTask(ctx context.Context, local, runID, taskID, from string,
 	}
 	repo, err := p.repo(ctx, pm, local)
 	if err != nil {
-		return "", err
+		return "", downErr(err)
 	}
 	t, err := repo.StartTask(ctx, runID, taskID, from)
 	if err != nil {
-		return "", err
+		return "", downErr(err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -313,4 +313,15 @@ func (p *Pool) Close(ctx context.Context) error {
 		errs = append(errs, pm.host.Close(ctx), pm.m.Close(ctx))
 	}
 	return errors.Join(errs...)
+}
+
+// downErr makes an error of ssh (the machine unreachable, lost, its host
+// key unknown or changed, the login refused) match session.ErrHostLost
+// too: the machine cannot take the worker now, which runs elsewhere.
+func downErr(err error) error {
+	var se *SSHError
+	if errors.As(err, &se) && !errors.Is(err, session.ErrHostLost) {
+		return fmt.Errorf("%w (%w)", err, session.ErrHostLost)
+	}
+	return err
 }
