@@ -268,6 +268,13 @@ func TestRunPlacesWorkersOnAMachine(t *testing.T) {
 	if got := strings.Fields(testsupport.Git(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/")); len(got) != 1 || got[0] != "main" {
 		t.Fatalf("branches left: %v", got)
 	}
+	// On the machine, the run left no worktree and no branch.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	left, err := s.Run(ctx, "cd "+s.Workspace+" && find worktrees -mindepth 2 -maxdepth 2 | wc -l && git --git-dir=\"$(ls -d repos/*.git)\" for-each-ref refs/heads | wc -l")
+	if err != nil || strings.Fields(left)[0] != "0" || strings.Fields(left)[1] != "0" {
+		t.Errorf("the run left worktrees and branches on the machine: %q %v", left, err)
+	}
 }
 
 // TestRunRetriesHereWhenAMachineIsGone: the other machine's sshd stops for

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/session"
@@ -33,6 +34,30 @@ type Placement interface {
 	// MarkDown keeps new workers off machine name for a while: it could
 	// not be reached.
 	MarkDown(name string)
+	// EndRun frees every place of the run and removes its worktrees and
+	// branches on the machines.
+	EndRun(ctx context.Context, runID string) error
+}
+
+// endPlacement frees the places of a finished run and removes what it
+// left on the machines, in the background (a machine that is gone must not
+// hold the run's end).
+func (r *runner) endPlacement() {
+	p := r.e.placement
+	if p == nil || len(r.tmpl.Config.Machines) == 0 || r.placementEnded {
+		return
+	}
+	r.placementEnded = true
+	runID, log := r.run.ID, r.log
+	r.e.wg.Add(1)
+	go func() {
+		defer r.e.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := p.EndRun(ctx, runID); err != nil {
+			log.Warn("the run's copies stay on a machine", "err", err)
+		}
+	}()
 }
 
 // placedCwd gives the worker of task id its worktree on a machine when

@@ -62,6 +62,9 @@ type runner struct {
 	tmpl   template.Template
 	parser *protocol.Parser
 
+	// placementEnded: the run's places on machines were freed (placement.go).
+	placementEnded bool
+
 	main    *mainSession
 	plan    taskPlan
 	follow  *transcript.Follower
@@ -366,6 +369,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			if note := r.iso.Finish(ctx); note != "" {
 				r.run.Message = strings.TrimSpace(r.run.Message + "\n" + note)
 			}
+			r.endPlacement()
 		}
 		if err := r.sync(); err != nil {
 			return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))

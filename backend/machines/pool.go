@@ -245,6 +245,23 @@ func (p *Pool) Bring(ctx context.Context, runID, taskID, message string) (string
 	return pl.repo.Fetch(ctx, runID, taskID)
 }
 
+// EndRun frees every place of the run and removes its worktrees and
+// branches on the machines (Cleanup).
+func (p *Pool) EndRun(ctx context.Context, runID string) error {
+	p.mu.Lock()
+	for k, pl := range p.tasks {
+		if k.run != runID {
+			continue
+		}
+		if pm := p.machines[pl.machine]; pm != nil && pm.busy > 0 {
+			pm.busy--
+		}
+		delete(p.tasks, k)
+	}
+	p.mu.Unlock()
+	return p.Cleanup(ctx, runID)
+}
+
 // Cleanup removes the run's worktrees and branches on every machine that
 // had its tasks.
 func (p *Pool) Cleanup(ctx context.Context, runID string) error {
