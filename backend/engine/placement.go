@@ -37,6 +37,31 @@ type Placement interface {
 	// EndRun frees every place of the run and removes its worktrees and
 	// branches on the machines.
 	EndRun(ctx context.Context, runID string) error
+	// Adopt takes up after a restart a task placed on machine name whose
+	// worker has session id ("" none yet), for the local repository local.
+	Adopt(runID, taskID, name, local string, id session.ID) error
+}
+
+// adoptPlaced takes up the run's workers on machines after a restart: their
+// sessions go to their machines again and their branches come back from
+// there.
+func (r *runner) adoptPlaced() {
+	p := r.e.placement
+	if p == nil || r.iso == nil || r.status.Finished() {
+		return
+	}
+	for taskID, it := range r.iso.Tasks {
+		if it == nil || it.Machine == "" || it.Merged != nil || it.Dropped {
+			continue
+		}
+		var id session.ID
+		if ws := r.plan.workers[taskID]; ws != nil {
+			id = session.ID(ws.w.SessionID)
+		}
+		if err := p.Adopt(r.run.ID, taskID, it.Machine, r.run.Cwd, id); err != nil {
+			r.log.Warn("a worker on a machine cannot be taken up", "task", taskID, "machine", it.Machine, "err", err)
+		}
+	}
 }
 
 // endPlacement frees the places of a finished run and removes what it

@@ -154,6 +154,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
 		r.iso.Bring = r.bringPlaced
+		r.adoptPlaced()
 	}
 	r.link.retry(time.Now()) // a restored run's wait counts from now
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)

@@ -54,6 +54,7 @@ type taskKey struct{ run, task string }
 
 type placement struct {
 	machine string
+	local   string // the local repository
 	repo    *Repo
 	dir     string
 }
@@ -206,10 +207,33 @@ func (p *Pool) StartTask(ctx context.Context, local, runID, taskID, from string,
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pl := p.tasks[taskKey{runID, taskID}]; pl != nil {
-		pl.repo, pl.dir = repo, t.Dir
+		pl.repo, pl.dir, pl.local = repo, t.Dir, local
 	}
 	p.sessions[id] = name
 	return t.Dir, nil
+}
+
+// Adopt takes up, after a restart, the worker of task taskID of run
+// runID that was placed on machine name with session id, for the local
+// repository local: it holds its place there again, its session is
+// routed to that machine's host (which finds it in its state folder and
+// resumes its conversation there), and Bring brings its branch. Nothing
+// connects until the session is used.
+func (p *Pool) Adopt(runID, taskID, name, local string, id session.ID) error {
+	if _, err := p.open(name); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := taskKey{runID, taskID}
+	if p.tasks[k] == nil {
+		p.machines[name].busy++
+		p.tasks[k] = &placement{machine: name, local: local}
+	}
+	if id != "" {
+		p.sessions[id] = name
+	}
+	return nil
 }
 
 func (p *Pool) repo(ctx context.Context, pm *pooled, local string) (*Repo, error) {
@@ -236,8 +260,18 @@ func (p *Pool) Bring(ctx context.Context, runID, taskID, message string) (string
 	p.mu.Lock()
 	pl := p.tasks[taskKey{runID, taskID}]
 	p.mu.Unlock()
-	if pl == nil || pl.repo == nil {
+	if pl == nil || (pl.repo == nil && pl.local == "") {
 		return "", fmt.Errorf("task %s of run %s has no worktree on a machine", taskID, runID)
+	}
+	if pl.repo == nil {
+		// Adopted after a restart: find the copy there.
+		pm, err := p.open(pl.machine)
+		if err != nil {
+			return "", err
+		}
+		if pl.repo, err = p.repo(ctx, pm, pl.local); err != nil {
+			return "", err
+		}
 	}
 	if _, err := pl.repo.Commit(ctx, runID, taskID, message); err != nil {
 		return "", err

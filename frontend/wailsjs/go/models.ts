@@ -1912,6 +1912,7 @@ export namespace view {
 	    checks?: string[];
 	    checkTimeout?: number;
 	    strictScope?: boolean;
+	    machines?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new TemplateConfig(source);
@@ -1938,6 +1939,7 @@ export namespace view {
 	        this.checks = source["checks"];
 	        this.checkTimeout = source["checkTimeout"];
 	        this.strictScope = source["strictScope"];
+	        this.machines = source["machines"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
