@@ -3,14 +3,18 @@
 package console
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -332,5 +336,93 @@ func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
 	}
 	if remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl")); len(remote) != 2 {
 		t.Errorf("%d sessions on the other machine, want the 2 that hung", len(remote))
+	}
+}
+
+// TestResumeTakesUpWorkersOnAMachine: "baton run --machine other" is
+// killed (SIGKILL) while its workers run on the other machine; "baton run
+// --resume" takes them up there (their sessions on that machine's host,
+// their branches fetched from there) and the run completes with every
+// task merged.
+func TestResumeTakesUpWorkersOnAMachine(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	// Workers there are slow enough to be killed mid-turn.
+	if err := sim.SetScenario(s.Workspace, "slow delay=120"); err != nil {
+		t.Fatal(err)
+	}
+	cli := claudecodetest.Binary(t)
+	bin := buildBaton(t)
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	env := append(claudecodetest.Env(t.TempDir(), sim.URL()), "BATON_CONFIG_DIR="+os.Getenv("BATON_CONFIG_DIR"),
+		service.EnvSSHConfig+"="+os.Getenv(service.EnvSSHConfig), service.EnvMachineEnv+"="+os.Getenv(service.EnvMachineEnv))
+	dir := pyRepo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	first := exec.CommandContext(ctx, bin, "run", "--host", "claude-code", "--claude", cli, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other")
+	first.Env = env
+	out, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Stderr = io.Discard
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 256)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	runID := ""
+	killed := false
+	for !killed {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the first run ended before its workers ran on the other machine")
+			}
+			if m := runIDPattern.FindStringSubmatch(l); m != nil && runID == "" {
+				runID = m[1]
+			}
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("no worker ran on the other machine")
+		}
+		n := 0
+		for _, p := range s.Processes() {
+			if strings.Contains(p.Args, claude) && p.Comm != "sh" {
+				n++
+			}
+		}
+		if n >= 2 && runID != "" {
+			_ = first.Process.Signal(syscall.SIGKILL)
+			killed = true
+		}
+	}
+	_ = first.Wait()
+
+	resume := exec.CommandContext(ctx, bin, "run", "--resume", runID, "--host", "claude-code", "--claude", cli, "--yes", "--apply")
+	resume.Env = env
+	res, err := resume.CombinedOutput()
+	t.Logf("resumed run:\n%s", res)
+	if err != nil || !strings.Contains(string(res), "Applied: main fast-forwarded") {
+		t.Fatalf("resume %s: %v", runID, err)
+	}
+	tasks := taskLine.FindAllStringSubmatch(string(res), -1)
+	on := 0
+	for _, m := range tasks {
+		if m[2] == "other" {
+			on++
+		}
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(tasks) != 4 || len(pages) != 4 || on < 2 {
+		t.Fatalf("%d tasks (%d ran on other), %d pages", len(tasks), on, len(pages))
 	}
 }
