@@ -34,6 +34,8 @@ type Services struct {
 	TestHost func(context.Context, settings.Settings) (doctor.Report, error)
 	// Remote is Settings → Remote access (nil: not available).
 	Remote RemoteAccess
+	// Machines is Settings → Machines (nil: not available).
+	Machines *service.Machines
 }
 
 // App holds the Wails bindings. Each method checks its input, makes one call

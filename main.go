@@ -47,6 +47,7 @@ func appServices(svc *service.Services) Services {
 		Runs:      svc.Runs,
 		Apply:     svc.ApplySettings,
 		TestHost:  svc.TestHost,
+		Machines:  svc.Machines,
 	}
 }
 

@@ -173,7 +173,11 @@ func printChanges(w io.Writer, wt *view.Worktree, tasks []string) {
 		if len(t.Changes) == 0 && !t.Dropped || len(tasks) > 0 && !slices.Contains(tasks, t.TaskID) {
 			continue
 		}
-		fmt.Fprintf(w, "  %s:", t.TaskID)
+		fmt.Fprintf(w, "  %s", t.TaskID)
+		if t.Machine != "" {
+			fmt.Fprintf(w, " (ran on %s)", t.Machine)
+		}
+		fmt.Fprint(w, ":")
 		switch {
 		case t.Applied:
 			fmt.Fprint(w, " (applied)")

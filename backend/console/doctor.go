@@ -29,6 +29,24 @@ func DoctorCLI(args []string, stdout, stderr io.Writer) int {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["machine"] {
+		for f := range given {
+			if f != "machine" {
+				fmt.Fprintf(stderr, "baton doctor --machine checks a machine of \"baton machines\" and takes no --%s.\n", f)
+				return 2
+			}
+		}
+		ms, err := service.OpenMachines(quietLogger(io.Discard))
+		if err != nil {
+			fmt.Fprintf(stderr, "baton doctor: %v\n", err)
+			return 1
+		}
+		if p := ms.Problem(); p != nil {
+			fmt.Fprintf(stderr, "baton doctor: %v\n", p)
+			return 1
+		}
+		return machineDoctor(ms, *o.machine, stdout, stderr)
+	}
 	// The saved host unless a flag names another: --host, --cdp (Claude
 	// Desktop) or --claude (the Claude Code CLI).
 	over := service.HostOverrides{Host: *o.host, Claude: *o.claudePath, Chrome: *o.chromePath, Page: *o.pattern, AllowRemote: *o.allowRemote}
@@ -77,6 +95,7 @@ type doctorOptions struct {
 	allowRemote *bool
 	host        *string
 	claudePath  *string
+	machine     *string
 }
 
 // doctorFlagSet defines the flags of "baton doctor": its help lists them all.
@@ -90,5 +109,6 @@ func doctorFlagSet() (*flag.FlagSet, *doctorOptions) {
 	o.allowRemote = fs.Bool("allow-remote", false, "allow an endpoint that is not on this machine (unsafe)")
 	o.host = fs.String("host", "", "the host to check: desktop (Claude Desktop or \"baton sim\"), claude-code, or sim (the simulator Baton embeds, started for the check); default: the host saved in Settings")
 	o.claudePath = fs.String("claude", "", "the Claude Code CLI to check (implies --host claude-code; default: claude on PATH)")
+	o.machine = fs.String("machine", "", "check the machine of \"baton machines\" called NAME instead: SSH, git, the workspace, the CLI there and one tiny request")
 	return fs, o
 }

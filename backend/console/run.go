@@ -292,6 +292,17 @@ func RunCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			req.Overrides.Allow, req.Overrides.Deny = o.allow, o.deny
 		}
+		if len(o.machines) > 0 {
+			for _, name := range o.machines {
+				if code := checkMachine(ctx, svc.Machines, name, stderr); code != ExitOK {
+					return code
+				}
+			}
+			if req.Overrides == nil {
+				req.Overrides = &view.Overrides{}
+			}
+			req.Overrides.Machines = o.machines
+		}
 		// The cheap checks first (template, variables, permission mode,
 		// folder, the database's lock), then the host: a host that cannot
 		// be used refuses the start before anything is stored, so no run is
@@ -677,6 +688,7 @@ type runOptions struct {
 	budget       *float64
 	budgetTokens *int64
 	isolation    *string
+	machines     listFlag
 	apply        *bool
 	allow, deny  multiFlag
 	// nonInteractive: nothing is read; the first thing the run waits for
@@ -703,6 +715,7 @@ func runFlagSet() (*flag.FlagSet, *runOptions) {
 	o.plan = fs.String("plan", "", "a JSON file with the task list to use instead of a proposed one that fails its checks")
 	o.budget = fs.Float64("budget", 0, "the most the run may cost in US dollars (with --resume: the raised budget)")
 	o.isolation = fs.String("isolation", "", "worktree or shared for this run (default: the template's)")
+	fs.Var(&o.machines, "machine", "a machine of \"baton machines\" this worktree run places workers on, each within its max workers; the others run here (repeatable)")
 	o.apply = fs.Bool("apply", false, "merge the run's branch into the current branch at the end")
 	o.budgetTokens = fs.Int64("budget-tokens", 0, "the most tokens the run may use (with --resume: the raised budget)")
 	o.nonInteractive = fs.Bool("non-interactive", false, "read nothing: the first question, permission prompt or plan to confirm (without --yes) pauses the run and ends the command with exit code 7")

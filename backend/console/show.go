@@ -149,6 +149,9 @@ func printRun(w io.Writer, snap view.Snapshot) {
 		if l := modelsLine(snap.Tasks, byTask); l != "" {
 			fmt.Fprintln(w, line(l))
 		}
+		if l := machinesLine(snap.Worktree); l != "" {
+			fmt.Fprintln(w, line(l))
+		}
 		for _, t := range snap.Tasks {
 			wk := byTask[t.ID]
 			if len(wk.MissingOutputs) > 0 {

@@ -62,6 +62,9 @@ type Options struct {
 	// on by itself once it resets (nil: it does); else it waits for
 	// ResumeAfterLimit. Asked each time, so a changed setting counts.
 	AutoResumeAfterLimit func() bool
+	// Placement places a worktree run's workers on the machines its
+	// template names (placement.go); nil: every worker runs here.
+	Placement Placement
 	// WorktreeRoot is the folder under which runs with worktree isolation
 	// keep their git worktrees (worktree.DefaultRoot()); empty turns
 	// isolation off, so every run shares its folder.
@@ -81,6 +84,7 @@ type Options struct {
 // Engine runs orchestrations. Each run has one goroutine that owns its state;
 // the methods send it commands and wait for the answer.
 type Engine struct {
+	placement Placement
 	store     *store.Store
 	host      *hostguard.Host
 	templates Templates
@@ -130,7 +134,7 @@ func New(opts Options) (*Engine, error) {
 		logger: opts.Logger, now: opts.Now, newID: opts.NewID, progress: opts.ProgressInterval,
 		hostWait: opts.HostTimeout, home: opts.Home, reconnectFor: opts.ReconnectFor, autoResumeFn: opts.AutoResumeAfterLimit, userRules: opts.UserRules,
 		worktreeRoot: opts.WorktreeRoot, workflows: opts.Workflows, jitter: limits.Jitter,
-		owner: opts.Owner, runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
+		owner: opts.Owner, placement: opts.Placement, runs: map[string]*runner{}, sessions: map[session.ID]*runner{}}
 	if e.owner.PID == 0 {
 		e.owner = owner.Self("")
 	}

@@ -67,6 +67,9 @@ type runner struct {
 	tmpl   template.Template
 	parser *protocol.Parser
 
+	// placementEnded: the run's places on machines were freed (placement.go).
+	placementEnded bool
+
 	main    *mainsession.Session
 	plan    taskPlan
 	follow  *transcript.Follower
@@ -166,6 +169,8 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.checks = checkrounds.Restored(rs.Checks)
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
+		r.iso.Bring = r.bringPlaced
+		r.adoptPlaced()
 	}
 	r.link.Retry(time.Now()) // a restored run's wait counts from now
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
@@ -406,6 +411,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			if note := r.iso.Finish(ctx); note != "" {
 				r.run.Message = strings.TrimSpace(r.run.Message + "\n" + note)
 			}
+			r.endPlacement()
 		}
 		if err := r.sync(); err != nil {
 			return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))

@@ -96,7 +96,8 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		c, err := r.plan.fail(ws, reason, r.e.now())
 		return errors.Join(err, r.apply(ctx, c))
 	}
-	if _, err := WorkerSessionID(r.run.ID, sessionPart(ws)); err != nil {
+	sid, err := WorkerSessionID(r.run.ID, sessionPart(ws))
+	if err != nil {
 		return fail(err.Error())
 	}
 	if err := r.flows.Assign(ctx, t); err != nil {
@@ -105,7 +106,11 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	cwd := r.run.Cwd
 	if r.iso != nil {
 		err := r.openWorkspace(ctx)
+		placed := false
 		if err == nil {
+			cwd, placed, err = r.placedCwd(ctx, t.ID, sid)
+		}
+		if err == nil && !placed {
 			cwd, err = r.iso.TaskCwd(ctx, t.ID, r.tmpl.Config.Transport == TransportMailbox)
 		}
 		if err != nil {

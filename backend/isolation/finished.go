@@ -261,6 +261,8 @@ type TaskChanges struct {
 	Applied bool `json:"applied,omitempty"`
 	// Commit is the merge that brought its changes onto the run branch.
 	Commit string `json:"commit,omitempty"`
+	// Machine is the machine its worker ran on ("" here).
+	Machine string `json:"machine,omitempty"`
 }
 
 // ConflictState is the run's merge conflict.
@@ -293,7 +295,7 @@ func (s *State) View(runID string, finished bool, tasks []store.Task) *View {
 			continue
 		}
 		tc := TaskChanges{TaskID: t.ID, Merged: it.Merged != nil, Dropped: it.Dropped, Error: it.Error, Resolves: it.Resolves, Changes: []worktree.FileChange{},
-			Applied: slices.Contains(s.AppliedTasks, t.ID)}
+			Applied: slices.Contains(s.AppliedTasks, t.ID), Machine: it.Machine}
 		if it.Merged != nil {
 			tc.Changes, tc.Commit = it.Merged.Changes, it.Merged.Commit
 		}

@@ -61,6 +61,9 @@ type Task struct {
 	// Dropped: the user gave up the task's conflicting merge.
 	Dropped bool   `json:"dropped,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Machine is the machine the task's worker ran on (backend/machines);
+	// empty: here. Its branch is brought here (Workspace.Bring) to merge.
+	Machine string `json:"machine,omitempty"`
 }
 
 // Conflict is a merge stopped on conflicts in the run's worktree.
@@ -92,6 +95,9 @@ type Workspace struct {
 	cwd, root, runID string
 	log              *slog.Logger
 	opened           bool // the worktrees were checked in this process
+	// Bring fetches the branch of a task that ran on a machine
+	// (Task.Machine) into the repository, before Merge merges it.
+	Bring func(ctx context.Context, id, message string) error
 }
 
 // New returns the workspace of run runID in folder cwd with its stored

@@ -46,7 +46,15 @@ func (w *Workspace) Merge(ctx context.Context, id, title, summary string) Merge 
 	if summary != "" {
 		msg += "\n\n" + clip(summary, 2000)
 	}
-	if _, err := w.Run.Commit(ctx, id, msg); err != nil {
+	if it.Machine != "" {
+		// The worker ran on a machine: its branch comes from there.
+		if w.Bring == nil {
+			return drop(it, fmt.Sprintf("%s ran on %s, and nothing brings its branch from there", id, it.Machine))
+		}
+		if err := w.Bring(ctx, id, msg); err != nil {
+			return drop(it, fmt.Sprintf("bring the changes of %s from %s: %v", id, it.Machine, err))
+		}
+	} else if _, err := w.Run.Commit(ctx, id, msg); err != nil {
 		return drop(it, fmt.Sprintf("commit the changes of %s: %v", id, err))
 	}
 	m, err := w.Run.Merge(ctx, id, fmt.Sprintf("Baton: merge %s (%s)", id, clip(title, 60)))

@@ -130,6 +130,9 @@ func (l *Launcher) HasConversation(env []string, u string) bool {
 	home, config := claudecode.ConfigEnv(vars)
 	ctx, cancel := context.WithTimeout(context.Background(), findTimeout)
 	defer cancel()
+	// A CLI an earlier Baton left running may still write the
+	// conversation: end it first, so that the answer holds.
+	l.endStale(ctx, []string{"--resume", u})
 	_, err = l.client.Run(ctx, "look for a conversation", `h=${1:-$HOME}
 c=${2:-$h/.claude}
 for f in "$c"/projects/*/"$3".jsonl; do [ -f "$f" ] && exit 0; done
@@ -223,6 +226,7 @@ func (l *Launcher) Start(ctx context.Context, c claudecode.Command) (claudecode.
 		return nil, err
 	}
 	l.endOrphans(ctx)
+	l.endStale(ctx, c.Args)
 	p, err := l.spawn(ctx, c, vars)
 	if err != nil {
 		return nil, err
@@ -473,4 +477,38 @@ func (p *remoteProcess) wait() error {
 		}
 	}
 	return fmt.Errorf("the process on %s ended without an exit status (killed by a signal?): %w", p.l.client.target.Name, err)
+}
+
+// staleScript kills the process groups Baton's starter leads on the
+// machine whose arguments carry conversation $1: what an earlier Baton
+// left running there (it was killed, so nothing ended them).
+const staleScript = `u=$1
+[ -d /proc ] || exit 0
+for d in /proc/[0-9]*; do
+  p=${d#/proc/}
+  [ "$p" = "$$" ] && continue
+  a=$(tr '\000' ' ' < "$d/cmdline" 2>/dev/null) || continue
+  case $a in *" baton baton-"*" $u"*) kill -s KILL -- "-$p" 2>/dev/null ;; esac
+done
+exit 0`
+
+// endStale ends what an earlier Baton left running on the machine for the
+// conversation the command starts or resumes (--session-id or --resume):
+// a conversation has one CLI at a time, and the host starts one only when
+// it has none.
+func (l *Launcher) endStale(ctx context.Context, args []string) {
+	u := ""
+	for i, a := range args[:max(len(args)-1, 0)] {
+		if a == "--session-id" || a == "--resume" {
+			u = args[i+1]
+		}
+	}
+	if !uuidRE.MatchString(u) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.client.opts.ConnectTimeout+5*time.Second)
+	defer cancel()
+	if _, err := l.client.Run(ctx, "end what an earlier Baton left running", staleScript, u); err != nil {
+		l.client.log.Debug("end stale processes", "err", err)
+	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/hosts"
 	"github.com/baton-app/baton/backend/inbox"
+	"github.com/baton-app/baton/backend/machines"
 	"github.com/baton-app/baton/backend/notify"
 	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/permrules"
@@ -88,12 +89,16 @@ type Services struct {
 	Hosts     *hosts.Manager
 	// Runs are the use cases on runs, over the engine and the store.
 	Runs *Runs
+	// Machines are the other machines runs can place workers on.
+	Machines *Machines
 	// Inbox recounts what waits for the user and sends inbox.EventChanged;
 	// nil unless Options.Desktop or Options.Inbox.
 	Inbox *inbox.Watcher
 
 	store  *store.Store
 	engine *engine.Engine
+	// pool runs workers on the machines (nil: none are kept).
+	pool *machines.Pool
 
 	log       *slog.Logger
 	notifier  *notify.Desktop
@@ -153,6 +158,9 @@ func Open(o Options) (*Services, error) {
 	if err := s.openHosts(o); err != nil {
 		return fail(err)
 	}
+	if s.Machines, err = OpenMachines(log); err != nil {
+		return fail(err)
+	}
 	wtRoot, err := worktree.DefaultRoot()
 	if err != nil {
 		return fail(&OpenError{StageConfigDir, err})
@@ -164,7 +172,11 @@ func Open(o Options) (*Services, error) {
 	case o.Inbox:
 		face = owner.Serve
 	}
-	s.engine, err = engine.New(engine.Options{Store: s.store, Host: s.Hosts, Templates: s.Templates, Logger: log,
+	host, placement, err := s.placement(log)
+	if err != nil {
+		return fail(&OpenError{StageHost, err})
+	}
+	s.engine, err = engine.New(engine.Options{Store: s.store, Host: host, Placement: placement, Templates: s.Templates, Logger: log,
 		WorktreeRoot: wtRoot, Owner: owner.Self(face),
 		ReconnectFor:         time.Duration(s.Settings.Get().ReconnectForSeconds) * time.Second,
 		Emitter:              engine.EmitterFunc(func(name string, p engine.Payload) { s.Events.Emit(name, p) }),
@@ -258,6 +270,9 @@ func (s *Services) Close(ctx context.Context) error {
 	}
 	if s.Hosts != nil {
 		errs = append(errs, s.Hosts.Shutdown(ctx))
+	}
+	if s.pool != nil {
+		errs = append(errs, s.pool.Close(ctx))
 	}
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()

@@ -39,6 +39,8 @@ type Overrides struct {
 	// permission rules (store.PermissionRule), not in its template.
 	Allow []string `json:"allow,omitempty"`
 	Deny  []string `json:"deny,omitempty"`
+	// Machines replace the template's machines for this run.
+	Machines []string `json:"machines,omitempty"`
 }
 
 // OverridesError is a run's overrides that cannot be used; Problems says
@@ -105,6 +107,9 @@ func (o *Overrides) Apply(cfg Config) (Config, error) {
 	}
 	if o.Isolation != nil {
 		cfg.Isolation = *o.Isolation
+	}
+	if o.Machines != nil {
+		cfg.Machines = slices.Clone(o.Machines)
 	}
 	return cfg, nil
 }

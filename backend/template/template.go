@@ -116,6 +116,10 @@ type Config struct {
 	// Permissions are allow and deny rules in Claude Code's syntax that
 	// Baton answers prompts by (backend/permrules).
 	Permissions *permrules.Lists `json:"permissions,omitempty"`
+	// Machines are the machines of "baton machines" a worktree run may
+	// place its workers on, in order, each within its own max workers;
+	// the rest run here. None: every worker runs here.
+	Machines []string `json:"machines,omitempty"`
 }
 
 // CheckTimeoutDefault is the seconds a check may run when the template

@@ -38,6 +38,8 @@ type Overrides struct {
 	// syntax, such as Bash(go test:*)), added to the template's.
 	Allow []string `json:"allow,omitempty"`
 	Deny  []string `json:"deny,omitempty"`
+	// Machines are the machines a worktree run places its workers on.
+	Machines []string `json:"machines,omitempty"`
 }
 
 // Budget is the most a run may spend: cost in US dollars and tokens (input
@@ -114,7 +116,7 @@ func EngineRequest(r CreateRequest) engine.CreateRequest {
 	out := engine.CreateRequest{TemplateID: r.TemplateID, Cwd: r.Cwd, Request: r.Request, Variables: r.Variables}
 	if o := r.Overrides; o != nil {
 		out.Overrides = &engine.Overrides{MaxWorkers: o.MaxWorkers, WorkerTimeout: o.WorkerTimeout, InactivityTimeout: o.InactivityTimeout,
-			MaxRetries: o.MaxRetries, PermissionMode: o.PermissionMode, Isolation: o.Isolation, Allow: o.Allow, Deny: o.Deny}
+			MaxRetries: o.MaxRetries, PermissionMode: o.PermissionMode, Isolation: o.Isolation, Allow: o.Allow, Deny: o.Deny, Machines: o.Machines}
 		if o.Budget != nil {
 			b := EngineBudget(*o.Budget)
 			out.Overrides.Budget = &b

@@ -57,6 +57,8 @@ type TemplateConfig struct {
 	CheckTimeout int      `json:"checkTimeout,omitempty"`
 	// StrictScope: a task that changes files outside its scope fails.
 	StrictScope bool `json:"strictScope,omitempty"`
+	// Machines are the machines a worktree run places its workers on.
+	Machines []string `json:"machines,omitempty"`
 }
 
 // TemplateModels names the model for the main session and for each task
@@ -209,7 +211,7 @@ func TemplateOf(t template.Template) Template {
 			MaxRetries: c.MaxRetries, SpawnDelay: c.SpawnDelay, PollInterval: c.PollInterval, AutoConfirm: c.AutoConfirm,
 			PermissionMode: c.PermissionMode, MaxTasks: c.MaxTasks, Models: TemplateModels(c.Models), Transport: c.Transport,
 			Skills: TemplateSkills(c.Skills), Journal: TemplateJournal(c.Journal), RetryFailed: c.RetryFailed,
-			Isolation: c.Isolation, Checks: c.Checks, CheckTimeout: c.CheckTimeout, StrictScope: c.StrictScope,
+			Isolation: c.Isolation, Checks: c.Checks, CheckTimeout: c.CheckTimeout, StrictScope: c.StrictScope, Machines: c.Machines,
 		},
 		Phases: TemplatePhases{
 			Analysis: TemplatePhase(t.Phases.Analysis), TaskPlanning: TemplatePhase(t.Phases.TaskPlanning),

@@ -123,6 +123,9 @@ type TaskChanges struct {
 	Applied bool `json:"applied,omitempty"`
 	// Commit is the merge that brought its changes onto the run branch.
 	Commit string `json:"commit,omitempty"`
+	// Machine is the machine of "baton machines" its worker ran on ("":
+	// this one).
+	Machine string `json:"machine,omitempty"`
 }
 
 // FileChange is one file a task changed, with its added and removed lines
@@ -166,7 +169,7 @@ func WorktreeOf(w *engine.Worktree) *Worktree {
 	v := &Worktree{
 		Repo: w.Repo, Branch: w.Branch, Base: w.Base, RunDir: w.RunDir, Dirty: w.Dirty, MergeCommand: w.MergeCommand, DiscardCommand: w.DiscardCommand,
 		Tasks: mapAll(w.Tasks, func(t engine.TaskChanges) TaskChanges {
-			return TaskChanges{TaskID: t.TaskID, Merged: t.Merged, Dropped: t.Dropped, Error: t.Error, Resolves: t.Resolves, Applied: t.Applied, Commit: t.Commit,
+			return TaskChanges{TaskID: t.TaskID, Merged: t.Merged, Dropped: t.Dropped, Error: t.Error, Resolves: t.Resolves, Applied: t.Applied, Commit: t.Commit, Machine: t.Machine,
 				Changes: mapAll(t.Changes, func(c worktree.FileChange) FileChange { return FileChange(c) })}
 		}),
 		Outcome: w.Outcome, Cleaned: w.Cleaned,

@@ -14,6 +14,8 @@ import type {
   HostKind,
   HostStatus,
   InboxItem,
+  Machine,
+  MachinesView,
   Modifications,
   PermissionDecision,
   PermissionPrompt,
@@ -121,6 +123,16 @@ export const api = {
     stop: (): Promise<void> => call('StopRemoteAccess', () => App.StopRemoteAccess()),
     /** Replaces the access link, signing every browser out; resolves with the new link. */
     newLink: (): Promise<RemoteLink> => call('NewRemoteLink', () => App.NewRemoteLink()),
+  },
+
+  /** Settings → Machines: other machines that worktree runs place workers on over SSH. */
+  machines: {
+    list: (): Promise<MachinesView> => call('GetMachines', () => App.GetMachines()),
+    /** Adds the machine, or replaces the one of its name when replace is set; resolves with the list. */
+    save: (m: Machine, replace: boolean): Promise<MachinesView> => call('SaveMachine', () => App.SaveMachine(m, replace)),
+    remove: (name: string): Promise<MachinesView> => call('RemoveMachine', () => App.RemoveMachine(name)),
+    /** The machine's doctor: SSH, git, its workspace, the CLI there and one tiny request. */
+    test: (name: string): Promise<DoctorReport> => call('TestMachine', () => App.TestMachine(name)),
   },
 
   /** The native folder dialog; resolves to '' when the user cancelled. */

@@ -52,8 +52,13 @@ export type PullRequestResult = view.PullRequestResult;
 export type WorkerAction = 'pause' | 'resume' | 'cancel' | 'retry';
 export type RemoteStatus = view.RemoteStatus;
 export type RemoteLink = view.RemoteLink;
+export type Machine = view.Machine;
+export type MachinesView = view.MachinesView;
 
 // Builders: plain JSON made into the generated classes the bindings take.
+
+/** A machine of Settings → Machines as the form holds it. */
+export const newMachine = (source: Partial<Machine>): Machine => view.Machine.createFrom(source);
 
 /** The request that starts a run. */
 export const createRunRequest = (source: Partial<CreateRunRequest>): CreateRunRequest => view.CreateRequest.createFrom(source);

@@ -7,6 +7,7 @@ import { activeRuns } from '../lib/stores/activeRuns';
 import { historyStore } from '../lib/stores/history';
 import { openRun } from '../lib/stores/openRun';
 import { inboxStore } from '../lib/stores/inbox';
+import { machinesStore } from '../lib/stores/machines';
 
 afterEach(() => {
   resetBindings();
@@ -17,5 +18,6 @@ afterEach(() => {
   activeRuns.reset();
   historyStore.reset();
   inboxStore.reset();
+  machinesStore.reset();
   delete document.documentElement.dataset.theme;
 });

@@ -40,6 +40,7 @@ function report(over: Record<string, unknown>) {
 
 function setup(problem = '', hostKinds: unknown[] = kinds) {
   answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
+  answer('GetMachines', () => Promise.resolve({ machines: [], path: '/cfg/machines.json' }));
   answer('GetSettings', () => Promise.resolve(view(defaults, problem)));
   answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
   answer('HostKinds', () => Promise.resolve(hostKinds));
@@ -90,6 +91,8 @@ describe('Settings view', () => {
     answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
     answer('HostKinds', () => Promise.reject('Baton could not list the session hosts.'));
     answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
+    answer('GetMachines', () => Promise.resolve({ machines: [], path: '/cfg/machines.json' }));
+  answer('GetMachines', () => Promise.resolve({ machines: [], path: '/cfg/machines.json' }));
     render(Settings);
     expect((await screen.findByRole('alert')).textContent).toContain('could not list the session hosts');
   });
@@ -109,6 +112,8 @@ describe('Settings view', () => {
 
   it('offers the Claude Code CLI found on PATH and shows its path and version once chosen', async () => {
     answer('RemoteAccessStatus', () => Promise.resolve({ running: false, listen: '127.0.0.1:8390', tls: false, behindProxy: false, headless: false, fromBrowser: false, browsers: 0, hasLink: false }));
+    answer('GetMachines', () => Promise.resolve({ machines: [], path: '/cfg/machines.json' }));
+  answer('GetMachines', () => Promise.resolve({ machines: [], path: '/cfg/machines.json' }));
     answer('GetSettings', () => Promise.resolve(view(defaults, '', [cli({ path: '/usr/local/bin/claude' })])));
     answer('HostStatus', () => Promise.resolve({ host: 'simulator', label: 'Simulator — no AI', state: 'idle' }));
     answer('HostKinds', () => Promise.resolve(kinds));

@@ -196,6 +196,7 @@ export namespace view {
 	    isolation?: string;
 	    allow?: string[];
 	    deny?: string[];
+	    machines?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Overrides(source);
@@ -212,6 +213,7 @@ export namespace view {
 	        this.isolation = source["isolation"];
 	        this.allow = source["allow"];
 	        this.deny = source["deny"];
+	        this.machines = source["machines"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1170,6 +1172,62 @@ export namespace view {
 	}
 	
 	
+	export class Machine {
+	    name: string;
+	    host: string;
+	    workspace: string;
+	    claudePath: string;
+	    maxWorkers: number;
+	    env: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Machine(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.host = source["host"];
+	        this.workspace = source["workspace"];
+	        this.claudePath = source["claudePath"];
+	        this.maxWorkers = source["maxWorkers"];
+	        this.env = source["env"];
+	    }
+	}
+	export class MachinesView {
+	    machines: Machine[];
+	    path: string;
+	    problem?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MachinesView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.machines = this.convertValues(source["machines"], Machine);
+	        this.path = source["path"];
+	        this.problem = source["problem"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class NewTask {
 	    id: string;
 	    title: string;
@@ -1992,6 +2050,7 @@ export namespace view {
 	    checks?: string[];
 	    checkTimeout?: number;
 	    strictScope?: boolean;
+	    machines?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new TemplateConfig(source);
@@ -2019,6 +2078,7 @@ export namespace view {
 	        this.checks = source["checks"];
 	        this.checkTimeout = source["checkTimeout"];
 	        this.strictScope = source["strictScope"];
+	        this.machines = source["machines"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2420,6 +2480,7 @@ export namespace view {
 	    resolves?: string;
 	    applied?: boolean;
 	    commit?: string;
+	    machine?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new TaskChanges(source);
@@ -2435,6 +2496,7 @@ export namespace view {
 	        this.resolves = source["resolves"];
 	        this.applied = source["applied"];
 	        this.commit = source["commit"];
+	        this.machine = source["machine"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

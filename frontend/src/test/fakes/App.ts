@@ -57,6 +57,12 @@ export const SendToSession = (id: string, text: string): Promise<void> => invoke
 export const StartSession = (cwd: string, message: string): Promise<string> => invoke('StartSession', cwd, message);
 export const ChooseFolder = (title: string): Promise<string> => invoke('ChooseFolder', title);
 
+// Machines bindings (app_machines.go).
+export const GetMachines = (): Promise<T.MachinesView> => invoke('GetMachines');
+export const SaveMachine = (m: T.Machine, replace: boolean): Promise<T.MachinesView> => invoke('SaveMachine', m, replace);
+export const RemoveMachine = (name: string): Promise<T.MachinesView> => invoke('RemoveMachine', name);
+export const TestMachine = (name: string): Promise<T.DoctorReport> => invoke('TestMachine', name);
+
 // Remote access bindings (app_remote.go).
 export const RemoteAccessStatus = (): Promise<T.RemoteStatus> => invoke('RemoteAccessStatus');
 export const StartRemoteAccess = (listen: string, behindProxy: boolean): Promise<T.RemoteLink> =>

@@ -196,4 +196,17 @@ describe('Changes: a worktree run', () => {
     expect(dialog.textContent?.replace(/\s+/g, ' ')).toContain('stays on the branch baton/r1');
     expect(dialog.textContent).toContain('Your folder is not touched.');
   });
+
+  it('says which tasks ran on another machine, on their worker cards and in the changes', async () => {
+    const { changes } = await changesOf('completed', {
+      tasks: [
+        { taskId: 't1', merged: true, machine: 'build-box', commit: '1111111111111111', changes: [{ path: 'docs/store.md', added: 3, removed: 0 }] },
+        { taskId: 't2', merged: true, commit: '2222222222222222', changes: [{ path: 'docs/store.md', added: 1, removed: 0 }] },
+      ],
+    });
+    expect(within(changes).getByText('ran on build-box')).toBeTruthy();
+    expect(within(changes).getAllByText(/^ran on /)).toHaveLength(1);
+    expect(within(screen.getByRole('article', { name: 'Task t1' })).getByText('on build-box')).toBeTruthy();
+    expect(within(screen.getByRole('article', { name: 'Task t2' })).queryByText(/^on /)).toBeNull();
+  });
 });

@@ -42,6 +42,8 @@ export function FinalReport(arg1:string):Promise<view.FinalReport>;
 
 export function GenerateTemplateID(arg1:string):Promise<string>;
 
+export function GetMachines():Promise<view.MachinesView>;
+
 export function GetSettings():Promise<view.SettingsView>;
 
 export function History(arg1:view.HistoryQuery):Promise<view.HistoryPage>;
@@ -80,6 +82,8 @@ export function Ready():Promise<view.AppInfo>;
 
 export function RemoteAccessStatus():Promise<view.RemoteStatus>;
 
+export function RemoveMachine(arg1:string):Promise<view.MachinesView>;
+
 export function ResetSettings():Promise<view.SettingsView>;
 
 export function ResolveConflict(arg1:string,arg2:boolean):Promise<void>;
@@ -104,6 +108,8 @@ export function RunReport(arg1:string):Promise<string>;
 
 export function RunSnapshot(arg1:string):Promise<view.Snapshot>;
 
+export function SaveMachine(arg1:view.Machine,arg2:boolean):Promise<view.MachinesView>;
+
 export function SaveSettings(arg1:view.Settings):Promise<view.SettingsView>;
 
 export function SendToSession(arg1:string,arg2:string):Promise<void>;
@@ -121,6 +127,8 @@ export function TaskPatch(arg1:string,arg2:string):Promise<string>;
 export function TemplateSource(arg1:string):Promise<string>;
 
 export function TestConnection(arg1:view.Settings):Promise<view.DoctorReport>;
+
+export function TestMachine(arg1:string):Promise<view.DoctorReport>;
 
 export function UpdateTemplate(arg1:string,arg2:string):Promise<view.Template>;
 

@@ -82,6 +82,10 @@ export function GenerateTemplateID(arg1) {
   return window['go']['main']['App']['GenerateTemplateID'](arg1);
 }
 
+export function GetMachines() {
+  return window['go']['main']['App']['GetMachines']();
+}
+
 export function GetSettings() {
   return window['go']['main']['App']['GetSettings']();
 }
@@ -158,6 +162,10 @@ export function RemoteAccessStatus() {
   return window['go']['main']['App']['RemoteAccessStatus']();
 }
 
+export function RemoveMachine(arg1) {
+  return window['go']['main']['App']['RemoveMachine'](arg1);
+}
+
 export function ResetSettings() {
   return window['go']['main']['App']['ResetSettings']();
 }
@@ -206,6 +214,10 @@ export function RunSnapshot(arg1) {
   return window['go']['main']['App']['RunSnapshot'](arg1);
 }
 
+export function SaveMachine(arg1, arg2) {
+  return window['go']['main']['App']['SaveMachine'](arg1, arg2);
+}
+
 export function SaveSettings(arg1) {
   return window['go']['main']['App']['SaveSettings'](arg1);
 }
@@ -240,6 +252,10 @@ export function TemplateSource(arg1) {
 
 export function TestConnection(arg1) {
   return window['go']['main']['App']['TestConnection'](arg1);
+}
+
+export function TestMachine(arg1) {
+  return window['go']['main']['App']['TestMachine'](arg1);
 }
 
 export function UpdateTemplate(arg1, arg2) {

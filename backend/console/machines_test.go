@@ -1,0 +1,428 @@
+//go:build linux
+
+package console
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/baton-app/baton/backend/claudecodetest"
+	"github.com/baton-app/baton/backend/machines/sshtest"
+	"github.com/baton-app/baton/backend/modelsim"
+	"github.com/baton-app/baton/backend/service"
+	"github.com/baton-app/baton/backend/testsupport"
+	"github.com/baton-app/baton/backend/view"
+)
+
+// otherMachine is a real sshd playing another machine for the console's
+// commands: its ssh config and the CLI's environment there are given to
+// Baton through BATON_SSH_CONFIG and BATON_MACHINE_ENV, and the CLI there
+// reaches a model-sim of the test through the reverse forward. It returns
+// the server, the pinned CLI as that user runs it, and model-sim's log.
+func otherMachine(t *testing.T) (*sshtest.Server, string, *lockedLog) {
+	t.Helper()
+	s, claude, log, _ := otherMachineSim(t)
+	return s, claude, log
+}
+
+// otherMachineSim is otherMachine with its model-sim, for CLIs here too.
+func otherMachineSim(t *testing.T) (*sshtest.Server, string, *lockedLog, *modelsim.Server) {
+	t.Helper()
+	log := &lockedLog{}
+	sim, err := modelsim.New(modelsim.Options{Logger: quietLogger(&bytes.Buffer{}), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = sim.Shutdown(ctx)
+	})
+	s := sshtest.Start(t, sshtest.Options{Forward: strings.TrimPrefix(sim.URL(), "http://")})
+	claude := s.Claude(t)
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	t.Setenv(service.EnvSSHConfig, s.ConfigFile)
+	t.Setenv(service.EnvMachineEnv, strings.Join(s.CLIEnv(), "\n"))
+	return s, claude, log, sim
+}
+
+// lockedLog is model-sim's request log.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func machinesCmd(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := Main(append([]string{"machines"}, args...), Build{}, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestMachinesCommands: "baton machines" adds a real machine (an sshd on
+// loopback), lists it, tests it with a tiny request answered through the
+// SSH connection, refuses a password and an unknown host key with the
+// command that trusts it, and removes it.
+func TestMachinesCommands(t *testing.T) {
+	s, claude, requests := otherMachine(t)
+
+	if code, out, errOut := machinesCmd("list"); code != 0 || !strings.Contains(out, "No machines") {
+		t.Fatalf("list with none: %d %q %q", code, out, errOut)
+	}
+	code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "3", "--env", "BATON_TEST_TOKEN")
+	if code != 0 || !strings.Contains(out, "Added other") || !strings.Contains(out, "Baton reaches other over SSH") {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	// A password is refused and never written; so are values of variables.
+	code, _, errOut = machinesCmd("add", "pw", "--host", "ana:hunter2@127.0.0.1", "--workspace", "~/baton")
+	if code != ExitUsage || !strings.Contains(errOut, "never stores one") || strings.Contains(errOut, "hunter2") {
+		t.Fatalf("a password: %d %q", code, errOut)
+	}
+	if code, _, errOut = machinesCmd("add", "kv", "--host", "box", "--workspace", "~/baton", "--env", "TOKEN=abc"); code != ExitUsage || !strings.Contains(errOut, "only the names") {
+		t.Fatalf("a value: %d %q", code, errOut)
+	}
+	if code, _, errOut = machinesCmd("add", "other", "--host", "box", "--workspace", "~/baton"); code != ExitUsage || !strings.Contains(errOut, "exists") {
+		t.Fatalf("a second other: %d %q", code, errOut)
+	}
+	file, err := os.ReadFile(filepath.Join(os.Getenv("BATON_CONFIG_DIR"), "machines.json"))
+	if err != nil || strings.Contains(string(file), "hunter2") || strings.Contains(string(file), "abc") || !strings.Contains(string(file), `"maxWorkers": 3`) {
+		t.Fatalf("machines.json: %v\n%s", err, file)
+	}
+
+	code, out, _ = machinesCmd("list")
+	if code != 0 || !strings.Contains(out, "other") || !strings.Contains(out, sshtest.Alias) || !strings.Contains(out, "BATON_TEST_TOKEN") {
+		t.Fatalf("list: %d\n%s", code, out)
+	}
+	code, out, _ = machinesCmd("list", "--json")
+	var listed []view.Machine
+	if err := json.Unmarshal([]byte(out), &listed); code != 0 || err != nil || len(listed) != 1 || listed[0].MaxWorkers != 3 || listed[0].ClaudePath != claude {
+		t.Fatalf("list --json: %d %v\n%s", code, err, out)
+	}
+
+	// The doctor there: every check passes, the tiny request through the
+	// reverse forward.
+	var dout, derr bytes.Buffer
+	if code := DoctorCLI([]string{"--machine", "other"}, &dout, &derr); code != 0 {
+		t.Fatalf("doctor --machine: %d\n%s%s", code, dout.String(), derr.String())
+	}
+	for _, want := range []string{"ok   SSH connection", "ok   Git", "ok   Workspace", "A tiny request", "up to 3 workers on other"} {
+		if !strings.Contains(dout.String(), want) {
+			t.Errorf("doctor --machine lacks %q:\n%s", want, dout.String())
+		}
+	}
+	if !strings.Contains(requests.String(), "/v1/messages") {
+		t.Error("model-sim got no request from the other machine")
+	}
+	if code, out, _ := machinesCmd("test", "other"); code != 0 || !strings.Contains(out, "up to 3 workers on other") {
+		t.Errorf("test: %d\n%s", code, out)
+	}
+	if code, _, errOut := machinesCmd("test", "nope"); code != ExitError || !strings.Contains(errOut, "the machines are other") {
+		t.Errorf("test of an unknown machine: %d %q", code, errOut)
+	}
+
+	// An ssh configuration whose known_hosts lacks the server's key: the
+	// key is refused with the command that trusts it, by add and test.
+	empty := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(service.EnvSSHConfig, s.Config(empty))
+	code, out, _ = machinesCmd("test", "other")
+	if code != ExitError || !strings.Contains(out, "FAIL SSH connection") || !strings.Contains(out, "ssh-keyscan -p") || !strings.Contains(out, empty) {
+		t.Fatalf("test with an unknown host key: %d\n%s", code, out)
+	}
+	code, _, errOut = machinesCmd("add", "other2", "--host", sshtest.Alias, "--workspace", s.Workspace)
+	if code != ExitError || !strings.Contains(errOut, "refuses to connect") || !strings.Contains(errOut, "StrictHostKeyChecking=accept-new") {
+		t.Fatalf("add with an unknown host key: %d %q", code, errOut)
+	}
+	if k, _ := os.ReadFile(empty); len(k) != 0 {
+		t.Fatalf("Baton wrote to known_hosts: %s", k)
+	}
+
+	for _, name := range []string{"other", "other2"} {
+		if code, out, errOut := machinesCmd("remove", name); code != 0 || !strings.Contains(out, "Removed "+name) {
+			t.Fatalf("remove %s: %d %q %q", name, code, out, errOut)
+		}
+	}
+	if code, _, _ := machinesCmd("remove", "other"); code != ExitError {
+		t.Errorf("remove twice: %d", code)
+	}
+	if code, out, _ := machinesCmd("list"); code != 0 || !strings.Contains(out, "No machines") {
+		t.Errorf("list after remove: %d %q", code, out)
+	}
+	if left, _ := os.ReadDir(s.Workspace); len(left) != 0 {
+		t.Errorf("the doctor left %v in the workspace", left)
+	}
+}
+
+// TestMachinesUsage: wrong actions, names and flags are usage errors.
+func TestMachinesUsage(t *testing.T) {
+	t.Setenv("BATON_CONFIG_DIR", t.TempDir())
+	for _, args := range [][]string{{}, {"frob"}, {"list", "x"}, {"add"}, {"test"}, {"remove", "a", "b"}, {"list", "--host", "x"}, {"test", "a", "--json"}, {"add", "a", "--json"}} {
+		if code, _, _ := machinesCmd(args...); code != ExitUsage {
+			t.Errorf("machines %q: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := DoctorCLI([]string{"--machine", "a", "--host", "sim"}, &out, &errOut); code != ExitUsage {
+		t.Errorf("doctor --machine --host: %d", code)
+	}
+}
+
+// taskLine is a task's changes in the branch summary, with the machine
+// its worker ran on ("" here).
+var taskLine = regexp.MustCompile(`(?m)^  (task_\d+)(?: \(ran on (\S+)\))?: .*docs/\S+\.md \+\d+ -0`)
+
+// TestRunPlacesWorkersOnAMachine is "baton run --machine other" of a
+// worktree run with the real CLI here and on the other machine (a real
+// sshd, its own user, model-sim through the reverse forward): the other
+// machine takes two workers (its max), the rest run here, every branch is
+// merged into the run branch and applied to the user's branch.
+func TestRunPlacesWorkersOnAMachine(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	bin := claudecodetest.Binary(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", sim.URL())
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	dir := pyRepo(t)
+	if code, _, errOut := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "nope"); code != ExitUsage || !strings.Contains(errOut, "the machines are other") {
+		t.Fatalf("an unknown machine: %d %q", code, errOut)
+	}
+	// A machine whose host key Baton does not know is refused before the
+	// run starts, with the command that trusts it.
+	empty := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(service.EnvSSHConfig, s.Config(empty))
+	if code, stdout, errOut := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other"); code != ExitUsage || !strings.Contains(errOut, "ssh-keyscan") || strings.Contains(stdout, "started") {
+		t.Fatalf("an unknown host key: %d %q\n%s", code, errOut, stdout)
+	}
+	t.Setenv(service.EnvSSHConfig, s.ConfigFile)
+	start := time.Now()
+	code, stdout, stderr := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other", "--apply")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	t.Logf("the run took %s\n%s", time.Since(start).Round(time.Millisecond), stdout)
+	if !strings.Contains(stdout, "Applied: main fast-forwarded") {
+		t.Fatalf("not applied:\n%s", stdout)
+	}
+	// baton show says where the workers ran.
+	runID := regexp.MustCompile(`Run (orch_[0-9a-f]+) completed`).FindStringSubmatch(stdout)
+	if runID == nil {
+		t.Fatalf("no run id:\n%s", stdout)
+	}
+	var shown, showErr bytes.Buffer
+	if code := ShowCLI([]string{runID[1]}, &shown, &showErr); code != 0 || !regexp.MustCompile(`Ran on other machines: (task_\d+ on other, ){2}task_\d+ on other; the others here\.`).MatchString(shown.String()) {
+		t.Errorf("baton show: %d\n%s%s", code, shown.String(), showErr.String())
+	}
+	tasks := taskLine.FindAllStringSubmatch(stdout, -1)
+	// The first three tasks start together: two take the other machine's
+	// places, the third runs here; the index, once they merged, finds a
+	// place there again. The main session runs here.
+	remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl"))
+	here, _ := filepath.Glob(filepath.Join(os.Getenv("HOME"), ".claude", "projects", "*", "*.jsonl"))
+	on := 0
+	for _, m := range tasks {
+		if m[2] == "other" {
+			on++
+		}
+	}
+	if len(tasks) != 4 || len(remote) != 3 || len(here) != 2 || on != 3 {
+		t.Fatalf("%d sessions on the other machine (want 3), %d here (want the main one and one worker) of %d tasks:\n%s", len(remote), len(here), len(tasks), stdout)
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(pages) != len(tasks) {
+		t.Fatalf("%d pages in the user's tree for %d tasks: %v", len(pages), len(tasks), pages)
+	}
+	if got := strings.Fields(testsupport.Git(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/")); len(got) != 1 || got[0] != "main" {
+		t.Fatalf("branches left: %v", got)
+	}
+	// On the machine, the run left no worktree and no branch.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	left, err := s.Run(ctx, "cd "+s.Workspace+" && find worktrees -mindepth 2 -maxdepth 2 | wc -l && git --git-dir=\"$(ls -d repos/*.git)\" for-each-ref refs/heads | wc -l")
+	if err != nil || strings.Fields(left)[0] != "0" || strings.Fields(left)[1] != "0" {
+		t.Errorf("the run left worktrees and branches on the machine: %q %v", left, err)
+	}
+}
+
+// TestRunRetriesHereWhenAMachineIsGone: the other machine's sshd stops for
+// good while its two workers run there (they hang, waiting for the model):
+// their turns end as lost, and their retries find the machine unreachable
+// and run here; the run completes with every task merged and applied.
+func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	// Workers there never get their answer.
+	if err := sim.SetScenario(s.Workspace, "worker-hangs"); err != nil {
+		t.Fatal(err)
+	}
+	bin := claudecodetest.Binary(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", sim.URL())
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	dir := pyRepo(t)
+	go func() {
+		deadline := time.Now().Add(90 * time.Second)
+		for time.Now().Before(deadline) {
+			n := 0
+			for _, p := range s.Processes() {
+				if strings.Contains(p.Args, claude) && p.Comm != "sh" {
+					n++
+				}
+			}
+			if n >= 2 {
+				time.Sleep(500 * time.Millisecond)
+				s.Stop()
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	start := time.Now()
+	code, stdout, stderr := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other", "--apply")
+	t.Logf("the run took %s\n%s", time.Since(start).Round(time.Millisecond), stdout)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	tasks := taskLine.FindAllStringSubmatch(stdout, -1)
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	for _, m := range tasks {
+		if m[2] != "" {
+			t.Errorf("%s is said to have run on %s, but the machine was gone", m[1], m[2])
+		}
+	}
+	if len(tasks) != 4 || len(pages) != 4 || !strings.Contains(stdout, "Applied: main fast-forwarded") {
+		t.Fatalf("%d tasks, %d pages:\n%s", len(tasks), len(pages), stdout)
+	}
+	if remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl")); len(remote) != 2 {
+		t.Errorf("%d sessions on the other machine, want the 2 that hung", len(remote))
+	}
+}
+
+// TestResumeTakesUpWorkersOnAMachine: "baton run --machine other" is
+// killed (SIGKILL) while its workers run on the other machine; "baton run
+// --resume" takes them up there (their sessions on that machine's host,
+// their branches fetched from there) and the run completes with every
+// task merged.
+func TestResumeTakesUpWorkersOnAMachine(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	// Workers there are slow enough to be killed mid-turn.
+	if err := sim.SetScenario(s.Workspace, "slow delay=120"); err != nil {
+		t.Fatal(err)
+	}
+	cli := claudecodetest.Binary(t)
+	bin := buildBaton(t)
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	env := append(claudecodetest.Env(t.TempDir(), sim.URL()), "BATON_CONFIG_DIR="+os.Getenv("BATON_CONFIG_DIR"),
+		service.EnvSSHConfig+"="+os.Getenv(service.EnvSSHConfig), service.EnvMachineEnv+"="+os.Getenv(service.EnvMachineEnv))
+	dir := pyRepo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	first := exec.CommandContext(ctx, bin, "run", "--host", "claude-code", "--claude", cli, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other")
+	first.Env = env
+	out, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Stderr = io.Discard
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 256)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	runID := ""
+	killed := false
+	for !killed {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the first run ended before its workers ran on the other machine")
+			}
+			if m := runIDPattern.FindStringSubmatch(l); m != nil && runID == "" {
+				runID = m[1]
+			}
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("no worker ran on the other machine")
+		}
+		n := 0
+		for _, p := range s.Processes() {
+			if strings.Contains(p.Args, claude) && p.Comm != "sh" {
+				n++
+			}
+		}
+		if n >= 2 && runID != "" {
+			_ = first.Process.Signal(syscall.SIGKILL)
+			killed = true
+		}
+	}
+	_ = first.Wait()
+
+	resume := exec.CommandContext(ctx, bin, "run", "--resume", runID, "--host", "claude-code", "--claude", cli, "--yes", "--apply")
+	resume.Env = env
+	res, err := resume.CombinedOutput()
+	t.Logf("resumed run:\n%s", res)
+	if err != nil || !strings.Contains(string(res), "Applied: main fast-forwarded") {
+		t.Fatalf("resume %s: %v", runID, err)
+	}
+	tasks := taskLine.FindAllStringSubmatch(string(res), -1)
+	on := 0
+	for _, m := range tasks {
+		if m[2] == "other" {
+			on++
+		}
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(tasks) != 4 || len(pages) != 4 || on < 2 {
+		t.Fatalf("%d tasks (%d ran on other), %d pages", len(tasks), on, len(pages))
+	}
+}
