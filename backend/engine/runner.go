@@ -67,8 +67,8 @@ type runner struct {
 	tmpl   template.Template
 	parser *protocol.Parser
 
-	// placementEnded: the run's places on machines were freed (placement.go).
-	placementEnded bool
+	// places are its workers on other machines (nil: all run here).
+	places *isolation.Places
 
 	main    *mainsession.Session
 	plan    taskPlan
@@ -169,8 +169,16 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.checks = checkrounds.Restored(rs.Checks)
 	if rs.Worktree != nil || (e.isolated(tmpl) && !st.Finished()) {
 		r.iso = isolation.New(rs.Worktree, run.Cwd, e.worktreeRoot, run.ID, r.log)
-		r.iso.Bring = r.bringPlaced
-		r.adoptPlaced()
+		r.places = isolation.NewPlaces(e.placement, run.ID, tmpl.Config.Machines, tmpl.Config.Transport == TransportMailbox, r.log)
+		r.iso.Bring = r.places.Bring
+		if !st.Finished() {
+			r.places.Adopt(r.iso, run.Cwd, func(taskID string) session.ID {
+				if ws := r.plan.workers[taskID]; ws != nil {
+					return session.ID(ws.w.SessionID)
+				}
+				return ""
+			})
+		}
 	}
 	r.link.Retry(time.Now()) // a restored run's wait counts from now
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
@@ -411,7 +419,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			if note := r.iso.Finish(ctx); note != "" {
 				r.run.Message = strings.TrimSpace(r.run.Message + "\n" + note)
 			}
-			r.endPlacement()
+			r.places.End(&r.e.wg)
 		}
 		if err := r.sync(); err != nil {
 			return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))

@@ -108,7 +108,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		err := r.openWorkspace(ctx)
 		placed := false
 		if err == nil {
-			cwd, placed, err = r.placedCwd(ctx, t.ID, sid)
+			cwd, placed, err = r.places.Cwd(ctx, r.iso, t.ID, sid)
 		}
 		if err == nil && !placed {
 			cwd, err = r.iso.TaskCwd(ctx, t.ID, r.tmpl.Config.Transport == TransportMailbox)
