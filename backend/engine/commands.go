@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/permgate"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/session"
@@ -162,7 +163,7 @@ func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, de
 		}
 		r.follow.Mark(session.ID(ws.w.SessionID), session.NoticePermission)
 		req := session.PermissionRequest{RequestID: ws.w.Waiting.RequestID, ToolName: ws.w.Waiting.ToolName, Input: ws.w.Waiting.Input}
-		return r.logged(ws, req, decisionWord(decision), DecidedByUser, "", "").and(ws.permitted(decision, r.e.now())), nil
+		return r.logged(ws, req, permgate.DecisionWord(decision), DecidedByUser, "", "").and(ws.permitted(decision, r.e.now())), nil
 	})
 }
 

@@ -145,7 +145,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 				rules = append(rules, store.PermissionRule{Rule: p.String(), Deny: i == 1, AddedAt: run.CreatedAt})
 			}
 		}
-		r.gate.run = rules
+		r.gate.Run = rules
 		if err := r.ledger.commit(ctx, store.Change{Rules: rules}); err != nil {
 			return store.Run{}, fmt.Errorf("create run: %w", err)
 		}

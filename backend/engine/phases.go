@@ -208,7 +208,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return nil
 	}
 	r.main.Took(d)
-	if c := r.byMode(nil, d); len(c.Decisions) > 0 {
+	if c := byMode(r.gate, r.run.MainSessionID, r.tmpl.Config.PermissionMode, nil, d, r.e.now()); len(c.Decisions) > 0 {
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}

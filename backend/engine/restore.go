@@ -78,7 +78,7 @@ func (e *Engine) restoreRun(ctx context.Context, run store.Run, mv *Move) (err e
 			r.ledger.unlock(e.owner)
 		}
 	}()
-	if r.gate.run, err = e.store.PermissionRules(ctx, run.ID); err != nil {
+	if r.gate.Run, err = e.store.PermissionRules(ctx, run.ID); err != nil {
 		return err
 	}
 	r.moved = mv

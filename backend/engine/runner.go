@@ -12,6 +12,7 @@ import (
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/mainsession"
+	"github.com/baton-app/baton/backend/permgate"
 	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
@@ -80,7 +81,7 @@ type runner struct {
 	iso  *isolation.Workspace
 	link reconnect.Link
 	// gate answers the permission prompts the run's rules cover.
-	gate *gate
+	gate *permgate.Gate
 	// warm are the sessions the host started ahead for tasks that may
 	// start next (warm.go).
 	warm warmth

@@ -32,7 +32,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	now := r.e.now()
 	ws.took(d, r.prompts.Folder(ws.w.TaskID), now)
-	if c := r.byMode(ws, d); len(c.Decisions) > 0 {
+	if c := byMode(r.gate, r.run.MainSessionID, r.tmpl.Config.PermissionMode, ws, d, now); len(c.Decisions) > 0 {
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}
@@ -66,7 +66,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		return nil
 	}
 	info, over := r.follow.TurnOver(ctx, id, &ws.book.Cursor)
-	left, byRule := r.byRules(ctx, ws, info.Pending)
+	left, byRule := r.byRules(ctx, ws, r.prompts.Folder(ws.w.TaskID), info.Pending)
 	if len(byRule.Decisions) > 0 {
 		if err := r.apply(ctx, byRule); err != nil {
 			return err
@@ -74,7 +74,9 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	info.Pending = left
 	if c, changed := ws.permission(info, r.e.now()); changed {
-		r.describe(ws)
+		if ws.w.Waiting != nil {
+			r.gate.Describe(session.ID(ws.w.SessionID), ws.w.Waiting, r.prompts.Folder(ws.w.TaskID))
+		}
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}
