@@ -23,6 +23,7 @@ import (
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/transcript"
+	"github.com/baton-app/baton/backend/warmstart"
 	"github.com/baton-app/baton/backend/workflows"
 )
 
@@ -84,7 +85,7 @@ type runner struct {
 	gate *permgate.Gate
 	// warm are the sessions the host started ahead for tasks that may
 	// start next (warm.go).
-	warm warmth
+	warm *warmstart.State
 	// move, on a run taken up on another host, says what moved (host.go).
 	moved *Move
 	// checks are the project's checks (checks.go); a round that ended
@@ -119,8 +120,8 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, runPos: runPos{status: st}, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), checked: make(chan checkrounds.Round, 1), done: make(chan struct{}), finished: make(chan struct{}),
-		warm: warmth{tasks: map[string]session.ID{}}}
+		started: make(chan startResult, 64), checked: make(chan checkrounds.Round, 1), done: make(chan struct{}), finished: make(chan struct{})}
+	r.warm = warmstart.New(e.host, r.log)
 	var perms permrules.Lists
 	if tmpl.Config.Permissions != nil {
 		perms = *tmpl.Config.Permissions
@@ -194,7 +195,7 @@ func (r *runner) loop(parent context.Context) {
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
 	defer r.archive.wait()
-	defer r.coolAll()
+	defer r.warm.CoolAll()
 	defer r.follow.Stop()
 	defer r.flows.Close()
 	ticker := time.NewTicker(r.pollEvery)

@@ -50,14 +50,17 @@ func (r *runner) schedule(ctx context.Context) error {
 			break
 		}
 		ws := r.plan.workers[t.ID]
-		_, warm := r.warm.tasks[t.ID] // its process runs already: counted in the room
+		warm := r.warm.Has(t.ID) // its process runs already: counted in the room
 		if !warm && room.Fits() <= taken && busy+n > 0 {
 			// Short of memory: it waits (a run with no worker busy starts
 			// one all the same, so that it goes on).
 			left := room
 			left.Free = max(0, room.Free-int64(taken)*room.Each)
-			if err := r.waitForMemory(ctx, ws, left); err != nil {
-				return err
+			if c, first := ws.waitForMemory(left); first {
+				r.log.Info("a worker waits for memory", "task", ws.w.TaskID, "freeMB", left.FreeMB(), "eachMB", left.Each>>20)
+				if err := r.apply(ctx, c); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -126,12 +129,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		ws.memory = 0
 		ws.w.CurrentAction = ""
 	}
-	if wid, ok := r.warm.tasks[t.ID]; ok {
-		delete(r.warm.tasks, t.ID) // Start takes its warm session
-		if wid != id {
-			r.e.host.Cool(wid)
-		}
-	}
+	r.warm.Started(t.ID, id) // Start takes its warm session
 	ws.w.SessionID = string(id)
 	ws.w.Model = opts.Model
 	ws.w.Error = ""
