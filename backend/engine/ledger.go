@@ -211,6 +211,20 @@ func (l *ledger) refuse(err error) error {
 // broken returns the error of the commit that failed (nil while none did).
 func (l *ledger) broken() error { return l.err }
 
+// halted reports whether the run (its row, run) must stop because a change
+// could not be saved (refuse logged it; the run stops as interrupted). Any
+// other error of a step is logged, and the step goes on.
+func (l *ledger) halted(run *store.Run, err error) bool {
+	if l.err != nil {
+		l.interrupt(*run)
+		return true
+	}
+	if err != nil {
+		l.log.Warn("step", "err", err)
+	}
+	return false
+}
+
 // interruptAttempts is how many times interrupt tries to store the
 // interruption.
 const interruptAttempts = 5

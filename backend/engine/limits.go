@@ -133,13 +133,13 @@ func (r *runner) resumeWaiting(ctx context.Context) error {
 		id := session.ID(ws.w.SessionID)
 		kind := ws.book.Release(r.e.now())
 		if err := r.e.host.Send(ctx, id, limits.Continue); err != nil {
-			if err := r.workerFailed(ctx, ws, fmt.Sprintf("resume after the %s: %v", kind.Describe(), err), true); r.halted(err) {
+			if err := r.workerFailed(ctx, ws, fmt.Sprintf("resume after the %s: %v", kind.Describe(), err), true); r.ledger.halted(&r.run, err) {
 				return err
 			}
 			continue
 		}
 		r.follow.Mark(id, session.NoticeMessage)
-		if err := r.apply(ctx, ws.continued(kind, r.e.now())); r.halted(err) {
+		if err := r.apply(ctx, ws.continued(kind, r.e.now())); r.ledger.halted(&r.run, err) {
 			return err
 		}
 	}

@@ -49,7 +49,7 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 	answered := change{Change: store.Change{Answers: []store.PhaseAnswer{ans}}}
 	switch data := resp.Data.(type) {
 	case *protocol.Analysis:
-		if err := r.enter(RunPlanning, PhaseTaskPlanning); err != nil {
+		if err := r.enter(RunPlanning, PhaseTaskPlanning, &r.run); err != nil {
 			return err
 		}
 		if err := r.apply(ctx, answered.with(nil, newEvent(EventAnalysisComplete, nil, data.Summary), newEvent(EventPhaseChanged, nil, ""))); err != nil {
@@ -60,7 +60,7 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 		return r.planned(ctx, answered, data)
 	case *protocol.Aggregation:
 		if r.tmpl.Phases.Verification.Enabled {
-			if err := r.enter(RunVerifying, PhaseVerification); err != nil {
+			if err := r.enter(RunVerifying, PhaseVerification, &r.run); err != nil {
 				return err
 			}
 			if err := r.apply(ctx, answered.with(nil, newEvent(EventPhaseChanged, nil, data.Summary))); err != nil {
@@ -81,7 +81,7 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 			return r.complete(ctx, answered, summary)
 		}
 		r.flows.Planned(tasks)
-		if err := r.enter(RunRunning, PhaseWorkerExecution); err != nil {
+		if err := r.enter(RunRunning, PhaseWorkerExecution, &r.run); err != nil {
 			return err
 		}
 		ws := r.plan.add(r.run.ID, tasks)
@@ -206,7 +206,7 @@ func (r *runner) afterWorkers(ctx context.Context) error {
 	case !r.tmpl.Phases.Verification.Enabled:
 		return r.complete(ctx, change{}, "")
 	}
-	if err := r.enter(next, phase); err != nil {
+	if err := r.enter(next, phase, &r.run); err != nil {
 		return err
 	}
 	if err := r.apply(ctx, change{}.with(nil, newEvent(EventPhaseChanged, nil, ""))); err != nil {

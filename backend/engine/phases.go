@@ -97,7 +97,7 @@ func (r *runner) begin(ctx context.Context) error {
 	if r.tmpl.Phases.Analysis.Enabled {
 		status, phase, tp, want = RunAnalyzing, PhaseAnalysis, template.PhaseAnalysis, protocol.PhaseAnalysis
 	}
-	if err := r.enter(status, phase); err != nil {
+	if err := r.enter(status, phase, &r.run); err != nil {
 		return err
 	}
 	if err := r.apply(ctx, change{}.with(nil, newEvent(EventStarted, nil, ""), newEvent(EventPhaseChanged, nil, ""))); err != nil {

@@ -209,13 +209,13 @@ func (r *runner) loop(parent context.Context) {
 	if !r.stopped && !r.link.Waiting() {
 		r.step(ctx, true)
 	}
-	for !r.halted(nil) && !r.stopped {
+	for !r.ledger.halted(&r.run, nil) && !r.stopped {
 		poll := false
 		select {
 		case <-r.e.host.Link().Changed:
 		case <-r.link.GiveUp():
 		case <-ctx.Done():
-			r.halted(r.flushProgress(context.WithoutCancel(ctx)))
+			r.ledger.halted(&r.run, r.flushProgress(context.WithoutCancel(ctx)))
 			return
 		case c := <-r.cmds:
 			c.reply <- c.fn(ctx, r)
@@ -226,24 +226,24 @@ func (r *runner) loop(parent context.Context) {
 				// Restore asks the host whether its session exists.
 				return
 			}
-			if r.halted(r.onStarted(ctx, res)) {
+			if r.ledger.halted(&r.run, r.onStarted(ctx, res)) {
 				return
 			}
 		case res := <-r.checked:
-			if c, ok := checked(ctx, r.e.store, r.checks, res, r.run.ID, r.e.now(), r.log); ok && r.halted(r.apply(ctx, c)) {
+			if c, ok := checked(ctx, r.e.store, r.checks, res, r.run.ID, r.e.now(), r.log); ok && r.ledger.halted(&r.run, r.apply(ctx, c)) {
 				return
 			}
 		case rep := <-r.flows.Reports():
-			if r.halted(r.onMail(ctx, rep)) {
+			if r.ledger.halted(&r.run, r.onMail(ctx, rep)) {
 				return
 			}
 		case <-ticker.C:
 			poll = true
 		case <-flush.C:
-			r.halted(r.flushProgress(ctx))
+			r.ledger.halted(&r.run, r.flushProgress(ctx))
 			continue
 		}
-		if r.halted(nil) {
+		if r.ledger.halted(&r.run, nil) {
 			return
 		}
 		if r.checkLink(ctx) {
@@ -252,24 +252,10 @@ func (r *runner) loop(parent context.Context) {
 		r.step(ctx, poll)
 		r.archive.flush(ctx)
 		if r.status.Finished() && r.inflight == 0 {
-			r.halted(r.flushProgress(ctx))
+			r.ledger.halted(&r.run, r.flushProgress(ctx))
 			return
 		}
 	}
-}
-
-// halted reports whether the run must stop because a change could not be
-// saved (the ledger logged it, and stops the run as interrupted). Any other
-// error of a step is logged, and the step goes on.
-func (r *runner) halted(err error) bool {
-	if r.ledger.broken() != nil {
-		r.ledger.interrupt(r.run)
-		return true
-	}
-	if err != nil {
-		r.log.Warn("step", "err", err)
-	}
-	return false
 }
 
 // step reads what changed and moves the run on.
@@ -284,18 +270,18 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	if r.main.Asked == "" {
 		// A phase of the main session without its prompt: the process
 		// stopped between the status change and the prompt. Ask again.
-		if r.halted(r.askAgain(ctx)) || r.status.Finished() {
+		if r.ledger.halted(&r.run, r.askAgain(ctx)) || r.status.Finished() {
 			return
 		}
 	}
 	if kind, ok := dirty[session.ID(r.run.MainSessionID)]; (ok && kind != session.NoticeMessage || poll) && !r.status.Held() {
-		if r.halted(r.checkMainPermissions(ctx)) {
+		if r.ledger.halted(&r.run, r.checkMainPermissions(ctx)) {
 			return
 		}
 	}
 	if r.main.Asked != "" && !r.status.Held() && r.limits.MainWait == nil {
 		if _, ok := dirty[session.ID(r.run.MainSessionID)]; ok || poll {
-			if r.halted(r.checkMain(ctx)) {
+			if r.ledger.halted(&r.run, r.checkMain(ctx)) {
 				return
 			}
 		}
@@ -303,7 +289,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			if err := r.e.host.Interrupt(ctx, session.ID(r.run.MainSessionID)); err != nil {
 				r.log.Debug("interrupt the main session", "err", err)
 			}
-			if r.halted(r.fail(ctx, fmt.Sprintf("the %s answer did not come within %d s", r.main.Asked, secs))) {
+			if r.ledger.halted(&r.run, r.fail(ctx, fmt.Sprintf("the %s answer did not come within %d s", r.main.Asked, secs))) {
 				return
 			}
 		}
@@ -329,14 +315,21 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			}
 			return r.resumeWaiting(ctx)
 		},
-		r.checkTimeouts, r.mergeWork, r.schedule, r.warmSoon, r.checkDeadlock, r.afterWorkers,
+		r.checkTimeouts, r.mergeWork, r.schedule, r.warmSoon,
+		func(ctx context.Context) error {
+			if why := deadlockStep(&r.runPos, r.inflight, r.checks, &r.plan); why != "" {
+				return r.fail(ctx, why)
+			}
+			return nil
+		},
+		r.afterWorkers,
 	} {
-		if r.halted(check(ctx)) {
+		if r.ledger.halted(&r.run, check(ctx)) {
 			return
 		}
 	}
 	if time.Since(r.lastFlush) >= r.e.progress {
-		r.halted(r.flushProgress(ctx))
+		r.ledger.halted(&r.run, r.flushProgress(ctx))
 	}
 }
 
@@ -449,14 +442,5 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			}
 		}
 	}
-	return nil
-}
-
-// enter moves the run to the status and phase of a main-session phase.
-func (r *runner) enter(next RunStatus, phase Phase) error {
-	if err := r.move(next); err != nil {
-		return err
-	}
-	r.run.Phase = string(phase)
 	return nil
 }

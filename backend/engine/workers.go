@@ -75,19 +75,6 @@ func (r *runner) schedule(ctx context.Context) error {
 	return nil
 }
 
-// checkDeadlock stops a run whose pending tasks can never start: nothing
-// runs, nothing is starting or waiting for a decision, and every pending
-// task waits for a task that will not complete.
-func (r *runner) checkDeadlock(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.checks.IsRunning() || r.checks.HoldsWorkers() {
-		return nil
-	}
-	if why := r.plan.deadlock(); why != "" {
-		return r.fail(ctx, "dependency deadlock: no task can start and none is running: "+why)
-	}
-	return nil
-}
-
 // spawn starts the worker of task t after wait. Its session id is stored
 // before the session exists: after a crash, Restore finds the session by
 // this id instead of starting another.
@@ -309,7 +296,7 @@ func (r *runner) checkWorkers(ctx context.Context, dirty map[session.ID]session.
 	defer r.follow.DropPrefetched()
 	for _, c := range checks {
 		if c.ws.status == WorkerRunning {
-			if err := r.checkWorker(ctx, c.ws, c.kind); r.halted(err) {
+			if err := r.checkWorker(ctx, c.ws, c.kind); r.ledger.halted(&r.run, err) {
 				return err
 			}
 		}
@@ -324,7 +311,7 @@ func (r *runner) checkTimeouts(ctx context.Context) error {
 		if err := r.e.host.Interrupt(ctx, session.ID(ws.w.SessionID)); err != nil {
 			r.log.Debug("interrupt worker session", "task", ws.w.TaskID, "err", err)
 		}
-		if err := ws.move(WorkerTimeout); r.halted(err) {
+		if err := ws.move(WorkerTimeout); r.ledger.halted(&r.run, err) {
 			return err
 		} else if err != nil {
 			continue
@@ -333,7 +320,7 @@ func (r *runner) checkTimeouts(ctx context.Context) error {
 		if err := r.apply(ctx, ws.event(EventWorkerTimeout, why[i])); err != nil {
 			return err
 		}
-		if err := r.workerFailed(ctx, ws, why[i], true); r.halted(err) {
+		if err := r.workerFailed(ctx, ws, why[i], true); r.ledger.halted(&r.run, err) {
 			return err
 		}
 	}
