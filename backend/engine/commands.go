@@ -163,7 +163,7 @@ func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, de
 		}
 		r.follow.Mark(session.ID(ws.w.SessionID), session.NoticePermission)
 		req := session.PermissionRequest{RequestID: ws.w.Waiting.RequestID, ToolName: ws.w.Waiting.ToolName, Input: ws.w.Waiting.Input}
-		return r.logged(ws, req, permgate.DecisionWord(decision), DecidedByUser, "", "").and(ws.permitted(decision, r.e.now())), nil
+		return logged(r.gate, r.run.MainSessionID, ws, req, permgate.User(r.e.now(), req, decision)).and(ws.permitted(decision, r.e.now())), nil
 	})
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -25,32 +26,32 @@ import (
 // (hosts.Manager).
 type simulatedHost interface{ Simulated() bool }
 
-// limitHit puts the session of ws (nil: the main session), whose turn
-// ended on limit l, to wait; the run waits with it.
-func (r *runner) limitHit(ctx context.Context, ws *workerState, l limits.Limit) error {
-	now := r.e.now()
-	w := r.limits.Hit(l, now, r.e.jitter())
-	msg := limits.WaitText(*r.limits.WaitUntil, now)
+// limitHit is the change a limit l makes that the session of ws (nil: the
+// main session) hit at now: the session waits, and the run with it; a
+// worker's lowers the worker count from maxWorkers (jitter: the backoff's factor).
+func limitHit(st *limits.State, main *mainsession.Session, ws *workerState, l limits.Limit, now time.Time, jitter float64, maxWorkers int, log *slog.Logger) change {
+	w := st.Hit(l, now, jitter)
+	msg := limits.WaitText(*st.WaitUntil, now)
 	var who []*workerState
 	var detail string
 	if ws == nil {
-		r.limits.MainWait = &w
-		r.main.Hold()
+		st.MainWait = &w
+		main.Hold()
 		detail = fmt.Sprintf("the main session: %s (%s)", l.Kind.Describe(), msg)
 	} else {
-		r.limits.Lower(r.tmpl.Config.MaxWorkers)
+		st.Lower(maxWorkers)
 		ws.holdFor(w, msg)
 		who = []*workerState{ws}
-		detail = fmt.Sprintf("%s: %s (%s); workers at once lowered to %d", ws.w.TaskID, l.Kind.Describe(), msg, r.limits.Cap)
-		r.log.Info("limit", "task", ws.w.TaskID, "kind", l.Kind, "until", w.Until, "cap", r.limits.Cap)
+		detail = fmt.Sprintf("%s: %s (%s); workers at once lowered to %d", ws.w.TaskID, l.Kind.Describe(), msg, st.Cap)
+		log.Info("limit", "task", ws.w.TaskID, "kind", l.Kind, "until", w.Until, "cap", st.Cap)
 	}
 	if l.Message != "" {
 		detail += ": " + l.Message
 	}
 	e := newEvent(EventLimitWaiting, ws, detail)
-	e.p.ResumesAt = r.limits.WaitUntil
+	e.p.ResumesAt = st.WaitUntil
 	e.p.Limit = string(l.Kind)
-	return r.apply(ctx, change{}.with(who, e).say(msg))
+	return change{}.with(who, e).say(msg)
 }
 
 // limitStep is what the run's wait for a limit says now (pos: where the

@@ -65,7 +65,7 @@ func (r *runner) byRules(ctx context.Context, ws *workerState, root string, pend
 			continue
 		}
 		r.gate.MarkAnswered(req.RequestID)
-		c = c.and(r.logged(ws, req, d.Verdict.String(), DecidedByRule, d.Rule, d.Source))
+		c = c.and(logged(r.gate, r.run.MainSessionID, ws, req, permgate.Row(r.e.now(), "", req.ToolName, req.Input, d.Verdict.String(), DecidedByRule, d.Rule, d.Source)))
 	}
 	if len(c.Decisions) > 0 {
 		id := r.run.MainSessionID
@@ -77,13 +77,19 @@ func (r *runner) byRules(ctx context.Context, ws *workerState, root string, pend
 	return left, c
 }
 
+// party is whose prompt or call it is: worker ws's, or (nil) the main
+// session mainID's: its session, who in a sentence, its task.
+func party(mainID string, ws *workerState) (session.ID, string, string) {
+	if ws == nil {
+		return session.ID(mainID), "the main session", ""
+	}
+	return session.ID(ws.w.SessionID), ws.w.TaskID, ws.w.TaskID
+}
+
 // byMode is the change that logs the tool calls of worker ws (nil: the
 // main session) that d shows the permission mode decided (permgate.ByMode).
 func byMode(g *permgate.Gate, mainID, mode string, ws *workerState, d transcript.Digest, at time.Time) change {
-	id, who, task := session.ID(mainID), "the main session", ""
-	if ws != nil {
-		id, who, task = session.ID(ws.w.SessionID), ws.w.TaskID, ws.w.TaskID
-	}
+	id, who, task := party(mainID, ws)
 	rows := g.ByMode(id, task, d, permgate.Mode(mode), at)
 	if len(rows) == 0 {
 		return change{}
@@ -92,20 +98,18 @@ func byMode(g *permgate.Gate, mainID, mode string, ws *workerState, d transcript
 	return change{Change: store.Change{Decisions: rows}}.with(nil, event{name: EventPermissionDecided, p: Payload{TaskID: task, Message: msg}})
 }
 
-// logged is the change that adds an answer to req of worker ws (nil: the
-// main session) to the permission log, with its event.
-func (r *runner) logged(ws *workerState, req session.PermissionRequest, decision, by, rule, source string) change {
-	who, task, id := "the main session", "", session.ID(r.run.MainSessionID)
-	if ws != nil {
-		who, task, id = ws.w.TaskID, ws.w.TaskID, session.ID(ws.w.SessionID)
+// logged is the change that adds the answer d (its row but the task) to
+// req of worker ws (nil: the main session mainID) to the log of g, with its
+// event.
+func logged(g *permgate.Gate, mainID string, ws *workerState, req session.PermissionRequest, d store.PermissionDecision) change {
+	id, who, task := party(mainID, ws)
+	d.TaskID = task
+	g.Prompted(id, req)
+	msg := fmt.Sprintf("%s: %s %s %s", who, d.Decision, d.Tool, d.Summary)
+	if d.Rule != "" {
+		msg += " by the rule " + d.Rule
 	}
-	d := permgate.Row(r.e.now(), task, req.ToolName, req.Input, decision, by, rule, source)
-	r.gate.Prompted(id, req)
-	msg := fmt.Sprintf("%s: %s %s %s", who, decision, d.Tool, d.Summary)
-	if rule != "" {
-		msg += " by the rule " + rule
-	}
-	ev := event{name: EventPermissionDecided, p: Payload{TaskID: d.TaskID, Message: strings.TrimSpace(msg)}}
+	ev := event{name: EventPermissionDecided, p: Payload{TaskID: task, Message: strings.TrimSpace(msg)}}
 	return change{Change: store.Change{Decisions: []store.PermissionDecision{d}}, events: []event{ev}}
 }
 
@@ -156,7 +160,7 @@ func (e *Engine) RespondMainPermission(ctx context.Context, runID, requestID str
 			return fmt.Errorf("answer the permission request of the main session: %w", err)
 		}
 		r.follow.Mark(session.ID(r.run.MainSessionID), session.NoticePermission)
-		return r.apply(ctx, r.logged(nil, *req, permgate.DecisionWord(decision), DecidedByUser, "", ""))
+		return r.apply(ctx, logged(r.gate, r.run.MainSessionID, nil, *req, permgate.User(r.e.now(), *req, decision)))
 	})
 }
 

@@ -90,7 +90,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		}
 	}
 	if l := ws.book.Limit(); l != nil {
-		return r.limitHit(ctx, ws, *l) // a wait, not a failure: no retry used
+		return r.apply(ctx, limitHit(&r.limits, r.main, ws, *l, r.e.now(), r.e.jitter(), r.tmpl.Config.MaxWorkers, r.log)) // a wait, not a failure: no retry used
 	}
 	if r.limits.Budget.Paused {
 		// The budget is used up: the worker's turn ended, and it waits.
@@ -132,11 +132,18 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	return r.workerFailed(ctx, ws, fmt.Sprintf("no valid completion report after %d re-prompts: %s", ws.book.Reprompts, failure.Message), false)
 }
 
-// tell sends worker ws text in its session (what: what the text is, for
-// a failure to send it) and applies the change then makes of it.
+// tell sends worker ws (nil: the main session) text in its session (what:
+// what the text is, for a failure to send it) and applies the change then
+// makes of it.
 func (r *runner) tell(ctx context.Context, ws *workerState, text, what string, then func() change) error {
-	id := session.ID(ws.w.SessionID)
+	id := session.ID(r.run.MainSessionID)
+	if ws != nil {
+		id = session.ID(ws.w.SessionID)
+	}
 	if err := r.e.host.Send(ctx, id, text); err != nil {
+		if ws == nil {
+			return r.fail(ctx, fmt.Sprintf("send the %s: %v", what, err))
+		}
 		return r.workerFailed(ctx, ws, fmt.Sprintf("send the %s: %v", what, err), true)
 	}
 	r.follow.Mark(id, session.NoticeMessage)

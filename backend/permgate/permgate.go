@@ -219,10 +219,11 @@ func Row(at time.Time, task, tool string, input json.RawMessage, decision, by, r
 		Decision: decision, DecidedBy: by, Rule: rule, Source: source}
 }
 
-// DecisionWord is how the log says a user's answer.
-func DecisionWord(d session.PermissionDecision) string {
+// User is the row of the log for the user's answer d to req.
+func User(at time.Time, req session.PermissionRequest, d session.PermissionDecision) store.PermissionDecision {
+	word := "allow"
 	if d == session.Deny {
-		return "deny"
+		word = "deny"
 	}
-	return "allow"
+	return Row(at, "", req.ToolName, req.Input, word, DecidedByUser, "", "")
 }
