@@ -54,7 +54,7 @@ func (e *Engine) onBranch(ctx context.Context, runID string, do func(*isolation.
 	if run.State, err = json.Marshal(rs); err != nil {
 		return fmt.Errorf("save run %s: %w", runID, err)
 	}
-	return e.newLedger(runID).commit(ctx, store.Change{Run: &run}, newEvent(EventWorktree, nil, msg))
+	return e.newLedger(runID).Commit(ctx, store.Change{Run: &run}, newEvent(EventWorktree, nil, msg))
 }
 
 // refused is an error of isolation's about a run's branch as the engine's

@@ -133,7 +133,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 		return store.Run{}, ErrShuttingDown
 	}
 	e.mu.Unlock()
-	if err := r.ledger.create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
+	if err := r.ledger.Create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
 	if o := req.Overrides; o != nil && len(o.Allow)+len(o.Deny) > 0 {
@@ -146,15 +146,15 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 			}
 		}
 		r.gate.Run = rules
-		if err := r.ledger.commit(ctx, store.Change{Rules: rules}); err != nil {
+		if err := r.ledger.Commit(ctx, store.Change{Rules: rules}); err != nil {
 			return store.Run{}, fmt.Errorf("create run: %w", err)
 		}
 	}
-	if err := r.ledger.lock(ctx, e.owner); err != nil {
+	if err := r.ledger.Lock(ctx, e.owner); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
 	if err := e.launch(r); err != nil {
-		r.ledger.unlock(e.owner)
+		r.ledger.Unlock(e.owner)
 		return store.Run{}, err
 	}
 	return run, nil

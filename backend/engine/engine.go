@@ -14,6 +14,7 @@ import (
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/permrules"
+	"github.com/baton-app/baton/backend/runledger"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -215,8 +216,8 @@ func (e *Engine) emit(name string, p Payload) {
 }
 
 // newLedger returns the ledger of run runID.
-func (e *Engine) newLedger(runID string) *ledger {
-	return &ledger{store: e.store, emit: e.emit, runID: runID, log: e.logger.With("run", runID)}
+func (e *Engine) newLedger(runID string) *runledger.Ledger {
+	return runledger.New(e.store, e.emit, runID, e.logger.With("run", runID))
 }
 
 // launch starts the goroutine of a runner.
@@ -250,7 +251,7 @@ func (e *Engine) launch(r *runner) error {
 		}
 		e.mu.Unlock()
 		// Another process may take the run up now.
-		r.ledger.unlock(e.owner)
+		r.ledger.Unlock(e.owner)
 		// Done only now: whoever waits for the run sees it no longer driven.
 		close(r.done)
 	}()
@@ -281,7 +282,7 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 	select {
 	case r.cmds <- command{fn: fn, reply: reply}:
 	case <-r.done:
-		if broken := r.ledger.broken(); broken != nil {
+		if broken := r.ledger.Broken(); broken != nil {
 			// The loop stopped first: the store stayed unwritable.
 			return fmt.Errorf("run %s stopped because Baton could not save its progress: %w", id, broken)
 		}

@@ -119,7 +119,7 @@ func mergeOne(ctx context.Context, iso *isolation.Workspace, plan *taskPlan, ws 
 		msg := iso.Resolving(mt.ID)
 		added := plan.add(runID, []store.Task{mt})
 		ev := newEvent(EventMergeConflict, ws, msg)
-		ev.p.Tasks = []store.Task{mt}
+		ev.P.Tasks = []store.Task{mt}
 		c := change{}.with(append([]*workerState{ws}, added...), ev).say(msg)
 		c.Tasks = []store.Task{mt}
 		return c

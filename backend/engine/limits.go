@@ -49,8 +49,8 @@ func limitHit(st *limits.State, main *mainsession.Session, ws *workerState, l li
 		detail += ": " + l.Message
 	}
 	e := newEvent(EventLimitWaiting, ws, detail)
-	e.p.ResumesAt = st.WaitUntil
-	e.p.Limit = string(l.Kind)
+	e.P.ResumesAt = st.WaitUntil
+	e.P.Limit = string(l.Kind)
 	return change{}.with(who, e).say(msg)
 }
 
@@ -69,7 +69,7 @@ func limitStep(pos *runPos, st *limits.State, now time.Time, auto func() bool, m
 	case limits.Due:
 		text := "the limit has reset: resume the run (Resume now)"
 		e := newEvent(EventLimitDue, nil, text)
-		e.p.Limit = string(st.WaitKind)
+		e.P.Limit = string(st.WaitKind)
 		c := change{}.with(nil, e).say(text)
 		return &c, false
 	case limits.Over:
@@ -84,7 +84,7 @@ func limitStep(pos *runPos, st *limits.State, now time.Time, auto func() bool, m
 func limitOver(l *limits.State, msg string) change {
 	kind := l.End()
 	e := newEvent(EventLimitResumed, nil, "the limit has reset and the run resumes")
-	e.p.Limit = string(kind)
+	e.P.Limit = string(kind)
 	c := change{}.with(nil, e)
 	if strings.HasPrefix(msg, "waiting for the limit") || strings.HasPrefix(msg, "the limit has reset") {
 		c = c.say("")
@@ -134,13 +134,13 @@ func (r *runner) resumeWaiting(ctx context.Context) error {
 		id := session.ID(ws.w.SessionID)
 		kind := ws.book.Release(r.e.now())
 		if err := r.e.host.Send(ctx, id, limits.Continue); err != nil {
-			if err := r.workerFailed(ctx, ws, fmt.Sprintf("resume after the %s: %v", kind.Describe(), err), true); r.ledger.halted(&r.run, err) {
+			if err := r.workerFailed(ctx, ws, fmt.Sprintf("resume after the %s: %v", kind.Describe(), err), true); r.ledger.Halted(&r.run, err) {
 				return err
 			}
 			continue
 		}
 		r.follow.Mark(id, session.NoticeMessage)
-		if err := r.apply(ctx, ws.continued(kind, r.e.now())); r.ledger.halted(&r.run, err) {
+		if err := r.apply(ctx, ws.continued(kind, r.e.now())); r.ledger.Halted(&r.run, err) {
 			return err
 		}
 	}

@@ -95,7 +95,7 @@ func byMode(g *permgate.Gate, mainID, mode string, ws *workerState, d transcript
 		return change{}
 	}
 	msg := fmt.Sprintf("%s: %d tool call(s) decided without a prompt by the permission mode %s", who, len(rows), permgate.Mode(mode))
-	return change{Change: store.Change{Decisions: rows}}.with(nil, event{name: EventPermissionDecided, p: Payload{TaskID: task, Message: msg}})
+	return change{Change: store.Change{Decisions: rows}}.with(nil, event{Name: EventPermissionDecided, P: Payload{TaskID: task, Message: msg}})
 }
 
 // logged is the change that adds the answer d (its row but the task) to
@@ -109,7 +109,7 @@ func logged(g *permgate.Gate, mainID string, ws *workerState, req session.Permis
 	if d.Rule != "" {
 		msg += " by the rule " + d.Rule
 	}
-	ev := event{name: EventPermissionDecided, p: Payload{TaskID: task, Message: strings.TrimSpace(msg)}}
+	ev := event{Name: EventPermissionDecided, P: Payload{TaskID: task, Message: strings.TrimSpace(msg)}}
 	return change{Change: store.Change{Decisions: []store.PermissionDecision{d}}, events: []event{ev}}
 }
 
@@ -182,7 +182,7 @@ func (e *Engine) AllowForRun(ctx context.Context, runID, rule string) error {
 		if !added {
 			r.gate.Run = append(r.gate.Run, pr)
 			if err := r.apply(ctx, change{Change: store.Change{Rules: []store.PermissionRule{pr}}}.
-				with(nil, event{name: EventPermissionDecided, p: Payload{Message: "allowed for this run: " + pr.Rule}})); err != nil {
+				with(nil, event{Name: EventPermissionDecided, P: Payload{Message: "allowed for this run: " + pr.Rule}})); err != nil {
 				return err
 			}
 		}

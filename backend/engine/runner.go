@@ -17,6 +17,7 @@ import (
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/reconnect"
+	"github.com/baton-app/baton/backend/runledger"
 	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
@@ -72,7 +73,7 @@ type runner struct {
 	main    *mainsession.Session
 	plan    taskPlan
 	follow  *transcript.Follower
-	ledger  *ledger
+	ledger  *runledger.Ledger
 	flows   Workflows
 	prompts *prompts.Prompter
 	archive *archiver
@@ -209,13 +210,13 @@ func (r *runner) loop(parent context.Context) {
 	if !r.stopped && !r.link.Waiting() {
 		r.step(ctx, true)
 	}
-	for !r.ledger.halted(&r.run, nil) && !r.stopped {
+	for !r.ledger.Halted(&r.run, nil) && !r.stopped {
 		poll := false
 		select {
 		case <-r.e.host.Link().Changed:
 		case <-r.link.GiveUp():
 		case <-ctx.Done():
-			r.ledger.halted(&r.run, r.flushProgress(context.WithoutCancel(ctx)))
+			r.ledger.Halted(&r.run, r.flushProgress(context.WithoutCancel(ctx)))
 			return
 		case c := <-r.cmds:
 			c.reply <- c.fn(ctx, r)
@@ -226,24 +227,24 @@ func (r *runner) loop(parent context.Context) {
 				// Restore asks the host whether its session exists.
 				return
 			}
-			if r.ledger.halted(&r.run, r.onStarted(ctx, res)) {
+			if r.ledger.Halted(&r.run, r.onStarted(ctx, res)) {
 				return
 			}
 		case res := <-r.checked:
-			if c, ok := checked(ctx, r.e.store, r.checks, res, r.run.ID, r.e.now(), r.log); ok && r.ledger.halted(&r.run, r.apply(ctx, c)) {
+			if c, ok := checked(ctx, r.e.store, r.checks, res, r.run.ID, r.e.now(), r.log); ok && r.ledger.Halted(&r.run, r.apply(ctx, c)) {
 				return
 			}
 		case rep := <-r.flows.Reports():
-			if r.ledger.halted(&r.run, r.onMail(ctx, rep)) {
+			if r.ledger.Halted(&r.run, r.onMail(ctx, rep)) {
 				return
 			}
 		case <-ticker.C:
 			poll = true
 		case <-flush.C:
-			r.ledger.halted(&r.run, r.flushProgress(ctx))
+			r.ledger.Halted(&r.run, r.flushProgress(ctx))
 			continue
 		}
-		if r.ledger.halted(&r.run, nil) {
+		if r.ledger.Halted(&r.run, nil) {
 			return
 		}
 		if r.checkLink(ctx) {
@@ -252,7 +253,7 @@ func (r *runner) loop(parent context.Context) {
 		r.step(ctx, poll)
 		r.archive.flush(ctx)
 		if r.status.Finished() && r.inflight == 0 {
-			r.ledger.halted(&r.run, r.flushProgress(ctx))
+			r.ledger.Halted(&r.run, r.flushProgress(ctx))
 			return
 		}
 	}
@@ -270,18 +271,18 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	if r.main.Asked == "" {
 		// A phase of the main session without its prompt: the process
 		// stopped between the status change and the prompt. Ask again.
-		if r.ledger.halted(&r.run, r.askAgain(ctx)) || r.status.Finished() {
+		if r.ledger.Halted(&r.run, r.askAgain(ctx)) || r.status.Finished() {
 			return
 		}
 	}
 	if kind, ok := dirty[session.ID(r.run.MainSessionID)]; (ok && kind != session.NoticeMessage || poll) && !r.status.Held() {
-		if r.ledger.halted(&r.run, r.checkMainPermissions(ctx)) {
+		if r.ledger.Halted(&r.run, r.checkMainPermissions(ctx)) {
 			return
 		}
 	}
 	if r.main.Asked != "" && !r.status.Held() && r.limits.MainWait == nil {
 		if _, ok := dirty[session.ID(r.run.MainSessionID)]; ok || poll {
-			if r.ledger.halted(&r.run, r.checkMain(ctx)) {
+			if r.ledger.Halted(&r.run, r.checkMain(ctx)) {
 				return
 			}
 		}
@@ -289,7 +290,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			if err := r.e.host.Interrupt(ctx, session.ID(r.run.MainSessionID)); err != nil {
 				r.log.Debug("interrupt the main session", "err", err)
 			}
-			if r.ledger.halted(&r.run, r.fail(ctx, fmt.Sprintf("the %s answer did not come within %d s", r.main.Asked, secs))) {
+			if r.ledger.Halted(&r.run, r.fail(ctx, fmt.Sprintf("the %s answer did not come within %d s", r.main.Asked, secs))) {
 				return
 			}
 		}
@@ -324,12 +325,12 @@ func (r *runner) step(ctx context.Context, poll bool) {
 		},
 		r.afterWorkers,
 	} {
-		if r.ledger.halted(&r.run, check(ctx)) {
+		if r.ledger.Halted(&r.run, check(ctx)) {
 			return
 		}
 	}
 	if time.Since(r.lastFlush) >= r.e.progress {
-		r.ledger.halted(&r.run, r.flushProgress(ctx))
+		r.ledger.Halted(&r.run, r.flushProgress(ctx))
 	}
 }
 
@@ -392,7 +393,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 		}
 		if c.final && c.report == nil {
 			if err := r.sync(); err != nil {
-				return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+				return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 			}
 			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.iso.ResultHolds(ctx, r.run.Cwd, r.log))
 			c.report = &built
@@ -403,12 +404,12 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			}
 		}
 		if err := r.sync(); err != nil {
-			return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+			return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 		}
 		if c.final {
 			data, err := json.Marshal(c.report)
 			if err != nil {
-				return r.ledger.refuse(fmt.Errorf("save the final report of %s: %w", r.run.ID, err))
+				return r.ledger.Refuse(fmt.Errorf("save the final report of %s: %w", r.run.ID, err))
 			}
 			c.FinalReport = data
 		}
@@ -419,7 +420,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			sc.Workers = append(sc.Workers, ws.w)
 			ws.dirty = false
 		}
-		if err := r.ledger.commit(ctx, sc, c.events...); err != nil {
+		if err := r.ledger.Commit(ctx, sc, c.events...); err != nil {
 			return err
 		}
 		if r.status.Finished() {

@@ -320,7 +320,7 @@ func (p *taskPlan) skipAfter(c change, ws *workerState, ended event, reason stri
 	}
 	c.skipped = ids(skipped)
 	if len(skipped) > 0 {
-		ended.p.Skipped = ids(skipped)
+		ended.P.Skipped = ids(skipped)
 	}
 	evs := []event{ended}
 	for _, s := range skipped {

@@ -296,7 +296,7 @@ func (r *runner) checkWorkers(ctx context.Context, dirty map[session.ID]session.
 	defer r.follow.DropPrefetched()
 	for _, c := range checks {
 		if c.ws.status == WorkerRunning {
-			if err := r.checkWorker(ctx, c.ws, c.kind); r.ledger.halted(&r.run, err) {
+			if err := r.checkWorker(ctx, c.ws, c.kind); r.ledger.Halted(&r.run, err) {
 				return err
 			}
 		}
@@ -311,7 +311,7 @@ func (r *runner) checkTimeouts(ctx context.Context) error {
 		if err := r.e.host.Interrupt(ctx, session.ID(ws.w.SessionID)); err != nil {
 			r.log.Debug("interrupt worker session", "task", ws.w.TaskID, "err", err)
 		}
-		if err := ws.move(WorkerTimeout); r.ledger.halted(&r.run, err) {
+		if err := ws.move(WorkerTimeout); r.ledger.Halted(&r.run, err) {
 			return err
 		} else if err != nil {
 			continue
@@ -320,7 +320,7 @@ func (r *runner) checkTimeouts(ctx context.Context) error {
 		if err := r.apply(ctx, ws.event(EventWorkerTimeout, why[i])); err != nil {
 			return err
 		}
-		if err := r.workerFailed(ctx, ws, why[i], true); r.ledger.halted(&r.run, err) {
+		if err := r.workerFailed(ctx, ws, why[i], true); r.ledger.Halted(&r.run, err) {
 			return err
 		}
 	}
@@ -341,7 +341,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 		return nil
 	}
 	if err := r.sync(); err != nil {
-		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+		return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	c := store.Change{}
 	for _, w := range ws {
@@ -350,7 +350,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 	}
 	run := r.run
 	c.Run = &run
-	if err := r.ledger.commit(ctx, c); err != nil {
+	if err := r.ledger.Commit(ctx, c); err != nil {
 		return err
 	}
 	if r.main.Progressed {
