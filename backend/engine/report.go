@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/store"
@@ -62,7 +60,7 @@ func Report(s Snapshot) string {
 // BuildFinalReport builds the final report of a run from its state and its
 // stored events (oldest first).
 func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
-	rep := report.Build(s.Run, s.Tasks, s.Workers, s.Answers, history(events))
+	rep := report.Build(s.Run, s.Tasks, s.Workers, s.Answers, report.History(events, facts))
 	var stored []store.CheckResult
 	if s.Checks != nil {
 		stored = s.Checks.Results
@@ -71,60 +69,11 @@ func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
 	return rep
 }
 
-// history is what the report counts of a run's events: review verdicts,
-// questions and answers, retries, re-prompts, QA rounds and limit waits.
-func history(events []store.Event) []report.Fact {
-	var out []report.Fact
-	for _, e := range events {
-		var p Payload
-		if len(e.Payload) > 0 {
-			_ = json.Unmarshal(e.Payload, &p)
-		}
-		f := report.Fact{TaskID: cmp.Or(e.TaskID, p.TaskID), Text: p.Message, At: e.CreatedAt}
-		switch e.Name {
-		case EventWorkerCompleted:
-			who, reason, ok := verdict(p.Message, "approved by ")
-			if !ok {
-				continue
-			}
-			f.Kind, f.By, f.Text = report.FactApproved, who, reason
-		case EventWorkerRejected:
-			f.Kind = report.FactRejected
-			if who, reason, ok := verdict(p.Message, "rejected by "); ok {
-				f.By, f.Text = who, reason
-			}
-		case EventWorkerQuestion:
-			f.Kind = report.FactQuestion
-		case EventWorkerAnswered:
-			f.Kind = report.FactAnswered
-		case EventWorkerRetrying:
-			f.Kind = report.FactRetry
-		case EventWorkerReprompted, EventReprompted:
-			f.Kind = report.FactReprompt
-		case EventRemediation:
-			f.Kind = report.FactRemediation
-			for _, t := range p.Tasks {
-				f.Tasks = append(f.Tasks, t.ID)
-			}
-		case EventLimitWaiting:
-			f.Kind = report.FactLimitWait
-		default:
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// verdict splits "approved by the reviewer: looks good" into who and why.
-func verdict(msg, prefix string) (who, reason string, ok bool) {
-	rest, ok := strings.CutPrefix(msg, prefix)
-	if !ok {
-		return "", "", false
-	}
-	who, reason, _ = strings.Cut(rest, ": ")
-	return who, reason, true
-}
+// facts are the events the final report counts, by kind (report.History).
+var facts = map[string]report.FactKind{EventWorkerCompleted: report.FactApproved, EventWorkerRejected: report.FactRejected,
+	EventWorkerQuestion: report.FactQuestion, EventWorkerAnswered: report.FactAnswered, EventWorkerRetrying: report.FactRetry,
+	EventWorkerReprompted: report.FactReprompt, EventReprompted: report.FactReprompt, EventRemediation: report.FactRemediation,
+	EventLimitWaiting: report.FactLimitWait}
 
 // finalReport builds the final report of run, finishing with plan as it
 // is in memory (the run synced), with the answers stored and those of the change
@@ -146,7 +95,7 @@ func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run sto
 		workers = append(workers, ws.w)
 	}
 	all := append(answers, extra...)
-	rep := report.Build(run, plan.tasks, workers, all, history(events))
+	rep := report.Build(run, plan.tasks, workers, all, report.History(events, facts))
 	stored, err := st.Checks(ctx, run.ID)
 	if err != nil {
 		log.Warn("final report: read the checks", "err", err)
