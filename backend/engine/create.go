@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/baton-app/baton/backend/checkrounds"
-	"github.com/baton-app/baton/backend/permrules"
+	"github.com/baton-app/baton/backend/permgate"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -138,13 +138,7 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 	}
 	if o := req.Overrides; o != nil && len(o.Allow)+len(o.Deny) > 0 {
 		// The run's own rules, kept with the rules added to it later.
-		var rules []store.PermissionRule
-		for i, list := range [][]string{o.Allow, o.Deny} {
-			for _, s := range list {
-				p, _ := permrules.Parse(s) // checked by Overrides.Apply
-				rules = append(rules, store.PermissionRule{Rule: p.String(), Deny: i == 1, AddedAt: run.CreatedAt})
-			}
-		}
+		rules := permgate.RunRules(o.Allow, o.Deny, run.CreatedAt)
 		r.gate.Run = rules
 		if err := r.ledger.Commit(ctx, store.Change{Rules: rules}); err != nil {
 			return store.Run{}, fmt.Errorf("create run: %w", err)

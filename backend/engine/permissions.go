@@ -41,31 +41,10 @@ func newGate(e *Engine, tmpl permrules.Lists, log *slog.Logger) *permgate.Gate {
 // session) working in root that the run's rules cover and returns the others, with the
 // change that logs the answers.
 func (r *runner) byRules(ctx context.Context, ws *workerState, root string, pending []session.PermissionRequest) ([]session.PermissionRequest, change) {
-	var (
-		left []session.PermissionRequest
-		c    change
-	)
-	b := r.e.host.Browser()
-	for _, req := range pending {
-		if r.gate.Answered(req.RequestID) {
-			continue
-		}
-		d := r.gate.Decide(req, root)
-		if d.Verdict == permrules.Ask || b == nil {
-			left = append(left, req)
-			continue
-		}
-		answer := session.AllowOnce
-		if d.Verdict == permrules.Deny {
-			answer = session.Deny
-		}
-		if err := b.RespondPermission(ctx, req.RequestID, answer, nil); err != nil {
-			r.log.Warn("answer a permission prompt by rule", "rule", d.Rule, "err", err)
-			left = append(left, req)
-			continue
-		}
-		r.gate.MarkAnswered(req.RequestID)
-		c = c.and(logged(r.gate, r.run.MainSessionID, ws, req, permgate.Row(r.e.now(), "", req.ToolName, req.Input, d.Verdict.String(), DecidedByRule, d.Rule, d.Source)))
+	left, done := r.gate.Answer(ctx, r.e.host.Browser(), pending, root)
+	var c change
+	for _, a := range done {
+		c = c.and(logged(r.gate, r.run.MainSessionID, ws, a.Req, permgate.Row(r.e.now(), "", a.Req.ToolName, a.Req.Input, a.Verdict.String(), DecidedByRule, a.Rule, a.Source)))
 	}
 	if len(c.Decisions) > 0 {
 		id := r.run.MainSessionID
@@ -174,13 +153,7 @@ func (e *Engine) AllowForRun(ctx context.Context, runID, rule string) error {
 		return fmt.Errorf("%w: %w", err, ErrBadRequest)
 	}
 	return e.do(ctx, runID, func(ctx context.Context, r *runner) error {
-		pr := store.PermissionRule{Rule: parsed.String(), AddedAt: r.e.now()}
-		added := false
-		for _, have := range r.gate.Run {
-			added = added || have.Rule == pr.Rule && !have.Deny
-		}
-		if !added {
-			r.gate.Run = append(r.gate.Run, pr)
+		if pr, added := r.gate.Allow(parsed.String(), r.e.now()); added {
 			if err := r.apply(ctx, change{Change: store.Change{Rules: []store.PermissionRule{pr}}}.
 				with(nil, event{Name: EventPermissionDecided, P: Payload{Message: "allowed for this run: " + pr.Rule}})); err != nil {
 				return err

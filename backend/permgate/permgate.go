@@ -7,6 +7,7 @@
 package permgate
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"slices"
@@ -93,11 +94,69 @@ func (l *callLog) unprompted(call transcript.ToolCall) bool {
 	return true
 }
 
-// Answered reports whether a rule answered request id already.
-func (g *Gate) Answered(id string) bool { return g.answered[id] }
+// Responder answers a prompt on the host (session.Browser).
+type Responder interface {
+	RespondPermission(ctx context.Context, requestID string, decision session.PermissionDecision, updatedInput json.RawMessage) error
+}
 
-// MarkAnswered notes that a rule answered request id.
-func (g *Gate) MarkAnswered(id string) { g.answered[id] = true }
+// Answered is a prompt a rule answered, and the rule's decision.
+type Answered struct {
+	Req session.PermissionRequest
+	permrules.Decision
+}
+
+// Answer answers through b (nil: the host cannot) the requests of pending,
+// of a session working in root, that the rules cover, each once, and
+// returns the others and those it answered.
+func (g *Gate) Answer(ctx context.Context, b Responder, pending []session.PermissionRequest, root string) (left []session.PermissionRequest, done []Answered) {
+	for _, req := range pending {
+		if g.answered[req.RequestID] {
+			continue
+		}
+		d := g.Decide(req, root)
+		if d.Verdict == permrules.Ask || b == nil {
+			left = append(left, req)
+			continue
+		}
+		answer := session.AllowOnce
+		if d.Verdict == permrules.Deny {
+			answer = session.Deny
+		}
+		if err := b.RespondPermission(ctx, req.RequestID, answer, nil); err != nil {
+			g.log.Warn("answer a permission prompt by rule", "rule", d.Rule, "err", err)
+			left = append(left, req)
+			continue
+		}
+		g.answered[req.RequestID] = true
+		done = append(done, Answered{req, d})
+	}
+	return left, done
+}
+
+// Allow adds rule (parsed already) to the run's allow rules at at, unless
+// it is one already (false).
+func (g *Gate) Allow(rule string, at time.Time) (store.PermissionRule, bool) {
+	pr := store.PermissionRule{Rule: rule, AddedAt: at}
+	for _, have := range g.Run {
+		if have.Rule == rule && !have.Deny {
+			return pr, false
+		}
+	}
+	g.Run = append(g.Run, pr)
+	return pr, true
+}
+
+// RunRules are a new run's own rules, given with it (checked already).
+func RunRules(allow, deny []string, at time.Time) []store.PermissionRule {
+	var rules []store.PermissionRule
+	for i, list := range [][]string{allow, deny} {
+		for _, s := range list {
+			p, _ := permrules.Parse(s)
+			rules = append(rules, store.PermissionRule{Rule: p.String(), Deny: i == 1, AddedAt: at})
+		}
+	}
+	return rules
+}
 
 // rules is the rule set in force now. A list that does not parse (checked
 // when it was saved) is left out with a warning.

@@ -1,7 +1,9 @@
 package permgate
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -41,13 +43,6 @@ func TestDecide(t *testing.T) {
 	}
 	if d := g.Decide(req("AskUserQuestion", json.RawMessage(`{}`)), "/p"); d.Verdict != permrules.Ask {
 		t.Fatalf("a question is the user's: %+v", d)
-	}
-	if g.Answered("r") {
-		t.Fatal("nothing answered yet")
-	}
-	g.MarkAnswered("r")
-	if !g.Answered("r") {
-		t.Fatal("r was answered")
 	}
 }
 
@@ -108,5 +103,49 @@ func TestDescribeAndUser(t *testing.T) {
 	}
 	if d := User(time.Unix(1, 0), req, session.AllowAlways); d.Decision != "allow" {
 		t.Fatalf("the user's allow: %+v", d)
+	}
+}
+
+// responder records the answers it gives, and fails for request "bad".
+type responder map[string]session.PermissionDecision
+
+func (r responder) RespondPermission(_ context.Context, id string, d session.PermissionDecision, _ json.RawMessage) error {
+	if id == "bad" {
+		return errors.New("gone")
+	}
+	r[id] = d
+	return nil
+}
+
+// Answer answers what the rules cover, each request once; the others, and
+// those the host could not take, are left to the user.
+func TestAnswer(t *testing.T) {
+	g := New(nil, permrules.Lists{Deny: []string{"Bash(rm:*)"}}, "/home", slog.Default())
+	g.Run = RunRules([]string{"Bash(go test:*)"}, nil, time.Unix(1, 0))
+	if pr, added := g.Allow("Bash(go test:*)", time.Unix(2, 0)); added || pr.Rule != "Bash(go test:*)" {
+		t.Fatal("a rule the run has is not added again")
+	}
+	if _, added := g.Allow("Bash(ls:*)", time.Unix(2, 0)); !added || len(g.Run) != 2 {
+		t.Fatalf("a new rule is added: %+v", g.Run)
+	}
+	reqs := []session.PermissionRequest{{RequestID: "go", ToolName: "Bash", Input: bash("go test ./...")},
+		{RequestID: "rm", ToolName: "Bash", Input: bash("rm -rf x")}, {RequestID: "make", ToolName: "Bash", Input: bash("make")},
+		{RequestID: "bad", ToolName: "Bash", Input: bash("ls")}}
+	b := responder{}
+	left, done := g.Answer(context.Background(), b, reqs, "/p")
+	if len(done) != 2 || b["go"] != session.AllowOnce || b["rm"] != session.Deny || done[1].Verdict != permrules.Deny {
+		t.Fatalf("answered %v, done %+v", b, done)
+	}
+	if len(left) != 2 || left[0].RequestID != "make" || left[1].RequestID != "bad" {
+		t.Fatalf("left %+v", left)
+	}
+	if left, done := g.Answer(context.Background(), b, reqs[:2], "/p"); len(left)+len(done) != 0 {
+		t.Fatalf("answered once: %+v %+v", left, done)
+	}
+	if left, _ := g.Answer(context.Background(), nil, reqs[2:3], "/p"); len(left) != 1 {
+		t.Fatal("without a host that answers, all are left")
+	}
+	if rules := RunRules([]string{"Read"}, []string{"Bash(rm:*)"}, time.Unix(3, 0)); len(rules) != 2 || rules[0].Deny || !rules[1].Deny {
+		t.Fatalf("run rules %+v", rules)
 	}
 }
