@@ -126,7 +126,7 @@ func (e *Engine) CancelWorker(ctx context.Context, runID, taskID string) error {
 		if err := ws.cancellable(); err != nil {
 			return change{}, err
 		}
-		r.archive.stop(ctx, ws)
+		r.archive.Stop(ctx, ws.live(), ws.w.TaskID)
 		return r.plan.cancel(ws, r.e.now())
 	})
 }
@@ -278,7 +278,7 @@ func (r *runner) cancel(ctx context.Context) error {
 		if w.status.Done() {
 			continue
 		}
-		r.archive.stop(ctx, w)
+		r.archive.Stop(ctx, w.live(), w.w.TaskID)
 		if err := w.move(WorkerCancelled); err != nil {
 			return err
 		}

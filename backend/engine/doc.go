@@ -40,7 +40,7 @@
 //   - workers.go, turns.go: a worker's life on the runner (scheduling,
 //     spawn, its turns, failures, retries, timeouts, progress); worker.go,
 //     workerState: one worker's state and transitions, each returning its
-//     change; archiver.go ends sessions. taskplan.go, taskPlan: the tasks
+//     change. taskplan.go, taskPlan: the tasks
 //     and their workers (readiness, requeue, failure and the dependants it
 //     skips, cancel, retry, deadlock, the run row's totals).
 //   - review.go, reviewer: the review gate (seed 001), the QA loop (seed
@@ -72,6 +72,7 @@
 //     decided, the rows of the permission log.
 //   - backend/warmstart: sessions warmed ahead for the workers that start
 //     next, and cooled when their task will not start with them.
+//   - backend/archiver: ending the workers' sessions on the host.
 //   - backend/checkrounds: the run's rounds of the project's checks
 //     (backend/checks runs one), their verdicts and what is said of them.
 //   - backend/outputs: a task's declared outputs and scope judged against

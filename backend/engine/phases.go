@@ -68,7 +68,7 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 	var ws []*workerState
 	for _, w := range r.plan.workers {
 		if !w.status.Done() && w.status != WorkerTimeout {
-			r.archive.stop(ctx, w)
+			r.archive.Stop(ctx, w.live(), w.w.TaskID)
 			if err := w.move(WorkerCancelled); err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/archiver"
 	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/limits"
@@ -76,7 +77,7 @@ type runner struct {
 	ledger  *runledger.Ledger
 	flows   Workflows
 	prompts *prompts.Prompter
-	archive *archiver
+	archive *archiver.Archiver
 	review  *reviewer
 	limits  limits.State
 	// iso is the worktree isolation (nil: the workers share the folder).
@@ -174,7 +175,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
 	r.main = &rs.Main
 	r.main.Attach(e.host, r.log)
-	r.archive = &archiver{host: e.host, untrack: e.untrack, log: r.log}
+	r.archive = archiver.New(e.host, e.untrack, r.log)
 	r.ledger = e.newLedger(run.ID)
 	r.flows = e.workflows(workflows.Run{ID: run.ID, Cwd: run.Cwd, Request: run.Request, Config: tmpl.Config,
 		Values: values, Delimiters: delimiters(tmpl), Home: e.home, Now: e.now, Log: r.log})
@@ -195,7 +196,7 @@ func (r *runner) loop(parent context.Context) {
 	// Goroutines the run starts (session starts) end with it.
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
-	defer r.archive.wait()
+	defer r.archive.Wait()
 	defer r.warm.CoolAll()
 	defer r.follow.Stop()
 	defer r.flows.Close()
@@ -251,7 +252,7 @@ func (r *runner) loop(parent context.Context) {
 			continue // the host is lost: no step until it is back
 		}
 		r.step(ctx, poll)
-		r.archive.flush(ctx)
+		r.archive.Flush(ctx)
 		if r.status.Finished() && r.inflight == 0 {
 			r.ledger.Halted(&r.run, r.flushProgress(ctx))
 			return
@@ -424,8 +425,8 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			return err
 		}
 		if r.status.Finished() {
-			r.archive.flush(ctx)
-			r.archive.wait()
+			r.archive.Flush(ctx)
+			r.archive.Wait()
 			r.flows.Flush()
 			select {
 			case <-r.finished:

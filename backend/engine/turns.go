@@ -217,7 +217,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		return r.workerFailed(ctx, ws, "the worker needs input but asked no question", false)
 	case "conflict":
 		r.limits.Success(r.tmpl.Config.MaxWorkers)
-		r.archive.add(ws.w.SessionID)
+		r.archive.Add(ws.w.SessionID)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -239,7 +239,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		r.limits.Success(r.tmpl.Config.MaxWorkers)
 		if c.Status == "partial" {
 			if why := r.review.partial(ws, c); why != "" {
-				r.archive.stop(ctx, ws)
+				r.archive.Stop(ctx, ws.live(), ws.w.TaskID)
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -261,7 +261,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		if unstructured {
 			msg = "completed without a structured report (guessed from its words)"
 		}
-		r.archive.add(ws.w.SessionID)
+		r.archive.Add(ws.w.SessionID)
 		if r.review.gated() {
 			ch, err := r.review.await(ws, c, msg, &r.plan, now)
 			if err != nil {
@@ -298,7 +298,7 @@ func (r *runner) workerFailed(ctx context.Context, ws *workerState, reason strin
 		// host is back (or the run stops as interrupted).
 		return session.LostError(reason)
 	}
-	r.archive.stop(ctx, ws)
+	r.archive.Stop(ctx, ws.live(), ws.w.TaskID)
 	var c change
 	var err error
 	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.Held() {

@@ -164,7 +164,7 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 	if ws == nil || ws.book.Attempt != res.attempt || ws.status != WorkerSpawning {
 		// Cancelled (or retried) while starting: stop what was started.
 		if res.err == nil && res.id != "" {
-			r.archive.discard(ctx, res.id)
+			r.archive.Discard(ctx, res.id)
 		}
 		return nil
 	}
