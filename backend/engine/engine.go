@@ -15,6 +15,7 @@ import (
 	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/runledger"
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -24,7 +25,7 @@ import (
 // Sentinel errors of the engine.
 var (
 	ErrShuttingDown = errors.New("engine is shutting down")
-	ErrUnknownRun   = errors.New("unknown run")
+	ErrUnknownRun   = runstore.ErrUnknownRun
 	ErrUnknownTask  = errors.New("unknown task")
 	ErrBadRequest   = errors.New("bad request")
 )
@@ -317,28 +318,6 @@ func notDriven(id, status string) error {
 type heldError struct{ error }
 
 func (e heldError) Unwrap() []error { return []error{e.error, errLetGo} }
-
-// Snapshot is the whole state of a run, for a view that opens late.
-type Snapshot struct {
-	Run            store.Run           `json:"run"`
-	Tasks          []store.Task        `json:"tasks"`
-	Workers        []store.Worker      `json:"workers"`
-	Answers        []store.PhaseAnswer `json:"answers"`
-	ParallelGroups [][]string          `json:"parallelGroups"`
-	// FinalReport is stored when the run finishes (nil before).
-	FinalReport *FinalReport `json:"finalReport,omitempty"`
-	// Reconnecting is set while the run waits for its lost host.
-	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
-	// Worktree is the run's worktree isolation (nil when its workers
-	// share the folder).
-	Worktree *Worktree `json:"worktree,omitempty"`
-	// Permissions is the run's permission log: every answer to a
-	// permission prompt, oldest first.
-	Permissions []store.PermissionDecision `json:"permissions"`
-	// Checks are the project's checks Baton ran for the run (nil: the run
-	// does not check, it was made before Baton did).
-	Checks *RunChecks `json:"checks,omitempty"`
-}
 
 // Snapshot returns the current state of run id from the store, which holds
 // every committed change (progress at most ProgressInterval behind). It

@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/worktree"
@@ -175,20 +175,6 @@ type (
 
 // storedIso reads the worktree state of a stored run (nil without one).
 func storedIso(run store.Run) (*isolation.State, error) {
-	if len(run.State) == 0 {
-		return nil, nil
-	}
-	var rs runState
-	if err := json.Unmarshal(run.State, &rs); err != nil {
-		return nil, fmt.Errorf("run state: %w", err)
-	}
-	return rs.Worktree, nil
-}
-
-func worktreeView(run store.Run, tasks []store.Task) (*Worktree, error) {
-	iso, err := storedIso(run)
-	if err != nil || iso == nil {
-		return nil, err
-	}
-	return iso.View(run.ID, store.Finished(run.Status), tasks), nil
+	rs, err := runstore.StateOf(run)
+	return rs.Worktree, err
 }

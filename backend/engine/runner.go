@@ -20,6 +20,7 @@ import (
 	"github.com/baton-app/baton/backend/reconnect"
 	"github.com/baton-app/baton/backend/runledger"
 	"github.com/baton-app/baton/backend/runstatus"
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -35,19 +36,7 @@ type command struct {
 }
 
 // runState is the run's state beyond its row, stored in Run.State.
-type runState struct {
-	Main   mainsession.Session `json:"main"`
-	Resume string              `json:"resume,omitempty"`
-	// Reviewing and Remediation are the reviewer's (review.go).
-	Reviewing   string `json:"reviewing,omitempty"`
-	Remediation int    `json:"remediation,omitempty"`
-	// Limits: waits for limits, the worker count after them, the budget.
-	Limits limits.State `json:"limits,omitzero"`
-	// Worktree is the run's worktree isolation.
-	Worktree *isolation.State `json:"worktree,omitempty"`
-	// Checks are the project's checks Baton runs (checks.go).
-	Checks *checkrounds.State `json:"checks,omitempty"`
-}
+type runState = runstore.State
 
 type startResult struct {
 	taskID  string
