@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/worktree"
 )
@@ -141,10 +142,11 @@ func (e *Engine) branchOf(ctx context.Context, runID string) (*isolation.State, 
 	if err != nil {
 		return nil, err
 	}
-	iso, err := storedIso(run)
+	rs, err := runstore.StateOf(run)
 	if err != nil {
 		return nil, err
 	}
+	iso := rs.Worktree
 	if iso == nil || iso.Run == nil {
 		return nil, fmt.Errorf("run %s has no branch of its own: %w", runID, ErrBadRequest)
 	}

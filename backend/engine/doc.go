@@ -56,18 +56,15 @@
 //   - workflows.go: the seed workflows' interface. commands.go: the
 //     Engine's commands, each run in the run's goroutine; answers.go: a
 //     question answered; restore.go: Restore, RestoreRun, runner.reattach.
-//   - report.go: the final report's engine side (backend/runstore reads
-//     a stored run: LoadSnapshot, LoadReport, ExportJSON).
+//   - report.go: the final report's engine side; LoadSnapshot (runstore).
 //   - events.go: events; graph.go, overrides.go: tasklist's and template's
 //     names; ids.go: session ids; text.go: clipping.
 //
 // Beside it, each with its own tests and importing nothing of the engine:
-//   - backend/runledger: a run's ledger (its changes stored with their
-//     event rows, then emitted; the interruption; the run's lock) and what
-//     an event carries.
-//   - backend/runstore: a run as the store holds it: its state beyond its
-//     row, its snapshot, its final report built from its events, the JSON
-//     export.
+//   - backend/runledger: a run's ledger (changes stored with their event
+//     rows, then emitted; the interruption; the lock); event payloads.
+//   - backend/runstore: a stored run: its state beyond its row, snapshot,
+//     final report built from its events, JSON export.
 //   - backend/runstatus: run and worker statuses and their transitions.
 //   - backend/mainsession: the main session's state and a lost main
 //     session replaced by a new one that reads the run so far.

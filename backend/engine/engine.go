@@ -324,15 +324,11 @@ func (e heldError) Unwrap() []error { return []error{e.error, errLetGo} }
 // never waits for the run's goroutine, so a view is not held up by a slow
 // host call.
 func (e *Engine) Snapshot(ctx context.Context, runID string) (Snapshot, error) {
-	snap, err := e.storedSnapshot(ctx, runID)
+	snap, err := LoadSnapshot(ctx, e.store, runID)
 	if err == nil {
 		snap.Reconnecting = e.Reconnecting(runID)
 	}
 	return snap, err
-}
-
-func (e *Engine) storedSnapshot(ctx context.Context, runID string) (Snapshot, error) {
-	return LoadSnapshot(ctx, e.store, runID)
 }
 
 // Wait blocks until run id is finished (completed, cancelled or error) or

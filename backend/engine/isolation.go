@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/baton-app/baton/backend/isolation"
-	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/worktree"
@@ -172,9 +171,3 @@ type (
 	TaskChanges   = isolation.TaskChanges
 	ConflictState = isolation.ConflictState
 )
-
-// storedIso reads the worktree state of a stored run (nil without one).
-func storedIso(run store.Run) (*isolation.State, error) {
-	rs, err := runstore.StateOf(run)
-	return rs.Worktree, err
-}

@@ -272,7 +272,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		if err := ws.move(WorkerCompleted); err != nil {
 			return err
 		}
-		return r.apply(ctx, ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true, reportNotes(c)...))
+		return r.apply(ctx, ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true, c.Notes()...))
 	default:
 		reason := c.Error
 		if reason == "" {
