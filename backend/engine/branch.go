@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/worktree"
 )
@@ -54,7 +55,7 @@ func (e *Engine) onBranch(ctx context.Context, runID string, do func(*isolation.
 	if run.State, err = json.Marshal(rs); err != nil {
 		return fmt.Errorf("save run %s: %w", runID, err)
 	}
-	return e.newLedger(runID).commit(ctx, store.Change{Run: &run}, newEvent(EventWorktree, nil, msg))
+	return e.newLedger(runID).Commit(ctx, store.Change{Run: &run}, newEvent(EventWorktree, nil, msg))
 }
 
 // refused is an error of isolation's about a run's branch as the engine's
@@ -141,10 +142,11 @@ func (e *Engine) branchOf(ctx context.Context, runID string) (*isolation.State, 
 	if err != nil {
 		return nil, err
 	}
-	iso, err := storedIso(run)
+	rs, err := runstore.StateOf(run)
 	if err != nil {
 		return nil, err
 	}
+	iso := rs.Worktree
 	if iso == nil || iso.Run == nil {
 		return nil, fmt.Errorf("run %s has no branch of its own: %w", runID, ErrBadRequest)
 	}

@@ -2,13 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/baton-app/baton/backend/checkrounds"
-	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/worktree"
 )
@@ -86,24 +83,3 @@ func checked(ctx context.Context, st *store.Store, c *checkrounds.State, res che
 
 // RunChecks are a run's checks as a view shows them.
 type RunChecks = checkrounds.View
-
-// runChecks reads the checks of a stored run (nil: it does not check).
-func runChecks(ctx context.Context, st *store.Store, run store.Run) (*RunChecks, error) {
-	var rs runState
-	if len(run.State) > 0 {
-		if err := json.Unmarshal(run.State, &rs); err != nil {
-			return nil, fmt.Errorf("run state: %w", err)
-		}
-	}
-	return rs.Checks.Read(ctx, st, run)
-}
-
-// checksReport is what the final report says of the project's checks
-// (checkrounds.State.Report) of a run as stored.
-func checksReport(run store.Run, stored []store.CheckResult, answers []store.PhaseAnswer) *report.Checks {
-	var rs runState
-	if len(run.State) > 0 {
-		_ = json.Unmarshal(run.State, &rs)
-	}
-	return rs.Checks.Report(stored, answers)
-}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-app/baton/backend/isolation"
+	"github.com/baton-app/baton/backend/permgate"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/runstatus"
 	"github.com/baton-app/baton/backend/session"
@@ -125,7 +126,7 @@ func (e *Engine) CancelWorker(ctx context.Context, runID, taskID string) error {
 		if err := ws.cancellable(); err != nil {
 			return change{}, err
 		}
-		r.archive.stop(ctx, ws)
+		r.archive.Stop(ctx, ws.live(), ws.w.TaskID)
 		return r.plan.cancel(ws, r.e.now())
 	})
 }
@@ -162,7 +163,7 @@ func (e *Engine) RespondPermission(ctx context.Context, runID, taskID string, de
 		}
 		r.follow.Mark(session.ID(ws.w.SessionID), session.NoticePermission)
 		req := session.PermissionRequest{RequestID: ws.w.Waiting.RequestID, ToolName: ws.w.Waiting.ToolName, Input: ws.w.Waiting.Input}
-		return r.logged(ws, req, decisionWord(decision), DecidedByUser, "", "").and(ws.permitted(decision, r.e.now())), nil
+		return logged(r.gate, r.run.MainSessionID, ws, req, permgate.User(r.e.now(), req, decision)).and(ws.permitted(decision, r.e.now())), nil
 	})
 }
 
@@ -277,7 +278,7 @@ func (r *runner) cancel(ctx context.Context) error {
 		if w.status.Done() {
 			continue
 		}
-		r.archive.stop(ctx, w)
+		r.archive.Stop(ctx, w.live(), w.w.TaskID)
 		if err := w.move(WorkerCancelled); err != nil {
 			return err
 		}

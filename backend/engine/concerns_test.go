@@ -69,7 +69,7 @@ func running(t *testing.T, ids ...string) *taskPlan {
 func eventNames(c change) string {
 	var names []string
 	for _, e := range c.events {
-		names = append(names, e.name)
+		names = append(names, e.Name)
 	}
 	return strings.Join(names, ",")
 }
@@ -132,7 +132,7 @@ func TestReviewerDecides(t *testing.T) {
 		t.Fatalf("answered = %v", ws)
 	}
 	c, err = rv.decide(b, &protocol.Review{TaskID: "b", Decision: protocol.ReviewApproved, Reason: "good"}, "the reviewer", p, now)
-	if err != nil || b.status != WorkerCompleted || c.then != nil || c.events[0].p.Message != "approved by the reviewer: good" || c.done[0].id != "b" || !c.done[0].ok {
+	if err != nil || b.status != WorkerCompleted || c.then != nil || c.events[0].P.Message != "approved by the reviewer: good" || c.done[0].id != "b" || !c.done[0].ok {
 		t.Fatalf("approval = %+v, %v", c, err)
 	}
 	if _, err := rv.user(b, true, "", p, now); !errors.Is(err, ErrIllegalTransition) {
@@ -201,7 +201,7 @@ func TestPlanChanges(t *testing.T) {
 	}
 	c, err = p.fail(a, "broke", time.Now())
 	if err != nil || eventNames(c) != EventWorkerFailed+","+EventWorkerSkipped+","+EventWorkerSkipped || c.skipped[0] != "b" || c.skipped[1] != "c" ||
-		len(c.workers) != 3 || strings.Join(c.events[0].p.Skipped, ",") != "b,c" {
+		len(c.workers) != 3 || strings.Join(c.events[0].P.Skipped, ",") != "b,c" {
 		t.Fatalf("fail = %+v, %v", c, err)
 	}
 	all := change{}.say("one").and(c).and(change{Change: store.Change{Answers: []store.PhaseAnswer{{Phase: "analysis"}}}})

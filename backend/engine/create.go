@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/baton-app/baton/backend/checkrounds"
-	"github.com/baton-app/baton/backend/permrules"
+	"github.com/baton-app/baton/backend/permgate"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -133,28 +133,22 @@ func (e *Engine) Create(ctx context.Context, req CreateRequest) (store.Run, erro
 		return store.Run{}, ErrShuttingDown
 	}
 	e.mu.Unlock()
-	if err := r.ledger.create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
+	if err := r.ledger.Create(ctx, run, newEvent(EventCreated, nil, "")); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
 	if o := req.Overrides; o != nil && len(o.Allow)+len(o.Deny) > 0 {
 		// The run's own rules, kept with the rules added to it later.
-		var rules []store.PermissionRule
-		for i, list := range [][]string{o.Allow, o.Deny} {
-			for _, s := range list {
-				p, _ := permrules.Parse(s) // checked by Overrides.Apply
-				rules = append(rules, store.PermissionRule{Rule: p.String(), Deny: i == 1, AddedAt: run.CreatedAt})
-			}
-		}
-		r.gate.run = rules
-		if err := r.ledger.commit(ctx, store.Change{Rules: rules}); err != nil {
+		rules := permgate.RunRules(o.Allow, o.Deny, run.CreatedAt)
+		r.gate.Run = rules
+		if err := r.ledger.Commit(ctx, store.Change{Rules: rules}); err != nil {
 			return store.Run{}, fmt.Errorf("create run: %w", err)
 		}
 	}
-	if err := r.ledger.lock(ctx, e.owner); err != nil {
+	if err := r.ledger.Lock(ctx, e.owner); err != nil {
 		return store.Run{}, fmt.Errorf("create run: %w", err)
 	}
 	if err := e.launch(r); err != nil {
-		r.ledger.unlock(e.owner)
+		r.ledger.Unlock(e.owner)
 		return store.Run{}, err
 	}
 	return run, nil

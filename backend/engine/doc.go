@@ -20,102 +20,81 @@
 //
 // # The runner sequences; each concern owns its state
 //
-// The runner (runner.go) owns the run row, its status (runner.move and
-// runner.unpause are the guards) and the loop: commands, notices, started
-// sessions, workflow reports, poll and progress ticks, and the step that
-// asks each concern in turn. A concern keeps its own state and says what
-// should change: a change (ledger.go) holds the rows it adds, the workers
-// it changed, the events, the run's new message, what the workflows are
-// told, the final report of a change that ends the run, and the next step
-// of a decision (change.then, decided once the first is stored).
-// runner.apply is the one place that applies changes: it writes the
-// working state into the rows (runner.sync; a state that cannot be written
-// breaks the ledger) and hands each change to the ledger, which stores it
-// with its event rows and only then emits the events. A commit that fails
-// breaks the ledger: later commits are refused and the loop stops the run
-// as interrupted (ledger.interrupt), dropping the working state that ran
-// ahead, so Restore takes the run up from the store. Run creation
-// (ledger.create) and Apply and Discard of a run's branch go through a
-// ledger too.
+// The runner (runner.go) owns the run row, its status (runPos) and the
+// loop: commands, notices, started sessions, workflow reports, poll and
+// progress ticks, and the step that asks each concern in turn. A concern
+// keeps its own state and says what should change: a change (ledger.go)
+// holds the rows it adds, the workers it changed, the events, the run's new
+// message, what the workflows are told, the final report of a change that
+// ends the run, and the next step of a decision (change.then). runner.apply
+// is the one place that applies changes: it writes the working state into
+// the rows (runner.sync) and hands each change to the run's ledger
+// (backend/runledger), which stores it and only then emits its events. A
+// ledger that broke halts the loop, which stops the run as interrupted;
+// Restore takes it up from the store.
 //
 // In this package (structure_test.go holds its size):
-//   - runner.go: the loop, step, sync, apply; status.go: runPos, the
-//     run's status and its guards. create.go: Check, Create. phases.go:
-//     the main session's phase machine (begin, ask, read, fail);
-//     outcome.go: an answer taken, through to the run's end.
-//   - workers.go, turns.go: a worker's life on the runner: scheduling,
-//     spawn and onStarted, reading its turns (progress, report, permission,
-//     limit, re-prompt, keyword fallback), failures, retries, timeouts,
-//     progress flushes. worker.go, workerState: one worker's state and its
-//     transitions, each returning its change; archiver.go ends workers'
-//     sessions. taskplan.go, taskPlan: the tasks and their workers:
-//     readiness, busy count, requeue, failure and the dependants it skips,
-//     cancel, retry, deadlock, the totals of the run row.
-//   - review.go, reviewer: the review gate of seed 001, the QA loop of seed
-//     004 (remediation rounds) and the seeds' rules on a report (seed 003
-//     conflicts, seed 004 partial outcomes); it owns the task under review
-//     and the rounds run, and refuses a review of another task.
-//   - limits.go: how the run applies backend/limits: a limit hit (a wait,
-//     not a failure), limitStep and budgetStep (decisions the step
-//     applies), the continue messages, RaiseBudget and ResumeAfterLimit.
-//   - isolation.go: how the run applies backend/isolation: a worker's
-//     worktree, the merges (runner.mergeWork), conflicts for a merge task
-//     or the user. branch.go: a finished run's branch (Apply, Discard, some
-//     tasks, push, pull request, diff, patch, a changed file): the
-//     isolation state does the git work, onBranch stores it.
-//   - checks.go: rounds of backend/checkrounds on the run's goroutine;
-//     outputs.go: backend/outputs; link.go: backend/reconnect; runhost.go:
-//     MoveRun (backend/runhost); driver.go: the run's lock (backend/owner).
+//   - runner.go: the loop, step, sync, apply; status.go: runPos. create.go:
+//     Check, Create. phases.go: the main session's phases; outcome.go: an
+//     answer taken, through to the run's end.
+//   - workers.go, turns.go: a worker's life on the runner (scheduling,
+//     spawn, its turns, failures, retries, timeouts, progress); worker.go,
+//     workerState: one worker's state and transitions, each returning its
+//     change. taskplan.go, taskPlan: the tasks
+//     and their workers (readiness, requeue, failure and the dependants it
+//     skips, cancel, retry, deadlock, the run row's totals).
+//   - review.go, reviewer: the review gate (seed 001), the QA loop (seed
+//     004) and the seeds' rules on a report (conflicts, partial outcomes).
+//   - limits.go: how the run applies backend/limits (a limit hit, limitStep,
+//     budgetStep, RaiseBudget, ResumeAfterLimit). isolation.go, branch.go:
+//     how it applies backend/isolation (worktrees, merges, conflicts; a
+//     finished run's branch). permissions.go: backend/permgate (prompts
+//     answered by rule, the user's answers, the permission log). warm.go:
+//     backend/warmstart. checks.go: backend/checkrounds; outputs.go:
+//     backend/outputs; link.go: backend/reconnect; runhost.go: MoveRun
+//     (backend/runhost); driver.go: the run's lock (backend/owner).
 //   - workflows.go: the seed workflows' interface. commands.go: the
 //     Engine's commands, each run in the run's goroutine; answers.go: a
 //     question answered; restore.go: Restore, RestoreRun, runner.reattach.
-//   - report.go: the final report's engine side: what the report counts of
-//     the run's events (history), LoadSnapshot, LoadReport, FinalReport and
-//     ExportJSON (the Markdown export is the service's).
+//   - report.go: the final report's engine side; LoadSnapshot (runstore).
 //   - events.go: events; graph.go, overrides.go: tasklist's and template's
 //     names; ids.go: session ids; text.go: clipping.
 //
 // Beside it, each with its own tests and importing nothing of the engine:
+//   - backend/runledger: a run's ledger (changes stored with their event
+//     rows, then emitted; the interruption; the lock); event payloads.
+//   - backend/runstore: a stored run: its state beyond its row, snapshot,
+//     final report built from its events, JSON export.
 //   - backend/runstatus: run and worker statuses and their transitions.
-//   - backend/mainsession: the main session's state (where its transcript
-//     is read, what was asked, when) and a lost main session, replaced by
-//     a new one that reads the run so far.
+//   - backend/mainsession: the main session's state and a lost main
+//     session replaced by a new one that reads the run so far.
+//   - backend/permgate: the permission gate: the user's, the template's
+//     and the run's rules, what they decide, the calls the permission mode
+//     decided, the rows of the permission log.
+//   - backend/warmstart: sessions warmed ahead for the workers that start
+//     next, and cooled when their task will not start with them.
+//   - backend/archiver: ending the workers' sessions on the host.
 //   - backend/checkrounds: the run's rounds of the project's checks
-//     (backend/checks runs one): their state, the rows and verdicts of a
-//     round, what the verification prompt, the QA loop and the final
-//     report say of them, and their view.
-//   - backend/outputs: a task's declared outputs and the judgment of what
-//     it changed against them and its scope (backend/scope).
-//   - backend/reconnect: a run's wait for its lost host and what it says.
-//   - backend/runhost: the host a run remembers, the refusal on another
-//     kind, what a move keeps and starts again.
-//   - backend/transcript: following the sessions (the dirty set fed by
-//     notices, prefetched reads, a read-later timer) and what their new
-//     entries say (text, tools, files, usage and cost, limits), with the
-//     cursor stored per session.
+//     (backend/checks runs one), their verdicts and what is said of them.
+//   - backend/outputs: a task's declared outputs and scope judged against
+//     what it changed (backend/scope).
+//   - backend/reconnect: a run's wait for its lost host. backend/runhost:
+//     the host a run remembers and what a move keeps.
+//   - backend/transcript: following the sessions (notices, prefetched
+//     reads) and what their new entries say, with the cursor per session.
 //   - backend/limits: limits read from a session's entries, the run's
-//     waits, the worker count halved at a limit and raised after each
-//     success, and the budget (warning at 80 %, pause at the cap).
-//   - backend/isolation: worktree isolation (template config.isolation
-//     "worktree") as a workspace that does the git work (backend/worktree)
-//     and says what happened: each worker in its own worktree from the run
-//     branch baton/<run>, merges in dependency order, conflicts, cleanup,
-//     and what is done with a finished run's branch and its view.
-//   - backend/workflows: the seed workflows behind Workflows: the file
-//     mailbox of seed 001 (config.transport "mailbox"), skills and the
-//     journal of seed 004. Their file writes run in order on a writer
-//     goroutine owned by the run.
-//   - backend/prompts: every prompt a run sends (phase prompts, a worker's
-//     prompt with the workflows' sections and the last rejection, review,
-//     re-prompts, answers, the run so far).
-//   - backend/report: the final report, the outcome (completed only when
-//     nothing is left open) and the Markdown export.
-//   - backend/tasklist: the checks before a plan is confirmed, the user's
-//     modifications, parallel groups, the order of starts, the planner's
-//     and QA's tasks as stored. backend/protocol says what an answer says
-//     in sentences; backend/template applies a run's overrides.
-//   - backend/hostguard: every host call bounded and cut when the host's
-//     link goes down (session.ErrHostLost).
+//     waits, the worker count halved at a limit, and the budget.
+//   - backend/isolation: worktree isolation (config.isolation "worktree"):
+//     worktrees from the run branch baton/<run>, merges in dependency order,
+//     conflicts, cleanup, and a finished run's branch.
+//   - backend/workflows: the seed workflows (the mailbox of seed 001,
+//     skills and the journal of seed 004), written in order by the run.
+//   - backend/prompts: every prompt a run sends. backend/report: the final
+//     report, its outcome, what it counts of the run's events, and the
+//     Markdown export. backend/tasklist: the plan's checks and changes.
+//     backend/protocol: what an answer says. backend/template applies
+//     overrides. backend/hostguard: every host call bounded and cut when
+//     the host's link goes down.
 //
 // Models are chosen per task complexity from config.models.
 package engine

@@ -14,6 +14,8 @@ import (
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/owner"
 	"github.com/baton-app/baton/backend/permrules"
+	"github.com/baton-app/baton/backend/runledger"
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -23,7 +25,7 @@ import (
 // Sentinel errors of the engine.
 var (
 	ErrShuttingDown = errors.New("engine is shutting down")
-	ErrUnknownRun   = errors.New("unknown run")
+	ErrUnknownRun   = runstore.ErrUnknownRun
 	ErrUnknownTask  = errors.New("unknown task")
 	ErrBadRequest   = errors.New("bad request")
 )
@@ -219,8 +221,8 @@ func (e *Engine) emit(name string, p Payload) {
 }
 
 // newLedger returns the ledger of run runID.
-func (e *Engine) newLedger(runID string) *ledger {
-	return &ledger{store: e.store, emit: e.emit, runID: runID, log: e.logger.With("run", runID)}
+func (e *Engine) newLedger(runID string) *runledger.Ledger {
+	return runledger.New(e.store, e.emit, runID, e.logger.With("run", runID))
 }
 
 // launch starts the goroutine of a runner.
@@ -254,7 +256,7 @@ func (e *Engine) launch(r *runner) error {
 		}
 		e.mu.Unlock()
 		// Another process may take the run up now.
-		r.ledger.unlock(e.owner)
+		r.ledger.Unlock(e.owner)
 		// Done only now: whoever waits for the run sees it no longer driven.
 		close(r.done)
 	}()
@@ -285,7 +287,7 @@ func (e *Engine) do(ctx context.Context, id string, fn func(context.Context, *ru
 	select {
 	case r.cmds <- command{fn: fn, reply: reply}:
 	case <-r.done:
-		if broken := r.ledger.broken(); broken != nil {
+		if broken := r.ledger.Broken(); broken != nil {
 			// The loop stopped first: the store stayed unwritable.
 			return fmt.Errorf("run %s stopped because Baton could not save its progress: %w", id, broken)
 		}
@@ -321,42 +323,16 @@ type heldError struct{ error }
 
 func (e heldError) Unwrap() []error { return []error{e.error, errLetGo} }
 
-// Snapshot is the whole state of a run, for a view that opens late.
-type Snapshot struct {
-	Run            store.Run           `json:"run"`
-	Tasks          []store.Task        `json:"tasks"`
-	Workers        []store.Worker      `json:"workers"`
-	Answers        []store.PhaseAnswer `json:"answers"`
-	ParallelGroups [][]string          `json:"parallelGroups"`
-	// FinalReport is stored when the run finishes (nil before).
-	FinalReport *FinalReport `json:"finalReport,omitempty"`
-	// Reconnecting is set while the run waits for its lost host.
-	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
-	// Worktree is the run's worktree isolation (nil when its workers
-	// share the folder).
-	Worktree *Worktree `json:"worktree,omitempty"`
-	// Permissions is the run's permission log: every answer to a
-	// permission prompt, oldest first.
-	Permissions []store.PermissionDecision `json:"permissions"`
-	// Checks are the project's checks Baton ran for the run (nil: the run
-	// does not check, it was made before Baton did).
-	Checks *RunChecks `json:"checks,omitempty"`
-}
-
 // Snapshot returns the current state of run id from the store, which holds
 // every committed change (progress at most ProgressInterval behind). It
 // never waits for the run's goroutine, so a view is not held up by a slow
 // host call.
 func (e *Engine) Snapshot(ctx context.Context, runID string) (Snapshot, error) {
-	snap, err := e.storedSnapshot(ctx, runID)
+	snap, err := LoadSnapshot(ctx, e.store, runID)
 	if err == nil {
 		snap.Reconnecting = e.Reconnecting(runID)
 	}
 	return snap, err
-}
-
-func (e *Engine) storedSnapshot(ctx context.Context, runID string) (Snapshot, error) {
-	return LoadSnapshot(ctx, e.store, runID)
 }
 
 // Wait blocks until run id is finished (completed, cancelled or error) or

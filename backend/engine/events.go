@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"time"
-
-	"github.com/baton-app/baton/backend/store"
-)
+import "github.com/baton-app/baton/backend/runledger"
 
 // Event names (seed 002), declared once; the frontend has a matching
 // TypeScript union.
@@ -12,7 +8,7 @@ const (
 	EventCreated          = "orchestrator:created"
 	EventStarted          = "orchestrator:started"
 	EventPhaseChanged     = "orchestrator:phaseChanged"
-	EventStatusChanged    = "orchestrator:statusChanged"
+	EventStatusChanged    = runledger.EventStatusChanged
 	EventAnalysisComplete = "orchestrator:analysisComplete"
 	EventTasksReady       = "orchestrator:tasksReady"
 	EventTasksInvalid     = "orchestrator:tasksInvalid"
@@ -97,47 +93,9 @@ func EventNames() []string {
 		EventModelRetry, EventWorkerMerged, EventMergeConflict, EventWorktree, EventChecks, EventHostMoved, EventPermissionDecided}
 }
 
-// Emitter receives every event after the change it describes is committed.
-// The desktop app forwards them with runtime.EventsEmit. Emit is called from
-// the run's own goroutine: it must not block, and must not call the Engine
-// (hand the event to another goroutine for that).
-type Emitter interface {
-	Emit(name string, payload Payload)
-}
-
-// EmitterFunc adapts a function to Emitter.
-type EmitterFunc func(name string, payload Payload)
-
-// Emit implements Emitter.
-func (f EmitterFunc) Emit(name string, payload Payload) { f(name, payload) }
-
-// Payload is what every event carries: the run's id and status, and the
-// worker it is about, if any. Progress events carry only what changed.
-type Payload struct {
-	RunID   string        `json:"runId"`
-	Status  string        `json:"status"`
-	Phase   string        `json:"phase,omitempty"`
-	TaskID  string        `json:"taskId,omitempty"`
-	Message string        `json:"message,omitempty"`
-	Worker  *store.Worker `json:"worker,omitempty"`
-	// Workers carries coalesced worker progress.
-	Workers []store.Worker `json:"workers,omitempty"`
-	// Run carries counters and totals on run-level events.
-	Run *store.Run `json:"run,omitempty"`
-	// Problems lists what is wrong with a task list.
-	Problems []string `json:"problems,omitempty"`
-	// Skipped names tasks skipped because of this event.
-	Skipped []string `json:"skipped,omitempty"`
-	// Tasks and Groups carry the proposed plan on tasksReady.
-	Tasks  []store.Task `json:"tasks,omitempty"`
-	Groups [][]string   `json:"groups,omitempty"`
-	// Reconnecting is set on EventReconnecting.
-	Reconnecting *Reconnecting `json:"reconnecting,omitempty"`
-	// ResumesAt is when a run waiting for a limit goes on; Limit is the
-	// kind of limit (limit events).
-	ResumesAt *time.Time `json:"resumesAt,omitempty"`
-	Limit     string     `json:"limit,omitempty"`
-	// Tool is the main session's tool call that runs now, on
-	// orchestrator:progress (nil: none; Message is its latest action).
-	Tool *store.RunningTool `json:"tool,omitempty"`
-}
+// What every event carries, and who receives them (backend/runledger).
+type (
+	Payload     = runledger.Payload
+	Emitter     = runledger.Emitter
+	EmitterFunc = runledger.EmitterFunc
+)

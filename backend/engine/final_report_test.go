@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
@@ -221,7 +222,7 @@ func TestFinalReportOfARunWithRejectionAndRemediation(t *testing.T) {
 	}
 	// Rebuilt from the history, the report says the same as the one
 	// written when the run finished.
-	events, err := allEvents(ctx, h.st, id)
+	events, err := runstore.Events(ctx, h.st, id)
 	if err != nil {
 		t.Fatal(err)
 	}

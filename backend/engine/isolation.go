@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/baton-app/baton/backend/isolation"
@@ -119,7 +118,7 @@ func mergeOne(ctx context.Context, iso *isolation.Workspace, plan *taskPlan, ws 
 		msg := iso.Resolving(mt.ID)
 		added := plan.add(runID, []store.Task{mt})
 		ev := newEvent(EventMergeConflict, ws, msg)
-		ev.p.Tasks = []store.Task{mt}
+		ev.P.Tasks = []store.Task{mt}
 		c := change{}.with(append([]*workerState{ws}, added...), ev).say(msg)
 		c.Tasks = []store.Task{mt}
 		return c
@@ -172,23 +171,3 @@ type (
 	TaskChanges   = isolation.TaskChanges
 	ConflictState = isolation.ConflictState
 )
-
-// storedIso reads the worktree state of a stored run (nil without one).
-func storedIso(run store.Run) (*isolation.State, error) {
-	if len(run.State) == 0 {
-		return nil, nil
-	}
-	var rs runState
-	if err := json.Unmarshal(run.State, &rs); err != nil {
-		return nil, fmt.Errorf("run state: %w", err)
-	}
-	return rs.Worktree, nil
-}
-
-func worktreeView(run store.Run, tasks []store.Task) (*Worktree, error) {
-	iso, err := storedIso(run)
-	if err != nil || iso == nil {
-		return nil, err
-	}
-	return iso.View(run.ID, store.Finished(run.Status), tasks), nil
-}

@@ -4,20 +4,19 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/baton-app/baton/backend/owner"
+	"github.com/baton-app/baton/backend/runledger"
 	"github.com/baton-app/baton/backend/store"
 )
 
 // commits records the changes it is given and fails while fail is set.
 type commits struct {
-	next    committer
+	next    runledger.Committer
 	fail    atomic.Bool
 	changes []store.Change
 }
@@ -49,41 +48,6 @@ func (c *commits) Commit(ctx context.Context, runID string, ch store.Change) err
 	return c.next.Commit(ctx, runID, ch)
 }
 
-func TestLedgerEmitsOnlyWhatItStored(t *testing.T) {
-	t.Parallel()
-	c := &commits{}
-	var emitted []Payload
-	l := &ledger{store: c, emit: func(name string, p Payload) { emitted = append(emitted, p) }, runID: "r1", log: quiet}
-	run := store.Run{ID: "r1", Status: "running", Phase: "workerExecution"}
-	err := l.commit(context.Background(), store.Change{Run: &run},
-		event{name: EventPhaseChanged, p: Payload{RunID: "r1"}}, event{name: EventWorkerStarted, p: Payload{RunID: "r1", TaskID: "a"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.changes) != 1 || len(c.changes[0].Events) != 2 || c.changes[0].Events[1].TaskID != "a" {
-		t.Fatalf("stored %+v", c.changes)
-	}
-	if len(emitted) != 2 || emitted[0].Status != "running" || emitted[0].Phase != "workerExecution" ||
-		emitted[0].Run == nil || emitted[1].Run != nil {
-		t.Fatalf("emitted %+v", emitted)
-	}
-
-	c.fail.Store(true)
-	err = l.commit(context.Background(), store.Change{Run: &run}, event{name: EventPaused, p: Payload{RunID: "r1"}})
-	if !errors.Is(err, errBoom) || !errors.Is(l.broken(), errBoom) {
-		t.Fatalf("failed commit = %v, broken = %v", err, l.broken())
-	}
-	// Broken for good: a later commit is refused even when the store would
-	// take it, and nothing is emitted.
-	c.fail.Store(false)
-	if err := l.commit(context.Background(), store.Change{Run: &run}, event{name: EventResumed, p: Payload{RunID: "r1"}}); !errors.Is(err, errBoom) {
-		t.Fatalf("commit after the failure = %v", err)
-	}
-	if len(c.changes) != 1 || len(emitted) != 2 {
-		t.Fatalf("after the failure: %d changes stored, %d events emitted", len(c.changes), len(emitted))
-	}
-}
-
 // A change the store refuses stops the run instead of letting its memory
 // run ahead of the store; Restore takes it up from what was stored.
 func TestFailedCommitStopsTheRunForRestore(t *testing.T) {
@@ -100,7 +64,10 @@ func TestFailedCommitStopsTheRunForRestore(t *testing.T) {
 	h.until("a running", func() bool { return h.workers(id)["a"].Status == "running" })
 	c := &commits{next: h.st}
 	c.fail.Store(true)
-	if err := h.eng.do(ctx, id, func(ctx context.Context, r *runner) error { r.ledger.store = c; return nil }); err != nil {
+	if err := h.eng.do(ctx, id, func(ctx context.Context, r *runner) error {
+		r.ledger = runledger.New(c, r.e.emit, r.run.ID, r.log)
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	// The Pause's change is refused, unless a change of the run's own loop
@@ -237,128 +204,4 @@ func TestLockedStore(t *testing.T) {
 			t.Errorf("a started %d times", n)
 		}
 	})
-}
-
-// memStore records what the ledger stores, and fails while fail is set.
-type memStore struct {
-	fail       error
-	created    []store.Run
-	events     []store.Event
-	interrupts []string
-	locks      map[string]store.Lock
-}
-
-func (m *memStore) CreateRun(ctx context.Context, r store.Run, events ...store.Event) error {
-	if m.fail != nil {
-		return m.fail
-	}
-	m.created = append(m.created, r)
-	m.events = append(m.events, events...)
-	return nil
-}
-
-func (m *memStore) Commit(ctx context.Context, runID string, c store.Change) error {
-	if m.fail != nil {
-		return m.fail
-	}
-	m.events = append(m.events, c.Events...)
-	return nil
-}
-
-func (m *memStore) Interrupt(ctx context.Context, runID, reason string, ev store.Event) error {
-	if m.fail != nil {
-		return m.fail
-	}
-	m.interrupts = append(m.interrupts, reason)
-	m.events = append(m.events, ev)
-	return nil
-}
-
-// locks are the memStore's run locks by run id.
-func (m *memStore) TakeLock(ctx context.Context, l store.Lock, stale func(store.Lock) bool) error {
-	if m.fail != nil {
-		return m.fail
-	}
-	if held, ok := m.locks[l.RunID]; ok && held.PID != l.PID && !stale(held) {
-		return &store.LockedError{Holder: held}
-	}
-	if m.locks == nil {
-		m.locks = map[string]store.Lock{}
-	}
-	m.locks[l.RunID] = l
-	return nil
-}
-
-func (m *memStore) ReleaseLock(ctx context.Context, l store.Lock) error {
-	if held, ok := m.locks[l.RunID]; ok && held.PID == l.PID {
-		delete(m.locks, l.RunID)
-	}
-	return nil
-}
-
-// The ledger takes its run's lock for a process and lets go of it; a run a
-// live other process drives is a DrivenError naming it, a lock whose
-// process is gone is taken over.
-func TestLedgerLock(t *testing.T) {
-	t.Parallel()
-	m := &memStore{}
-	l := &ledger{store: m, emit: func(string, Payload) {}, runID: "r1", log: quiet}
-	me := owner.Self(owner.Window)
-	if err := l.lock(context.Background(), me); err != nil {
-		t.Fatal(err)
-	}
-	other := owner.Owner{PID: os.Getppid(), Face: owner.Terminal, Machine: me.Machine} // alive: it started the test
-	var de *DrivenError
-	if err := (&ledger{store: m, runID: "r1", log: quiet}).lock(context.Background(), other); !errors.As(err, &de) ||
-		!errors.Is(err, ErrDriven) || de.Owner.PID != me.PID || !strings.Contains(err.Error(), "driven by Baton's window (process ") {
-		t.Fatalf("locking a run another process drives: %v", err)
-	}
-	l.unlock(me)
-	if err := (&ledger{store: m, runID: "r1", log: quiet}).lock(context.Background(), other); err != nil {
-		t.Fatalf("locking a run nobody drives: %v", err)
-	}
-	gone := owner.Owner{PID: 1 << 22, Machine: me.Machine} // no such process
-	m.locks["r1"] = lockOf("r1", gone)
-	if err := l.lock(context.Background(), me); err != nil {
-		t.Fatalf("taking over a lock whose process is gone: %v", err)
-	}
-}
-
-// A run's creation goes through the ledger like every change: its event
-// row is stored with it and emitted after. A payload that cannot be written
-// breaks the ledger as a failed commit does, and the interruption is
-// stored once, with the reason.
-func TestLedgerCreateRefuseInterrupt(t *testing.T) {
-	t.Parallel()
-	m := &memStore{}
-	var emitted []string
-	l := &ledger{store: m, emit: func(name string, p Payload) { emitted = append(emitted, name+" "+p.RunID+" "+p.Status) }, runID: "r1", log: quiet}
-	run := store.Run{ID: "r1", Status: "created"}
-	if err := l.create(context.Background(), run, newEvent(EventCreated, nil, "")); err != nil {
-		t.Fatal(err)
-	}
-	if len(m.created) != 1 || len(m.events) != 1 || m.events[0].Name != EventCreated || !strings.Contains(string(m.events[0].Payload), `"run":{"id":"r1"`) ||
-		strings.Join(emitted, ",") != EventCreated+" r1 created" {
-		t.Fatalf("created %+v, events %+v, emitted %v", m.created, m.events, emitted)
-	}
-	m.fail = errBoom
-	if err := l.create(context.Background(), run, newEvent(EventCreated, nil, "")); !errors.Is(err, errBoom) || len(emitted) != 1 {
-		t.Fatalf("a refused creation = %v, emitted %v", err, emitted)
-	}
-	m.fail = nil
-
-	bad := newEvent(EventWorkerStarted, nil, "")
-	bad.p.Worker = &store.Worker{TaskID: "a", Waiting: &store.Permission{RequestID: "q", Input: []byte("{")}}
-	if err := l.commit(context.Background(), store.Change{Run: &run}, bad); err == nil || l.broken() == nil {
-		t.Fatalf("a payload that cannot be written = %v, broken %v", err, l.broken())
-	}
-	if err := l.commit(context.Background(), store.Change{Run: &run}); !errors.Is(err, l.broken()) {
-		t.Errorf("a commit after the failure = %v", err)
-	}
-	l.interrupt(store.Run{ID: "r1", Phase: "workerExecution"})
-	l.interrupt(store.Run{ID: "r1"})
-	if len(m.interrupts) != 1 || !strings.Contains(m.interrupts[0], "Baton could not save the run's progress") ||
-		emitted[len(emitted)-1] != EventStatusChanged+" r1 interrupted" {
-		t.Errorf("interrupts %q, emitted %v", m.interrupts, emitted)
-	}
 }

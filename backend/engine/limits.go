@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -25,32 +26,32 @@ import (
 // (hosts.Manager).
 type simulatedHost interface{ Simulated() bool }
 
-// limitHit puts the session of ws (nil: the main session), whose turn
-// ended on limit l, to wait; the run waits with it.
-func (r *runner) limitHit(ctx context.Context, ws *workerState, l limits.Limit) error {
-	now := r.e.now()
-	w := r.limits.Hit(l, now, r.e.jitter())
-	msg := limits.WaitText(*r.limits.WaitUntil, now)
+// limitHit is the change a limit l makes that the session of ws (nil: the
+// main session) hit at now: the session waits, and the run with it; a
+// worker's lowers the worker count from maxWorkers (jitter: the backoff's factor).
+func limitHit(st *limits.State, main *mainsession.Session, ws *workerState, l limits.Limit, now time.Time, jitter float64, maxWorkers int, log *slog.Logger) change {
+	w := st.Hit(l, now, jitter)
+	msg := limits.WaitText(*st.WaitUntil, now)
 	var who []*workerState
 	var detail string
 	if ws == nil {
-		r.limits.MainWait = &w
-		r.main.Hold()
+		st.MainWait = &w
+		main.Hold()
 		detail = fmt.Sprintf("the main session: %s (%s)", l.Kind.Describe(), msg)
 	} else {
-		r.limits.Lower(r.tmpl.Config.MaxWorkers)
+		st.Lower(maxWorkers)
 		ws.holdFor(w, msg)
 		who = []*workerState{ws}
-		detail = fmt.Sprintf("%s: %s (%s); workers at once lowered to %d", ws.w.TaskID, l.Kind.Describe(), msg, r.limits.Cap)
-		r.log.Info("limit", "task", ws.w.TaskID, "kind", l.Kind, "until", w.Until, "cap", r.limits.Cap)
+		detail = fmt.Sprintf("%s: %s (%s); workers at once lowered to %d", ws.w.TaskID, l.Kind.Describe(), msg, st.Cap)
+		log.Info("limit", "task", ws.w.TaskID, "kind", l.Kind, "until", w.Until, "cap", st.Cap)
 	}
 	if l.Message != "" {
 		detail += ": " + l.Message
 	}
 	e := newEvent(EventLimitWaiting, ws, detail)
-	e.p.ResumesAt = r.limits.WaitUntil
-	e.p.Limit = string(l.Kind)
-	return r.apply(ctx, change{}.with(who, e).say(msg))
+	e.P.ResumesAt = st.WaitUntil
+	e.P.Limit = string(l.Kind)
+	return change{}.with(who, e).say(msg)
 }
 
 // limitStep is what the run's wait for a limit says now (pos: where the
@@ -68,7 +69,7 @@ func limitStep(pos *runPos, st *limits.State, now time.Time, auto func() bool, m
 	case limits.Due:
 		text := "the limit has reset: resume the run (Resume now)"
 		e := newEvent(EventLimitDue, nil, text)
-		e.p.Limit = string(st.WaitKind)
+		e.P.Limit = string(st.WaitKind)
 		c := change{}.with(nil, e).say(text)
 		return &c, false
 	case limits.Over:
@@ -83,7 +84,7 @@ func limitStep(pos *runPos, st *limits.State, now time.Time, auto func() bool, m
 func limitOver(l *limits.State, msg string) change {
 	kind := l.End()
 	e := newEvent(EventLimitResumed, nil, "the limit has reset and the run resumes")
-	e.p.Limit = string(kind)
+	e.P.Limit = string(kind)
 	c := change{}.with(nil, e)
 	if strings.HasPrefix(msg, "waiting for the limit") || strings.HasPrefix(msg, "the limit has reset") {
 		c = c.say("")
@@ -133,13 +134,13 @@ func (r *runner) resumeWaiting(ctx context.Context) error {
 		id := session.ID(ws.w.SessionID)
 		kind := ws.book.Release(r.e.now())
 		if err := r.e.host.Send(ctx, id, limits.Continue); err != nil {
-			if err := r.workerFailed(ctx, ws, fmt.Sprintf("resume after the %s: %v", kind.Describe(), err), true); r.halted(err) {
+			if err := r.workerFailed(ctx, ws, fmt.Sprintf("resume after the %s: %v", kind.Describe(), err), true); r.ledger.Halted(&r.run, err) {
 				return err
 			}
 			continue
 		}
 		r.follow.Mark(id, session.NoticeMessage)
-		if err := r.apply(ctx, ws.continued(kind, r.e.now())); r.halted(err) {
+		if err := r.apply(ctx, ws.continued(kind, r.e.now())); r.ledger.Halted(&r.run, err) {
 			return err
 		}
 	}

@@ -52,15 +52,15 @@ func (r *runner) checkLink(ctx context.Context) bool {
 		r.main.Reconnected()
 		r.main.Refresh(now)
 		r.log.Info("the host is back", "after", away.Round(time.Millisecond))
-		r.halted(r.apply(ctx, change{}.with(nil, newEvent(EventReconnected, nil, said)).say(msg)))
+		r.ledger.Halted(&r.run, r.apply(ctx, change{}.with(nil, newEvent(EventReconnected, nil, said)).say(msg)))
 		return false
 	case !r.link.Waiting():
 		bound := r.e.reconnectBound()
 		r.log.Warn("the host is lost; reconnecting", "reason", st.Reason, "model", st.Model, "for", bound)
 		info := r.link.Lose(time.Now(), bound, st, r.run.Message)
 		ev := newEvent(EventReconnecting, nil, info.Text())
-		ev.p.Reconnecting = &info
-		r.halted(r.apply(ctx, change{}.with(nil, ev).say(info.Text())))
+		ev.P.Reconnecting = &info
+		r.ledger.Halted(&r.run, r.apply(ctx, change{}.with(nil, ev).say(info.Text())))
 		return true
 	case !r.link.Overdue(time.Now()):
 		return true
@@ -73,7 +73,7 @@ func (r *runner) checkLink(ctx context.Context) bool {
 		return true
 	}
 	r.stopped = true
-	r.halted(r.apply(context.WithoutCancel(ctx), change{}.with(nil, newEvent(EventStatusChanged, nil, reason)).say(reason)))
+	r.ledger.Halted(&r.run, r.apply(context.WithoutCancel(ctx), change{}.with(nil, newEvent(EventStatusChanged, nil, reason)).say(reason)))
 	return true
 }
 

@@ -42,14 +42,14 @@ func answerRecord(resp protocol.Response) (store.PhaseAnswer, error) {
 func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 	ans, err := answerRecord(resp)
 	if err != nil {
-		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+		return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	ans.Attempt = r.main.Reprompts
 	r.main.Answered()
 	answered := change{Change: store.Change{Answers: []store.PhaseAnswer{ans}}}
 	switch data := resp.Data.(type) {
 	case *protocol.Analysis:
-		if err := r.enter(RunPlanning, PhaseTaskPlanning); err != nil {
+		if err := r.enter(RunPlanning, PhaseTaskPlanning, &r.run); err != nil {
 			return err
 		}
 		if err := r.apply(ctx, answered.with(nil, newEvent(EventAnalysisComplete, nil, data.Summary), newEvent(EventPhaseChanged, nil, ""))); err != nil {
@@ -60,7 +60,7 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 		return r.planned(ctx, answered, data)
 	case *protocol.Aggregation:
 		if r.tmpl.Phases.Verification.Enabled {
-			if err := r.enter(RunVerifying, PhaseVerification); err != nil {
+			if err := r.enter(RunVerifying, PhaseVerification, &r.run); err != nil {
 				return err
 			}
 			if err := r.apply(ctx, answered.with(nil, newEvent(EventPhaseChanged, nil, data.Summary))); err != nil {
@@ -81,13 +81,13 @@ func (r *runner) answer(ctx context.Context, resp protocol.Response) error {
 			return r.complete(ctx, answered, summary)
 		}
 		r.flows.Planned(tasks)
-		if err := r.enter(RunRunning, PhaseWorkerExecution); err != nil {
+		if err := r.enter(RunRunning, PhaseWorkerExecution, &r.run); err != nil {
 			return err
 		}
 		ws := r.plan.add(r.run.ID, tasks)
 		answered.Tasks = tasks
 		ev := newEvent(EventRemediation, nil, round)
-		ev.p.Tasks = tasks
+		ev.P.Tasks = tasks
 		return r.apply(ctx, answered.with(ws, ev, newEvent(EventPhaseChanged, nil, "")).say(round))
 	case *protocol.Review:
 		ws := r.review.answered(data, &r.plan)
@@ -119,13 +119,13 @@ func (r *runner) planned(ctx context.Context, c change, data *protocol.TaskList)
 	r.plan.workers = map[string]*workerState{}
 	c.Tasks, c.ReplaceTasks = tasks, true
 	ready := newEvent(EventTasksReady, nil, "")
-	ready.p.Tasks, ready.p.Groups = tasks, ParallelGroups(tasks)
+	ready.P.Tasks, ready.P.Groups = tasks, ParallelGroups(tasks)
 	c = c.with(nil, ready, newEvent(EventPhaseChanged, nil, "")).say(skillNote)
 	var tle *TaskListError
 	if errors.As(checkErr, &tle) {
 		msg := strings.TrimSpace(checkErr.Error() + "\n" + skillNote)
 		ev := newEvent(EventTasksInvalid, nil, msg)
-		ev.p.Problems = tle.Problems
+		ev.P.Problems = tle.Problems
 		c = c.with(nil, ev).say(msg)
 	}
 	if err := r.apply(ctx, c); err != nil {
@@ -133,7 +133,7 @@ func (r *runner) planned(ctx context.Context, c change, data *protocol.TaskList)
 	}
 	if checkErr == nil && r.tmpl.Config.AutoConfirm {
 		if err := r.confirm(ctx, Modifications{}); err != nil {
-			if r.ledger.broken() != nil {
+			if r.ledger.Broken() != nil {
 				return err
 			}
 			r.log.Warn("auto-confirm", "err", err)
@@ -149,7 +149,7 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 	now := r.e.now()
 	r.main.Answered()
 	if err := r.sync(); err != nil {
-		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+		return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	rep := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.iso.ResultHolds(ctx, r.run.Cwd, r.log))
 	answers, err := r.e.store.Answers(context.WithoutCancel(ctx), r.run.ID)
@@ -167,7 +167,7 @@ func (r *runner) complete(ctx context.Context, c change, summary string) error {
 	r.run.CompletedAt = &now
 	r.run.Issues = issues
 	if err := r.sync(); err != nil {
-		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+		return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	msg := summary
 	if byUser := rep.Tasks.SkippedByUser; r.run.TasksFailed+r.run.TasksSkipped-byUser > 0 {
@@ -206,7 +206,7 @@ func (r *runner) afterWorkers(ctx context.Context) error {
 	case !r.tmpl.Phases.Verification.Enabled:
 		return r.complete(ctx, change{}, "")
 	}
-	if err := r.enter(next, phase); err != nil {
+	if err := r.enter(next, phase, &r.run); err != nil {
 		return err
 	}
 	if err := r.apply(ctx, change{}.with(nil, newEvent(EventPhaseChanged, nil, ""))); err != nil {

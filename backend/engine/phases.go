@@ -68,7 +68,7 @@ func (r *runner) fail(ctx context.Context, reason string) error {
 	var ws []*workerState
 	for _, w := range r.plan.workers {
 		if !w.status.Done() && w.status != WorkerTimeout {
-			r.archive.stop(ctx, w)
+			r.archive.Stop(ctx, w.live(), w.w.TaskID)
 			if err := w.move(WorkerCancelled); err != nil {
 				return err
 			}
@@ -97,7 +97,7 @@ func (r *runner) begin(ctx context.Context) error {
 	if r.tmpl.Phases.Analysis.Enabled {
 		status, phase, tp, want = RunAnalyzing, PhaseAnalysis, template.PhaseAnalysis, protocol.PhaseAnalysis
 	}
-	if err := r.enter(status, phase); err != nil {
+	if err := r.enter(status, phase, &r.run); err != nil {
 		return err
 	}
 	if err := r.apply(ctx, change{}.with(nil, newEvent(EventStarted, nil, ""), newEvent(EventPhaseChanged, nil, ""))); err != nil {
@@ -208,7 +208,7 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return nil
 	}
 	r.main.Took(d)
-	if c := r.byMode(nil, d); len(c.Decisions) > 0 {
+	if c := byMode(r.gate, r.run.MainSessionID, r.tmpl.Config.PermissionMode, nil, d, r.e.now()); len(c.Decisions) > 0 {
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}
@@ -237,14 +237,24 @@ func (r *runner) checkMain(ctx context.Context) error {
 		return nil
 	}
 	if l := r.main.Limit(); l != nil {
-		return r.limitHit(ctx, nil, *l) // a wait, not a re-prompt
+		return r.apply(ctx, limitHit(&r.limits, r.main, nil, *l, r.e.now(), r.e.jitter(), r.tmpl.Config.MaxWorkers, r.log)) // a wait, not a re-prompt
 	}
-	if r.main.Outage() != nil {
-		// The model could not be reached: it goes on once it is back.
-		return r.mainGoOn(ctx, prompts.ModelBack, false)
-	}
-	if r.main.Cut() && r.main.Reprompts < r.tmpl.Config.MaxRetries {
-		return r.mainGoOn(ctx, prompts.StoppedMidTurn, true)
+	// The model could not be reached: it goes on once it is back. Stopped
+	// in the middle: it goes on, counted against the re-prompts. While the
+	// model is still away it waits.
+	if out := r.main.Outage() != nil; out || r.main.Cut() && r.main.Reprompts < r.tmpl.Config.MaxRetries {
+		why := prompts.ModelBack
+		if !out {
+			why = prompts.StoppedMidTurn
+		}
+		if r.e.hostDown() {
+			return nil
+		}
+		at := r.main.At
+		return r.tell(ctx, nil, prompts.GoOn(why, nil, false), "message to go on", func() change {
+			r.main.WentOn(at, !out, r.e.now())
+			return change{}.with(nil, newEvent(EventResumed, nil, "the main session goes on: "+why))
+		})
 	}
 	if why := r.main.Failed(); why != "" {
 		// The CLI's own sentence: asking again would get the same.
@@ -281,28 +291,9 @@ func (r *runner) checkMain(ctx context.Context) error {
 	}
 	text := r.prompts.Reprompt(failure, r.main.Asked)
 	at := r.main.At
-	if err := r.e.host.Send(ctx, id, text); err != nil {
-		return r.fail(ctx, fmt.Sprintf("send the re-prompt: %v", err))
-	}
-	r.follow.Mark(id, session.NoticeMessage)
-	r.main.Again(at)
-	return r.apply(ctx, answered.with(nil, newEvent(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s",
-		r.main.Asked, r.main.Reprompts, r.tmpl.Config.MaxRetries, failure.Message))))
-}
-
-// mainGoOn sends the main session, whose turn stopped before it ended
-// (why), the message to go on; reprompt counts it against the re-prompts.
-// While the model is still away it waits.
-func (r *runner) mainGoOn(ctx context.Context, why string, reprompt bool) error {
-	if r.e.hostDown() {
-		return nil
-	}
-	id := session.ID(r.run.MainSessionID)
-	at := r.main.At
-	if err := r.e.host.Send(ctx, id, prompts.GoOn(why, nil, false)); err != nil {
-		return r.fail(ctx, fmt.Sprintf("send the message to go on: %v", err))
-	}
-	r.follow.Mark(id, session.NoticeMessage)
-	r.main.WentOn(at, reprompt, r.e.now())
-	return r.apply(ctx, change{}.with(nil, newEvent(EventResumed, nil, "the main session goes on: "+why)))
+	return r.tell(ctx, nil, text, "re-prompt", func() change {
+		r.main.Again(at)
+		return answered.with(nil, newEvent(EventReprompted, nil, fmt.Sprintf("asked again for the %s answer (%d of %d): %s",
+			r.main.Asked, r.main.Reprompts, r.tmpl.Config.MaxRetries, failure.Message)))
+	})
 }

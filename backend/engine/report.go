@@ -1,15 +1,13 @@
 package engine
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/baton-app/baton/backend/report"
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -59,72 +57,37 @@ func Report(s Snapshot) string {
 	return report.Markdown(s.Run, s.Tasks, s.Workers, s.Answers, s.FinalReport) + report.PermissionLog(s.Permissions)
 }
 
+// Snapshot is the whole state of a run, for a view that opens late
+// (runstore.Snapshot).
+type Snapshot = runstore.Snapshot
+
+// LoadSnapshot reads run runID from the store alone, without an engine:
+// what the window's views and the terminal's "baton show" and "baton
+// export" read (runstore.Load).
+func LoadSnapshot(ctx context.Context, st *store.Store, runID string) (Snapshot, error) {
+	return runstore.Load(ctx, st, runID)
+}
+
+// LoadReport is LoadSnapshot with the final report of a finished run that
+// has none stored built from its history (runstore.LoadReport).
+func LoadReport(ctx context.Context, st *store.Store, runID string) (Snapshot, error) {
+	return runstore.LoadReport(ctx, st, runID, facts)
+}
+
 // BuildFinalReport builds the final report of a run from its state and its
 // stored events (oldest first).
 func BuildFinalReport(s Snapshot, events []store.Event) FinalReport {
-	rep := report.Build(s.Run, s.Tasks, s.Workers, s.Answers, history(events))
-	var stored []store.CheckResult
-	if s.Checks != nil {
-		stored = s.Checks.Results
-	}
-	rep.AddChecks(checksReport(s.Run, stored, s.Answers))
-	return rep
+	return runstore.BuildReport(s, events, facts)
 }
 
-// history is what the report counts of a run's events: review verdicts,
-// questions and answers, retries, re-prompts, QA rounds and limit waits.
-func history(events []store.Event) []report.Fact {
-	var out []report.Fact
-	for _, e := range events {
-		var p Payload
-		if len(e.Payload) > 0 {
-			_ = json.Unmarshal(e.Payload, &p)
-		}
-		f := report.Fact{TaskID: cmp.Or(e.TaskID, p.TaskID), Text: p.Message, At: e.CreatedAt}
-		switch e.Name {
-		case EventWorkerCompleted:
-			who, reason, ok := verdict(p.Message, "approved by ")
-			if !ok {
-				continue
-			}
-			f.Kind, f.By, f.Text = report.FactApproved, who, reason
-		case EventWorkerRejected:
-			f.Kind = report.FactRejected
-			if who, reason, ok := verdict(p.Message, "rejected by "); ok {
-				f.By, f.Text = who, reason
-			}
-		case EventWorkerQuestion:
-			f.Kind = report.FactQuestion
-		case EventWorkerAnswered:
-			f.Kind = report.FactAnswered
-		case EventWorkerRetrying:
-			f.Kind = report.FactRetry
-		case EventWorkerReprompted, EventReprompted:
-			f.Kind = report.FactReprompt
-		case EventRemediation:
-			f.Kind = report.FactRemediation
-			for _, t := range p.Tasks {
-				f.Tasks = append(f.Tasks, t.ID)
-			}
-		case EventLimitWaiting:
-			f.Kind = report.FactLimitWait
-		default:
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
+// ExportJSON is the JSON export of a run (runstore.ExportJSON).
+func ExportJSON(s Snapshot) ([]byte, error) { return runstore.ExportJSON(s) }
 
-// verdict splits "approved by the reviewer: looks good" into who and why.
-func verdict(msg, prefix string) (who, reason string, ok bool) {
-	rest, ok := strings.CutPrefix(msg, prefix)
-	if !ok {
-		return "", "", false
-	}
-	who, reason, _ = strings.Cut(rest, ": ")
-	return who, reason, true
-}
+// facts are the events the final report counts, by kind (report.History).
+var facts = map[string]report.FactKind{EventWorkerCompleted: report.FactApproved, EventWorkerRejected: report.FactRejected,
+	EventWorkerQuestion: report.FactQuestion, EventWorkerAnswered: report.FactAnswered, EventWorkerRetrying: report.FactRetry,
+	EventWorkerReprompted: report.FactReprompt, EventReprompted: report.FactReprompt, EventRemediation: report.FactRemediation,
+	EventLimitWaiting: report.FactLimitWait}
 
 // finalReport builds the final report of run, finishing with plan as it
 // is in memory (the run synced), with the answers stored and those of the change
@@ -137,7 +100,7 @@ func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run sto
 	if err != nil {
 		log.Warn("final report: read the answers", "err", err)
 	}
-	events, err := allEvents(ctx, st, run.ID)
+	events, err := runstore.Events(ctx, st, run.ID)
 	if err != nil {
 		log.Warn("final report: read the events", "err", err)
 	}
@@ -146,31 +109,14 @@ func finalReport(ctx context.Context, st *store.Store, log *slog.Logger, run sto
 		workers = append(workers, ws.w)
 	}
 	all := append(answers, extra...)
-	rep := report.Build(run, plan.tasks, workers, all, history(events))
+	rep := report.Build(run, plan.tasks, workers, all, report.History(events, facts))
 	stored, err := st.Checks(ctx, run.ID)
 	if err != nil {
 		log.Warn("final report: read the checks", "err", err)
 	}
-	rep.AddChecks(checksReport(run, stored, all))
+	rep.AddChecks(runstore.ChecksReport(run, stored, all))
 	rep.KeepPresent(present)
 	return rep
-}
-
-// allEvents reads every stored event of a run, oldest first.
-func allEvents(ctx context.Context, st *store.Store, runID string) ([]store.Event, error) {
-	var out []store.Event
-	var after int64
-	for {
-		page, err := st.Events(ctx, runID, after, 10000)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page...)
-		if len(page) < 10000 {
-			return out, nil
-		}
-		after = page[len(page)-1].ID
-	}
 }
 
 // FinalReport returns the final report stored when run runID finished. A
@@ -185,78 +131,4 @@ func (e *Engine) FinalReport(ctx context.Context, runID string) (FinalReport, er
 		return FinalReport{}, fmt.Errorf("run %s is %s: %w", runID, snap.Run.Status, ErrNotFinished)
 	}
 	return *snap.FinalReport, nil
-}
-
-// LoadSnapshot reads run runID from the store alone, without an engine:
-// what the window's views and the terminal's "baton show" and "baton
-// export" read. It holds every committed change.
-func LoadSnapshot(ctx context.Context, st *store.Store, runID string) (Snapshot, error) {
-	run, err := st.Run(ctx, runID)
-	if errors.Is(err, store.ErrNotFound) {
-		return Snapshot{}, fmt.Errorf("run %s: %w", runID, ErrUnknownRun)
-	}
-	if err != nil {
-		return Snapshot{}, err
-	}
-	tasks, err := st.Tasks(ctx, runID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	workers, err := st.Workers(ctx, runID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	answers, err := st.Answers(ctx, runID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	perms, err := st.PermissionLog(ctx, runID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	snap := Snapshot{Run: run, Tasks: tasks, Workers: workers, Answers: answers, ParallelGroups: ParallelGroups(tasks), Permissions: perms}
-	if snap.Checks, err = runChecks(ctx, st, run); err != nil {
-		return Snapshot{}, err
-	}
-	if snap.Worktree, err = worktreeView(run, tasks); err != nil {
-		return Snapshot{}, err
-	}
-	if raw, err := st.FinalReport(ctx, runID); err == nil {
-		var rep FinalReport
-		if err := json.Unmarshal(raw, &rep); err != nil {
-			return Snapshot{}, fmt.Errorf("final report of %s: %w", runID, err)
-		}
-		snap.FinalReport = &rep
-	} else if !errors.Is(err, store.ErrNoReport) {
-		return Snapshot{}, err
-	}
-	return snap, nil
-}
-
-// LoadReport is LoadSnapshot with the final report of a finished run that
-// has none stored (it finished before Baton stored them) built from its
-// history.
-func LoadReport(ctx context.Context, st *store.Store, runID string) (Snapshot, error) {
-	snap, err := LoadSnapshot(ctx, st, runID)
-	if err != nil || snap.FinalReport != nil || !store.Finished(snap.Run.Status) {
-		return snap, err
-	}
-	events, err := allEvents(ctx, st, runID)
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("final report of %s: %w", runID, err)
-	}
-	rep := BuildFinalReport(snap, events)
-	snap.FinalReport = &rep
-	return snap, nil
-}
-
-// ExportJSON is the JSON export of a run: the run (its outcome and issues
-// included), its tasks, workers, the main session's answers and the final
-// report.
-func ExportJSON(s Snapshot) ([]byte, error) {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
 }

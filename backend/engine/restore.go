@@ -70,15 +70,15 @@ func (e *Engine) restoreRun(ctx context.Context, run store.Run, mv *Move) (err e
 	if err != nil {
 		return err
 	}
-	if err := r.ledger.lock(ctx, e.owner); err != nil {
+	if err := r.ledger.Lock(ctx, e.owner); err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			r.ledger.unlock(e.owner)
+			r.ledger.Unlock(e.owner)
 		}
 	}()
-	if r.gate.run, err = e.store.PermissionRules(ctx, run.ID); err != nil {
+	if r.gate.Run, err = e.store.PermissionRules(ctx, run.ID); err != nil {
 		return err
 	}
 	r.moved = mv
@@ -212,12 +212,12 @@ func (r *runner) reattach(ctx context.Context) error {
 	}
 	if r.status == RunConfirming {
 		ready := newEvent(EventTasksReady, nil, "")
-		ready.p.Tasks, ready.p.Groups = r.plan.tasks, ParallelGroups(r.plan.tasks)
+		ready.P.Tasks, ready.P.Groups = r.plan.tasks, ParallelGroups(r.plan.tasks)
 		c = c.with(nil, ready)
 		var tle *TaskListError
 		if err := CheckTasks(r.plan.tasks, r.tmpl.Config.MaxTasks); errors.As(err, &tle) {
 			inv := newEvent(EventTasksInvalid, nil, err.Error())
-			inv.p.Problems = tle.Problems
+			inv.P.Problems = tle.Problems
 			c = c.with(nil, inv)
 		}
 	}

@@ -247,10 +247,6 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
-// reportNotes are the warnings and issues of a worker's completion report
-// (protocol.Completion.Notes).
-func reportNotes(c *protocol.Completion) []string { return c.Notes() }
-
 // foreign refuses a review answer about another task than the one the
 // review was asked for (nil: the answer is about it, or is of another
 // phase).

@@ -8,20 +8,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/archiver"
 	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/limits"
 	"github.com/baton-app/baton/backend/mainsession"
+	"github.com/baton-app/baton/backend/permgate"
 	"github.com/baton-app/baton/backend/permrules"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/reconnect"
+	"github.com/baton-app/baton/backend/runledger"
 	"github.com/baton-app/baton/backend/runstatus"
+	"github.com/baton-app/baton/backend/runstore"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
 	"github.com/baton-app/baton/backend/template"
 	"github.com/baton-app/baton/backend/transcript"
+	"github.com/baton-app/baton/backend/warmstart"
 	"github.com/baton-app/baton/backend/workflows"
 )
 
@@ -31,19 +36,7 @@ type command struct {
 }
 
 // runState is the run's state beyond its row, stored in Run.State.
-type runState struct {
-	Main   mainsession.Session `json:"main"`
-	Resume string              `json:"resume,omitempty"`
-	// Reviewing and Remediation are the reviewer's (review.go).
-	Reviewing   string `json:"reviewing,omitempty"`
-	Remediation int    `json:"remediation,omitempty"`
-	// Limits: waits for limits, the worker count after them, the budget.
-	Limits limits.State `json:"limits,omitzero"`
-	// Worktree is the run's worktree isolation.
-	Worktree *isolation.State `json:"worktree,omitempty"`
-	// Checks are the project's checks Baton runs (checks.go).
-	Checks *checkrounds.State `json:"checks,omitempty"`
-}
+type runState = runstore.State
 
 type startResult struct {
 	taskID  string
@@ -73,20 +66,20 @@ type runner struct {
 	main    *mainsession.Session
 	plan    taskPlan
 	follow  *transcript.Follower
-	ledger  *ledger
+	ledger  *runledger.Ledger
 	flows   Workflows
 	prompts *prompts.Prompter
-	archive *archiver
+	archive *archiver.Archiver
 	review  *reviewer
 	limits  limits.State
 	// iso is the worktree isolation (nil: the workers share the folder).
 	iso  *isolation.Workspace
 	link reconnect.Link
 	// gate answers the permission prompts the run's rules cover.
-	gate *gate
+	gate *permgate.Gate
 	// warm are the sessions the host started ahead for tasks that may
 	// start next (warm.go).
-	warm warmth
+	warm *warmstart.State
 	// move, on a run taken up on another host, says what moved (host.go).
 	moved *Move
 	// checks are the project's checks (checks.go); a round that ended
@@ -121,8 +114,8 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	}
 	r := &runner{e: e, log: e.logger.With("run", run.ID), run: run, runPos: runPos{status: st}, tmpl: tmpl, parser: parser,
 		plan: taskPlan{tasks: tasks, workers: map[string]*workerState{}}, cmds: make(chan command),
-		started: make(chan startResult, 64), checked: make(chan checkrounds.Round, 1), done: make(chan struct{}), finished: make(chan struct{}),
-		warm: warmth{tasks: map[string]session.ID{}}}
+		started: make(chan startResult, 64), checked: make(chan checkrounds.Round, 1), done: make(chan struct{}), finished: make(chan struct{})}
+	r.warm = warmstart.New(e.host, r.log)
 	var perms permrules.Lists
 	if tmpl.Config.Permissions != nil {
 		perms = *tmpl.Config.Permissions
@@ -184,7 +177,7 @@ func newRunner(e *Engine, run store.Run, tmpl template.Template, tasks []store.T
 	r.follow = transcript.NewFollower(e.host, e.now, r.pollEvery)
 	r.main = &rs.Main
 	r.main.Attach(e.host, r.log)
-	r.archive = &archiver{host: e.host, untrack: e.untrack, log: r.log}
+	r.archive = archiver.New(e.host, e.untrack, r.log)
 	r.ledger = e.newLedger(run.ID)
 	r.flows = e.workflows(workflows.Run{ID: run.ID, Cwd: run.Cwd, Request: run.Request, Config: tmpl.Config,
 		Values: values, Delimiters: delimiters(tmpl), Home: e.home, Now: e.now, Log: r.log})
@@ -205,8 +198,8 @@ func (r *runner) loop(parent context.Context) {
 	// Goroutines the run starts (session starts) end with it.
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
-	defer r.archive.wait()
-	defer r.coolAll()
+	defer r.archive.Wait()
+	defer r.warm.CoolAll()
 	defer r.follow.Stop()
 	defer r.flows.Close()
 	ticker := time.NewTicker(r.pollEvery)
@@ -220,13 +213,13 @@ func (r *runner) loop(parent context.Context) {
 	if !r.stopped && !r.link.Waiting() {
 		r.step(ctx, true)
 	}
-	for !r.halted(nil) && !r.stopped {
+	for !r.ledger.Halted(&r.run, nil) && !r.stopped {
 		poll := false
 		select {
 		case <-r.e.host.Link().Changed:
 		case <-r.link.GiveUp():
 		case <-ctx.Done():
-			r.halted(r.flushProgress(context.WithoutCancel(ctx)))
+			r.ledger.Halted(&r.run, r.flushProgress(context.WithoutCancel(ctx)))
 			return
 		case c := <-r.cmds:
 			c.reply <- c.fn(ctx, r)
@@ -237,50 +230,36 @@ func (r *runner) loop(parent context.Context) {
 				// Restore asks the host whether its session exists.
 				return
 			}
-			if r.halted(r.onStarted(ctx, res)) {
+			if r.ledger.Halted(&r.run, r.onStarted(ctx, res)) {
 				return
 			}
 		case res := <-r.checked:
-			if c, ok := checked(ctx, r.e.store, r.checks, res, r.run.ID, r.e.now(), r.log); ok && r.halted(r.apply(ctx, c)) {
+			if c, ok := checked(ctx, r.e.store, r.checks, res, r.run.ID, r.e.now(), r.log); ok && r.ledger.Halted(&r.run, r.apply(ctx, c)) {
 				return
 			}
 		case rep := <-r.flows.Reports():
-			if r.halted(r.onMail(ctx, rep)) {
+			if r.ledger.Halted(&r.run, r.onMail(ctx, rep)) {
 				return
 			}
 		case <-ticker.C:
 			poll = true
 		case <-flush.C:
-			r.halted(r.flushProgress(ctx))
+			r.ledger.Halted(&r.run, r.flushProgress(ctx))
 			continue
 		}
-		if r.halted(nil) {
+		if r.ledger.Halted(&r.run, nil) {
 			return
 		}
 		if r.checkLink(ctx) {
 			continue // the host is lost: no step until it is back
 		}
 		r.step(ctx, poll)
-		r.archive.flush(ctx)
+		r.archive.Flush(ctx)
 		if r.status.Finished() && r.inflight == 0 {
-			r.halted(r.flushProgress(ctx))
+			r.ledger.Halted(&r.run, r.flushProgress(ctx))
 			return
 		}
 	}
-}
-
-// halted reports whether the run must stop because a change could not be
-// saved (the ledger logged it, and stops the run as interrupted). Any other
-// error of a step is logged, and the step goes on.
-func (r *runner) halted(err error) bool {
-	if r.ledger.broken() != nil {
-		r.ledger.interrupt(r.run)
-		return true
-	}
-	if err != nil {
-		r.log.Warn("step", "err", err)
-	}
-	return false
 }
 
 // step reads what changed and moves the run on.
@@ -295,18 +274,18 @@ func (r *runner) step(ctx context.Context, poll bool) {
 	if r.main.Asked == "" {
 		// A phase of the main session without its prompt: the process
 		// stopped between the status change and the prompt. Ask again.
-		if r.halted(r.askAgain(ctx)) || r.status.Finished() {
+		if r.ledger.Halted(&r.run, r.askAgain(ctx)) || r.status.Finished() {
 			return
 		}
 	}
 	if kind, ok := dirty[session.ID(r.run.MainSessionID)]; (ok && kind != session.NoticeMessage || poll) && !r.status.Held() {
-		if r.halted(r.checkMainPermissions(ctx)) {
+		if r.ledger.Halted(&r.run, r.checkMainPermissions(ctx)) {
 			return
 		}
 	}
 	if r.main.Asked != "" && !r.status.Held() && r.limits.MainWait == nil {
 		if _, ok := dirty[session.ID(r.run.MainSessionID)]; ok || poll {
-			if r.halted(r.checkMain(ctx)) {
+			if r.ledger.Halted(&r.run, r.checkMain(ctx)) {
 				return
 			}
 		}
@@ -314,7 +293,7 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			if err := r.e.host.Interrupt(ctx, session.ID(r.run.MainSessionID)); err != nil {
 				r.log.Debug("interrupt the main session", "err", err)
 			}
-			if r.halted(r.fail(ctx, fmt.Sprintf("the %s answer did not come within %d s", r.main.Asked, secs))) {
+			if r.ledger.Halted(&r.run, r.fail(ctx, fmt.Sprintf("the %s answer did not come within %d s", r.main.Asked, secs))) {
 				return
 			}
 		}
@@ -340,14 +319,21 @@ func (r *runner) step(ctx context.Context, poll bool) {
 			}
 			return r.resumeWaiting(ctx)
 		},
-		r.checkTimeouts, r.mergeWork, r.schedule, r.warmSoon, r.checkDeadlock, r.afterWorkers,
+		r.checkTimeouts, r.mergeWork, r.schedule, r.warmSoon,
+		func(ctx context.Context) error {
+			if why := deadlockStep(&r.runPos, r.inflight, r.checks, &r.plan); why != "" {
+				return r.fail(ctx, why)
+			}
+			return nil
+		},
+		r.afterWorkers,
 	} {
-		if r.halted(check(ctx)) {
+		if r.ledger.Halted(&r.run, check(ctx)) {
 			return
 		}
 	}
 	if time.Since(r.lastFlush) >= r.e.progress {
-		r.halted(r.flushProgress(ctx))
+		r.ledger.Halted(&r.run, r.flushProgress(ctx))
 	}
 }
 
@@ -410,7 +396,7 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 		}
 		if c.final && c.report == nil {
 			if err := r.sync(); err != nil {
-				return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+				return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 			}
 			built := finalReport(ctx, r.e.store, r.log, r.run, &r.plan, c.Answers, r.iso.ResultHolds(ctx, r.run.Cwd, r.log))
 			c.report = &built
@@ -422,12 +408,12 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			r.places.End(&r.e.wg)
 		}
 		if err := r.sync(); err != nil {
-			return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+			return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 		}
 		if c.final {
 			data, err := json.Marshal(c.report)
 			if err != nil {
-				return r.ledger.refuse(fmt.Errorf("save the final report of %s: %w", r.run.ID, err))
+				return r.ledger.Refuse(fmt.Errorf("save the final report of %s: %w", r.run.ID, err))
 			}
 			c.FinalReport = data
 		}
@@ -438,12 +424,12 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			sc.Workers = append(sc.Workers, ws.w)
 			ws.dirty = false
 		}
-		if err := r.ledger.commit(ctx, sc, c.events...); err != nil {
+		if err := r.ledger.Commit(ctx, sc, c.events...); err != nil {
 			return err
 		}
 		if r.status.Finished() {
-			r.archive.flush(ctx)
-			r.archive.wait()
+			r.archive.Flush(ctx)
+			r.archive.Wait()
 			r.flows.Flush()
 			select {
 			case <-r.finished:
@@ -461,14 +447,5 @@ func (r *runner) apply(ctx context.Context, changes ...change) error {
 			}
 		}
 	}
-	return nil
-}
-
-// enter moves the run to the status and phase of a main-session phase.
-func (r *runner) enter(next RunStatus, phase Phase) error {
-	if err := r.move(next); err != nil {
-		return err
-	}
-	r.run.Phase = string(phase)
 	return nil
 }

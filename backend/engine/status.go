@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/baton-app/baton/backend/runstatus"
+	"github.com/baton-app/baton/backend/store"
 )
 
 // Where a run and its workers stand, and their legal transitions
@@ -80,6 +81,16 @@ func (p *runPos) move(next RunStatus) error {
 		return runstatus.IllegalRun(p.status, next)
 	}
 	p.status = next
+	return nil
+}
+
+// enter moves the run (its row, run) to the status and phase of a
+// main-session phase.
+func (p *runPos) enter(next RunStatus, phase Phase, run *store.Run) error {
+	if err := p.move(next); err != nil {
+		return err
+	}
+	run.Phase = string(phase)
 	return nil
 }
 

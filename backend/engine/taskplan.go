@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-app/baton/backend/checkrounds"
 	"github.com/baton-app/baton/backend/report"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -204,6 +205,20 @@ func (p *taskPlan) dependsOn(a, b string) bool {
 	return walk(a)
 }
 
+// deadlockStep says why a run at pos must stop (""), when its pending
+// tasks can never start: nothing runs, nothing is starting (inflight) or
+// waiting for the checks, and every pending task waits for a task that
+// will not complete.
+func deadlockStep(pos *runPos, inflight int, checks *checkrounds.State, p *taskPlan) string {
+	if (pos.status != RunSpawning && pos.status != RunRunning) || inflight > 0 || checks.IsRunning() || checks.HoldsWorkers() {
+		return ""
+	}
+	if why := p.deadlock(); why != "" {
+		return "dependency deadlock: no task can start and none is running: " + why
+	}
+	return ""
+}
+
 // deadlock explains why the pending tasks can never start ("" when some
 // task can still start or some worker can still move the plan on). Call it
 // only when no worker is starting.
@@ -305,7 +320,7 @@ func (p *taskPlan) skipAfter(c change, ws *workerState, ended event, reason stri
 	}
 	c.skipped = ids(skipped)
 	if len(skipped) > 0 {
-		ended.p.Skipped = ids(skipped)
+		ended.P.Skipped = ids(skipped)
 	}
 	evs := []event{ended}
 	for _, s := range skipped {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
@@ -32,7 +31,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	now := r.e.now()
 	ws.took(d, r.prompts.Folder(ws.w.TaskID), now)
-	if c := r.byMode(ws, d); len(c.Decisions) > 0 {
+	if c := byMode(r.gate, r.run.MainSessionID, r.tmpl.Config.PermissionMode, ws, d, now); len(c.Decisions) > 0 {
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}
@@ -66,7 +65,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		return nil
 	}
 	info, over := r.follow.TurnOver(ctx, id, &ws.book.Cursor)
-	left, byRule := r.byRules(ctx, ws, info.Pending)
+	left, byRule := r.byRules(ctx, ws, r.prompts.Folder(ws.w.TaskID), info.Pending)
 	if len(byRule.Decisions) > 0 {
 		if err := r.apply(ctx, byRule); err != nil {
 			return err
@@ -74,7 +73,9 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	info.Pending = left
 	if c, changed := ws.permission(info, r.e.now()); changed {
-		r.describe(ws)
+		if ws.w.Waiting != nil {
+			r.gate.Describe(session.ID(ws.w.SessionID), ws.w.Waiting, r.prompts.Folder(ws.w.TaskID))
+		}
 		if err := r.apply(ctx, c); err != nil {
 			return err
 		}
@@ -89,21 +90,26 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		}
 	}
 	if l := ws.book.Limit(); l != nil {
-		return r.limitHit(ctx, ws, *l) // a wait, not a failure: no retry used
+		return r.apply(ctx, limitHit(&r.limits, r.main, ws, *l, r.e.now(), r.e.jitter(), r.tmpl.Config.MaxWorkers, r.log)) // a wait, not a failure: no retry used
 	}
 	if r.limits.Budget.Paused {
 		// The budget is used up: the worker's turn ended, and it waits.
 		return r.apply(ctx, ws.budgetWait(r.e.now()))
 	}
-	if ws.book.Outage() != nil {
-		// The model could not be reached: not a bad reply. The session
-		// goes on once the model is back, no retry spent.
-		return r.goOn(ctx, ws, prompts.ModelBack, false)
-	}
-	if ws.book.Cut() && ws.book.Reprompts < r.tmpl.Config.MaxRetries {
-		// Stopped in the middle (a restart, a process that died): it goes
-		// on where it was, told what it did already.
-		return r.goOn(ctx, ws, prompts.StoppedMidTurn, true)
+	// The model could not be reached (not a bad reply): the session goes
+	// on once the model is back, no retry spent. Stopped in the middle (a
+	// restart, a process that died): it goes on where it was, told what it
+	// did already, counted against the re-prompts. While the model is
+	// still away it waits (the next read after the link is back sends it).
+	if out := ws.book.Outage() != nil; out || ws.book.Cut() && ws.book.Reprompts < r.tmpl.Config.MaxRetries {
+		why := prompts.ModelBack
+		if !out {
+			why = prompts.StoppedMidTurn
+		}
+		if r.e.hostDown() {
+			return nil
+		}
+		return r.tell(ctx, ws, prompts.GoOn(why, ws.book.Done, true), "message to go on", func() change { return ws.wentOn(why, r.e.now(), !out) })
 	}
 	if why := ws.book.Failed(); why != "" {
 		// The CLI's own sentence (it refused to run, the API refused the
@@ -116,7 +122,7 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	}
 	failure.TaskID = ws.w.TaskID
 	if ws.book.Reprompts < r.tmpl.Config.MaxRetries {
-		return r.repromptWorker(ctx, ws, r.prompts.Reprompt(failure, protocol.PhaseCompletion), failure.Message, now)
+		return r.tell(ctx, ws, r.prompts.Reprompt(failure, protocol.PhaseCompletion), "re-prompt", func() change { return ws.reprompted(now, r.tmpl.Config.MaxRetries, failure.Message) })
 	}
 	text := transcript.AssistantText(ws.book.Entries())
 	if fb := protocol.KeywordFallback(text); fb.Detected && fb.ProbablePhase == string(protocol.PhaseCompletion) {
@@ -126,31 +132,22 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 	return r.workerFailed(ctx, ws, fmt.Sprintf("no valid completion report after %d re-prompts: %s", ws.book.Reprompts, failure.Message), false)
 }
 
-// repromptWorker asks worker ws again for its completion report with text,
-// because of why, at now.
-func (r *runner) repromptWorker(ctx context.Context, ws *workerState, text, why string, now time.Time) error {
-	id := session.ID(ws.w.SessionID)
+// tell sends worker ws (nil: the main session) text in its session (what:
+// what the text is, for a failure to send it) and applies the change then
+// makes of it.
+func (r *runner) tell(ctx context.Context, ws *workerState, text, what string, then func() change) error {
+	id := session.ID(r.run.MainSessionID)
+	if ws != nil {
+		id = session.ID(ws.w.SessionID)
+	}
 	if err := r.e.host.Send(ctx, id, text); err != nil {
-		return r.workerFailed(ctx, ws, fmt.Sprintf("send the re-prompt: %v", err), true)
+		if ws == nil {
+			return r.fail(ctx, fmt.Sprintf("send the %s: %v", what, err))
+		}
+		return r.workerFailed(ctx, ws, fmt.Sprintf("send the %s: %v", what, err), true)
 	}
 	r.follow.Mark(id, session.NoticeMessage)
-	return r.apply(ctx, ws.reprompted(now, r.tmpl.Config.MaxRetries, why))
-}
-
-// goOn sends worker ws, whose turn stopped before it ended (why), the
-// message to go on in its session, with what it already did; reprompt
-// counts it against the re-prompts. While the model is still away it
-// waits (the next read after the link is back sends it).
-func (r *runner) goOn(ctx context.Context, ws *workerState, why string, reprompt bool) error {
-	if r.e.hostDown() {
-		return nil
-	}
-	id := session.ID(ws.w.SessionID)
-	if err := r.e.host.Send(ctx, id, prompts.GoOn(why, ws.book.Done, true)); err != nil {
-		return r.workerFailed(ctx, ws, fmt.Sprintf("send the message to go on: %v", err), true)
-	}
-	r.follow.Mark(id, session.NoticeMessage)
-	return r.apply(ctx, ws.wentOn(why, r.e.now(), reprompt))
+	return r.apply(ctx, then())
 }
 
 // foreignReport refuses a report about another task than own: a worker's
@@ -202,7 +199,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 			kind = protocol.FailureWrongTask
 		}
 		text := r.prompts.Reprompt(protocol.Failure{Kind: kind, Phase: protocol.PhaseCompletion, Message: err.Error(), TaskID: ws.w.TaskID}, protocol.PhaseCompletion)
-		return r.repromptWorker(ctx, ws, text, why, r.e.now())
+		return r.tell(ctx, ws, text, "re-prompt", func() change { return ws.reprompted(r.e.now(), r.tmpl.Config.MaxRetries, why) })
 	}
 	var art []string
 	for _, a := range c.Artifacts {
@@ -220,7 +217,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		return r.workerFailed(ctx, ws, "the worker needs input but asked no question", false)
 	case "conflict":
 		r.limits.Success(r.tmpl.Config.MaxWorkers)
-		r.archive.add(ws.w.SessionID)
+		r.archive.Add(ws.w.SessionID)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -231,7 +228,9 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 			// What it declares must be written; what it changed, in its
 			// scope (outputs.go).
 			if text := r.outputsKept(ctx, ws, c); text != "" {
-				return r.repromptWorker(ctx, ws, text, "its declared outputs are not written", r.e.now())
+				return r.tell(ctx, ws, text, "re-prompt", func() change {
+					return ws.reprompted(r.e.now(), r.tmpl.Config.MaxRetries, "its declared outputs are not written")
+				})
 			}
 			if len(ws.w.OutOfScope) > 0 && r.tmpl.Config.StrictScope {
 				return r.workerFailed(ctx, ws, outsideScope(ws.w.OutOfScope), false)
@@ -240,7 +239,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		r.limits.Success(r.tmpl.Config.MaxWorkers)
 		if c.Status == "partial" {
 			if why := r.review.partial(ws, c); why != "" {
-				r.archive.stop(ctx, ws)
+				r.archive.Stop(ctx, ws.live(), ws.w.TaskID)
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -262,7 +261,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		if unstructured {
 			msg = "completed without a structured report (guessed from its words)"
 		}
-		r.archive.add(ws.w.SessionID)
+		r.archive.Add(ws.w.SessionID)
 		if r.review.gated() {
 			ch, err := r.review.await(ws, c, msg, &r.plan, now)
 			if err != nil {
@@ -273,7 +272,7 @@ func (r *runner) report(ctx context.Context, ws *workerState, c *protocol.Comple
 		if err := ws.move(WorkerCompleted); err != nil {
 			return err
 		}
-		return r.apply(ctx, ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true, reportNotes(c)...))
+		return r.apply(ctx, ws.event(EventWorkerCompleted, msg).finished(ws.w.TaskID, true, c.Notes()...))
 	default:
 		reason := c.Error
 		if reason == "" {
@@ -299,7 +298,7 @@ func (r *runner) workerFailed(ctx context.Context, ws *workerState, reason strin
 		// host is back (or the run stops as interrupted).
 		return session.LostError(reason)
 	}
-	r.archive.stop(ctx, ws)
+	r.archive.Stop(ctx, ws.live(), ws.w.TaskID)
 	var c change
 	var err error
 	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.Held() {

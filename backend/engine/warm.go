@@ -16,23 +16,6 @@ import (
 // (session.Roomer) says how many more fit, and a ready worker that does not
 // fit waits with "waiting for memory: N MB free" instead of starting.
 
-// warmth is the run's warm sessions: the task each was warmed for, and
-// those warmed while the run planned, for any task.
-type warmth struct {
-	tasks map[string]session.ID
-	early []session.ID
-	// planned: the early ones were asked for (once a run).
-	planned bool
-	// after: the host declined the last one; none is asked for before
-	// this time (a host that cannot warm costs no prompt rendering at
-	// every step).
-	after time.Time
-}
-
-// warmPause is how long the run waits after the host declined a warm
-// session.
-const warmPause = time.Second
-
 // soon returns the pending tasks whose worker may start next, the ready
 // ones first: every dependency completed or running (not while one
 // starts: its own start comes first on the machine). They share the folder only: a worktree is made when its
@@ -62,98 +45,52 @@ func (p *taskPlan) soon() []*store.Task {
 }
 
 // warmSoon warms the sessions of the tasks that may start next, at most
-// maxWorkers of them, and cools those whose task will not start with them.
+// maxWorkers of them, and cools those whose task will not start with them
+// (backend/warmstart). While the run plans, it warms maxWorkers sessions
+// for the first workers, before their tasks are known: the folder, the
+// permission mode, the system prompt and the model of a task of normal
+// complexity are the template's. A first worker whose session differs
+// starts its own.
 func (r *runner) warmSoon(ctx context.Context) error {
 	switch {
 	case r.status == RunPlanning || r.status == RunConfirming:
-		return r.warmEarly(ctx)
+		if r.iso == nil && r.tmpl.Phases.WorkerExecution.Enabled {
+			r.warm.Early(ctx, r.tmpl.Config.MaxWorkers, func() (session.StartOptions, bool) {
+				_, system, err := r.prompts.Worker(&store.Task{}, "")
+				return session.StartOptions{Cwd: r.run.Cwd, Model: r.prompts.Model(&store.Task{}),
+					PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}, err == nil
+			})
+		}
+		return nil
 	case r.status != RunSpawning && r.status != RunRunning:
-		r.coolAll()
+		r.warm.CoolAll()
 		return nil
 	}
-	for task, id := range r.warm.tasks {
+	r.warm.CoolStale(func(task string, id session.ID) bool {
 		ws := r.plan.workers[task]
-		if ws == nil || ws.status != WorkerPending || r.workerSessionID(ws) != id {
-			delete(r.warm.tasks, task)
-			r.e.host.Cool(id)
-		}
-	}
-	if r.iso != nil || r.limits.Waiting() || r.checks.HoldsWorkers() || time.Now().Before(r.warm.after) {
+		return ws != nil && ws.status == WorkerPending && workerSessionID(r.run.ID, ws) == id
+	})
+	if r.iso != nil || r.limits.Waiting() || r.checks.HoldsWorkers() || r.warm.Paused(time.Now()) {
 		// While the checks' baseline holds the first workers, the sessions
 		// warmed as the run planned wait for them.
 		return nil
 	}
-	room := r.tmpl.Config.MaxWorkers - len(r.warm.tasks)
+	var soon []string
 	for _, t := range r.plan.soon() {
-		if room <= 0 {
-			break
+		if r.plan.workers[t.ID].memory == 0 {
+			soon = append(soon, t.ID)
 		}
-		ws := r.plan.workers[t.ID]
-		if _, ok := r.warm.tasks[t.ID]; ok || ws.memory != 0 {
-			continue
-		}
-		opts, _, err := r.startOptions(ws, t)
-		if err != nil {
-			continue // its spawn says why
-		}
-		id, err := r.e.host.Warm(ctx, opts)
-		if err != nil {
-			r.log.Debug("warm a worker's session", "task", t.ID, "err", err)
-		}
-		if id == "" {
-			r.warm.after = time.Now().Add(warmPause) // the host holds as many as it will
-			break
-		}
-		r.warm.tasks[t.ID] = id
-		room--
 	}
+	r.warm.Fill(ctx, r.tmpl.Config.MaxWorkers, soon, func(task string) (session.StartOptions, bool) {
+		opts, _, err := r.startOptions(r.plan.workers[task], r.plan.task(task))
+		return opts, err == nil // if not, its spawn says why
+	})
 	return nil
 }
 
-// warmEarly warms, once while the run plans, maxWorkers sessions for the
-// first workers, before their tasks are known: the folder, the permission
-// mode, the system prompt and the model of a task of normal complexity are
-// the template's. A first worker whose session differs starts its own.
-func (r *runner) warmEarly(ctx context.Context) error {
-	if r.warm.planned || r.iso != nil || !r.tmpl.Phases.WorkerExecution.Enabled {
-		return nil
-	}
-	r.warm.planned = true
-	_, system, err := r.prompts.Worker(&store.Task{}, "")
-	if err != nil {
-		return nil
-	}
-	opts := session.StartOptions{Cwd: r.run.Cwd, Model: r.prompts.Model(&store.Task{}),
-		PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}
-	for range r.tmpl.Config.MaxWorkers {
-		id, err := r.e.host.Warm(ctx, opts)
-		if err != nil {
-			r.log.Debug("warm a session for the first workers", "err", err)
-		}
-		if id == "" {
-			break
-		}
-		r.warm.early = append(r.warm.early, id)
-	}
-	return nil
-}
-
-// coolAll ends every warm session of the run (one a Start took is not the
-// host's to end any more).
-func (r *runner) coolAll() {
-	for task, id := range r.warm.tasks {
-		delete(r.warm.tasks, task)
-		r.e.host.Cool(id)
-	}
-	for _, id := range r.warm.early {
-		r.e.host.Cool(id)
-	}
-	r.warm.early = nil
-}
-
-// workerSessionID is the id the worker's next session gets.
-func (r *runner) workerSessionID(ws *workerState) session.ID {
-	id, _ := WorkerSessionID(r.run.ID, sessionPart(ws))
+// workerSessionID is the id the worker's next session in run runID gets.
+func workerSessionID(runID string, ws *workerState) session.ID {
+	id, _ := WorkerSessionID(runID, sessionPart(ws))
 	return id
 }
 
@@ -181,21 +118,20 @@ func (r *runner) startOptions(ws *workerState, t *store.Task) (session.StartOpti
 }
 
 // waitForMemory keeps a ready worker from starting while memory is short:
-// the first time, with an event that says how much is free; later, only
-// its current action follows the figure.
-func (r *runner) waitForMemory(ctx context.Context, ws *workerState, room session.Room) error {
+// the first time, with the change of an event that says how much is free
+// (true); later, only its current action follows the figure.
+func (ws *workerState) waitForMemory(room session.Room) (change, bool) {
 	mb := max(1, room.FreeMB())
 	msg := fmt.Sprintf("waiting for memory: %d MB free", room.FreeMB())
 	if ws.memory == 0 {
 		ws.memory = mb
 		ws.w.CurrentAction = msg
-		r.log.Info("a worker waits for memory", "task", ws.w.TaskID, "freeMB", room.FreeMB(), "eachMB", room.Each>>20)
-		return r.apply(ctx, ws.event(EventWorkerMemory, msg))
+		return ws.event(EventWorkerMemory, msg), true
 	}
 	if d := mb - ws.memory; d >= 64 || d <= -64 {
 		ws.memory = mb
 		ws.w.CurrentAction = msg
 		ws.dirty = true
 	}
-	return nil
+	return change{}, false
 }

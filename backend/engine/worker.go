@@ -83,6 +83,14 @@ func (ws *workerState) move(next WorkerStatus) error {
 	return nil
 }
 
+// live is the worker's session that may still run ("": none).
+func (ws *workerState) live() string {
+	if ws.status != WorkerRunning && ws.status != WorkerPaused && ws.status != WorkerSpawning && ws.status != WorkerTimeout {
+		return ""
+	}
+	return ws.w.SessionID
+}
+
 // event is event name about this worker.
 func (ws *workerState) event(name, msg string) change {
 	return change{}.with([]*workerState{ws}, newEvent(name, ws, msg))

@@ -50,14 +50,17 @@ func (r *runner) schedule(ctx context.Context) error {
 			break
 		}
 		ws := r.plan.workers[t.ID]
-		_, warm := r.warm.tasks[t.ID] // its process runs already: counted in the room
+		warm := r.warm.Has(t.ID) // its process runs already: counted in the room
 		if !warm && room.Fits() <= taken && busy+n > 0 {
 			// Short of memory: it waits (a run with no worker busy starts
 			// one all the same, so that it goes on).
 			left := room
 			left.Free = max(0, room.Free-int64(taken)*room.Each)
-			if err := r.waitForMemory(ctx, ws, left); err != nil {
-				return err
+			if c, first := ws.waitForMemory(left); first {
+				r.log.Info("a worker waits for memory", "task", ws.w.TaskID, "freeMB", left.FreeMB(), "eachMB", left.Each>>20)
+				if err := r.apply(ctx, c); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -68,19 +71,6 @@ func (r *runner) schedule(ctx context.Context) error {
 			return err
 		}
 		n++
-	}
-	return nil
-}
-
-// checkDeadlock stops a run whose pending tasks can never start: nothing
-// runs, nothing is starting or waiting for a decision, and every pending
-// task waits for a task that will not complete.
-func (r *runner) checkDeadlock(ctx context.Context) error {
-	if (r.status != RunSpawning && r.status != RunRunning) || r.inflight > 0 || r.checks.IsRunning() || r.checks.HoldsWorkers() {
-		return nil
-	}
-	if why := r.plan.deadlock(); why != "" {
-		return r.fail(ctx, "dependency deadlock: no task can start and none is running: "+why)
 	}
 	return nil
 }
@@ -131,12 +121,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		ws.memory = 0
 		ws.w.CurrentAction = ""
 	}
-	if wid, ok := r.warm.tasks[t.ID]; ok {
-		delete(r.warm.tasks, t.ID) // Start takes its warm session
-		if wid != id {
-			r.e.host.Cool(wid)
-		}
-	}
+	r.warm.Started(t.ID, id) // Start takes its warm session
 	ws.w.SessionID = string(id)
 	ws.w.Model = opts.Model
 	ws.w.Error = ""
@@ -184,7 +169,7 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 	if ws == nil || ws.book.Attempt != res.attempt || ws.status != WorkerSpawning {
 		// Cancelled (or retried) while starting: stop what was started.
 		if res.err == nil && res.id != "" {
-			r.archive.discard(ctx, res.id)
+			r.archive.Discard(ctx, res.id)
 		}
 		return nil
 	}
@@ -316,7 +301,7 @@ func (r *runner) checkWorkers(ctx context.Context, dirty map[session.ID]session.
 	defer r.follow.DropPrefetched()
 	for _, c := range checks {
 		if c.ws.status == WorkerRunning {
-			if err := r.checkWorker(ctx, c.ws, c.kind); r.halted(err) {
+			if err := r.checkWorker(ctx, c.ws, c.kind); r.ledger.Halted(&r.run, err) {
 				return err
 			}
 		}
@@ -331,7 +316,7 @@ func (r *runner) checkTimeouts(ctx context.Context) error {
 		if err := r.e.host.Interrupt(ctx, session.ID(ws.w.SessionID)); err != nil {
 			r.log.Debug("interrupt worker session", "task", ws.w.TaskID, "err", err)
 		}
-		if err := ws.move(WorkerTimeout); r.halted(err) {
+		if err := ws.move(WorkerTimeout); r.ledger.Halted(&r.run, err) {
 			return err
 		} else if err != nil {
 			continue
@@ -340,7 +325,7 @@ func (r *runner) checkTimeouts(ctx context.Context) error {
 		if err := r.apply(ctx, ws.event(EventWorkerTimeout, why[i])); err != nil {
 			return err
 		}
-		if err := r.workerFailed(ctx, ws, why[i], true); r.halted(err) {
+		if err := r.workerFailed(ctx, ws, why[i], true); r.ledger.Halted(&r.run, err) {
 			return err
 		}
 	}
@@ -361,7 +346,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 		return nil
 	}
 	if err := r.sync(); err != nil {
-		return r.ledger.refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
+		return r.ledger.Refuse(fmt.Errorf("save run %s: %w", r.run.ID, err))
 	}
 	c := store.Change{}
 	for _, w := range ws {
@@ -370,7 +355,7 @@ func (r *runner) flushProgress(ctx context.Context) error {
 	}
 	run := r.run
 	c.Run = &run
-	if err := r.ledger.commit(ctx, c); err != nil {
+	if err := r.ledger.Commit(ctx, c); err != nil {
 		return err
 	}
 	if r.main.Progressed {
