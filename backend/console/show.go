@@ -111,7 +111,7 @@ func printRun(w io.Writer, snap view.Snapshot) {
 		fmt.Fprintf(w, ", finished after %s", r.CompletedAt.Sub(r.CreatedAt).Round(time.Second))
 	}
 	fmt.Fprintf(w, "\nUsage:   %d tokens in, %d out, %s\n", r.InputTokens, r.OutputTokens, view.CostLabel(r))
-	if h := hostLine(r.Host); h != "" {
+	if h := r.Host.Name(); h != "" {
 		fmt.Fprintf(w, "Host:    %s\n", h)
 	}
 	if r.Error != "" {
@@ -270,17 +270,6 @@ func printFinalReport(w io.Writer, rep view.FinalReport) {
 	} else {
 		fmt.Fprintln(w, "Known limitations: none.")
 	}
-}
-
-// hostLine names the host a run ran on ("" when it was not kept).
-func hostLine(h view.RunHost) string {
-	switch {
-	case h.Description != "":
-		return h.Description
-	case h.Label != "":
-		return h.Label
-	}
-	return h.Kind
 }
 
 // printChecks lists the project's checks Baton ran for the run, the

@@ -19,6 +19,7 @@ import (
 	"github.com/baton-app/baton/backend/engine"
 	"github.com/baton-app/baton/backend/inbox"
 	"github.com/baton-app/baton/backend/owner"
+	"github.com/baton-app/baton/backend/runhost"
 	"github.com/baton-app/baton/backend/store"
 )
 
@@ -76,6 +77,9 @@ type RunHost struct {
 	Endpoint    string `json:"endpoint,omitempty"`
 	Description string `json:"description,omitempty"`
 }
+
+// Name names the host as a person reads it ("" when it was not kept).
+func (h RunHost) Name() string { return runhost.Name(store.RunHost(h)) }
 
 // CheckResult is how one of the project's checks went when Baton ran it:
 // round 0 before the workers (the baseline), round N after them.
