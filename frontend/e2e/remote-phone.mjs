@@ -153,9 +153,13 @@ try {
     // Nothing waits: look at the run (Runs lists it while it goes, History once it ended).
     await nav.getByRole('button', { name: 'Runs', exact: true }).click();
     const open = page.getByRole('article', { name: runRequest }).getByRole('button', { name: /^(Open|Review tasks)$/ });
-    if (await open.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
-      await open.click();
-    } else {
+    // The run leaves Runs for History the moment it ends, which can fall
+    // between seeing its button and clicking it: then History opens it.
+    const opened = await open.waitFor({ timeout: 3000 }).then(
+      () => open.click({ timeout: 5000 }).then(() => true, () => false),
+      () => false,
+    );
+    if (!opened) {
       await nav.getByRole('button', { name: 'History', exact: true }).click();
       await page.getByRole('table', { name: 'Past runs' }).getByRole('button', { name: runRequest, exact: true }).click();
     }
