@@ -149,13 +149,18 @@ try {
   const now = await items.evaluateAll((lis) => lis.map((li) => li.querySelector('.title')?.textContent ?? ''));
   check(JSON.stringify(now.slice(0, titles.length)) === JSON.stringify(titles), `the Inbox items kept their places while one was answered with the keyboard (${titles.length} items)`);
   // The keyboard goes on to the next item that waits, or stays on the answered one when none does.
-  const focus = await page.evaluate((answered) => {
-    const li = document.activeElement?.closest('li[data-key]');
-    const waiting = [...document.querySelectorAll('li[data-key]')].filter((el) => !el.dataset.done && el.dataset.key !== answered).length;
-    return { key: li?.dataset.key, done: !!li?.dataset.done, tag: document.activeElement?.tagName, waiting };
-  }, key);
+  const focusNow = () =>
+    page.evaluate((answered) => {
+      const li = document.activeElement?.closest('li[data-key]');
+      const waiting = [...document.querySelectorAll('li[data-key]')].filter((el) => !el.dataset.done && el.dataset.key !== answered).length;
+      return { key: li?.dataset.key, done: !!li?.dataset.done, tag: document.activeElement?.tagName, waiting };
+    }, key);
+  const focusOk = (f) => (f.waiting > 0 ? f.key !== undefined && f.key !== key && !f.done : f.key === key);
+  // The focus moves when the answer is taken; a second is the most it may take here.
+  let focus = await focusNow();
+  for (const deadline = Date.now() + 1000; !focusOk(focus) && Date.now() < deadline; await sleep(100)) focus = await focusNow();
   check(
-    focus.waiting > 0 ? focus.key !== undefined && focus.key !== key && !focus.done : focus.key === key,
+    focusOk(focus),
     `after the answer the keyboard's focus is on the next item that waits: ${JSON.stringify(focus)}`,
   );
 

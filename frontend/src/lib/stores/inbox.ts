@@ -123,7 +123,9 @@ export function createInboxStore(): Readable<InboxState> & {
         items: s.items.filter((i) => !keys.includes(itemKey(i))),
         done: { ...s.done, ...Object.fromEntries(keys.map((k) => [k, label])) },
       }));
-      await load();
+      // The list is read again in the background: the caller (the keyboard
+      // moving on) does not wait for it.
+      void load();
       return true;
     } catch (error) {
       state.update((s) => ({ ...s, itemError: { key, error: error as Error } }));

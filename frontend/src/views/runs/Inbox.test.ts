@@ -62,6 +62,23 @@ describe('Attention inbox', () => {
     await waitFor(() => expect(calls.find((c) => c.name === 'AnswerWorker')?.args).toEqual(['r2', 't4', 'deny']));
   });
 
+  it('moves the keyboard on as soon as the answer is taken, before the list is read again', async () => {
+    setup();
+    answer('AnswerWorker', () => Promise.resolve());
+    const second = { ...items[1], taskId: 't5', requestId: 'p10', title: 't5 wants permission', detail: 'Bash: go vet ./...' };
+    emit('inbox:changed', { active: 2, items: [items[1], second] });
+    navigation.go('inbox');
+    const list = await screen.findByRole('list', { name: 'Waiting for you' });
+    // The Inbox read after the answer never returns.
+    answer('Inbox', () => new Promise(() => {}));
+    const [first, next] = within(list).getAllByRole('listitem');
+    const allow = within(first).getByRole('button', { name: 'Allow once' });
+    allow.focus();
+    await fireEvent.click(allow);
+    await waitFor(() => expect(within(first).getByText('Allowed once')).toBeTruthy());
+    await waitFor(() => expect(document.activeElement).toBe(within(next).getByRole('button', { name: 'Allow once' })));
+  });
+
   it('groups identical prompts of a run under one set of buttons; Allow for this run sends the rule picked', async () => {
     setup();
     answer('AnswerWorker', () => Promise.resolve());
