@@ -164,7 +164,8 @@ func TestPermissionPrompts(t *testing.T) {
 	waitFor(t, r.host, id, time.Minute, "a permission prompt", pendingTool("Bash"))
 	info, _ := r.host.Session(ctx, id)
 	p := info.Pending[0]
-	if !info.TurnRunning || p.SessionID != id || !strings.Contains(string(p.Input), "touch .baton-model-sim") || !strings.Contains(string(p.Suggestions), "addRules") {
+	if !info.TurnRunning || p.SessionID != id || !strings.Contains(string(p.Input), "touch .baton-model-sim") || !strings.Contains(string(p.Suggestions), "addRules") ||
+		!strings.HasPrefix(p.ToolUseID, "toolu_") {
 		t.Fatalf("pending request: %+v", p)
 	}
 	all, _ := r.host.Pending(ctx)

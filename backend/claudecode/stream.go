@@ -83,6 +83,7 @@ type event struct {
 		ToolName              string            `json:"tool_name"`
 		Input                 json.RawMessage   `json:"input"`
 		PermissionSuggestions []json.RawMessage `json:"permission_suggestions"`
+		ToolUseID             string            `json:"tool_use_id"`
 	} `json:"request"`
 	Response *struct {
 		Subtype   string `json:"subtype"`
@@ -148,7 +149,7 @@ func (h *Host) handle(s *cliSession, p *proc, line []byte) {
 		h.mu.Lock()
 		s.pending = append(s.pending, pendingRequest{
 			req: session.PermissionRequest{RequestID: e.RequestID, SessionID: id, ToolName: e.Request.ToolName,
-				Input: e.Request.Input, Suggestions: suggestionsJSON(e.Request.PermissionSuggestions)},
+				Input: e.Request.Input, Suggestions: suggestionsJSON(e.Request.PermissionSuggestions), ToolUseID: e.Request.ToolUseID},
 			suggestions: e.Request.PermissionSuggestions,
 		})
 		s.last = time.Now()

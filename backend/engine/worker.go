@@ -298,7 +298,7 @@ func (ws *workerState) permission(info session.Info, now time.Time) (change, boo
 	var p *store.Permission
 	if len(info.Pending) > 0 {
 		q := info.Pending[0]
-		p = &store.Permission{RequestID: q.RequestID, ToolName: q.ToolName, Input: q.Input}
+		p = &store.Permission{RequestID: q.RequestID, ToolName: q.ToolName, Input: q.Input, ToolUseID: q.ToolUseID}
 	}
 	was := ""
 	if ws.w.Waiting != nil {

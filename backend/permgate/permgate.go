@@ -48,9 +48,9 @@ type Gate struct {
 }
 
 // callLog is what the log knows of one session's tool calls: the prompts
-// it showed (request id → key) and its calls not yet finished.
+// it showed (by request id) and its calls not yet finished.
 type callLog struct {
-	prompted map[string]string
+	prompted map[string]prompt
 	open     map[string]transcript.ToolCall
 	// failed are calls that ended in an error and asked nothing: the
 	// turn's result says whether the mode denied them.
@@ -63,11 +63,15 @@ func New(user func() permrules.Lists, tmpl permrules.Lists, home string, log *sl
 	return &Gate{user: user, template: tmpl, home: home, log: log, answered: map[string]bool{}, calls: map[session.ID]*callLog{}}
 }
 
+// prompt is a prompt a session showed: the key of its tool and input, and
+// the id of its tool call when the host names it.
+type prompt struct{ key, toolUse string }
+
 // session is the call log of session id.
 func (g *Gate) session(id session.ID) *callLog {
 	l := g.calls[id]
 	if l == nil {
-		l = &callLog{prompted: map[string]string{}, open: map[string]transcript.ToolCall{}, failed: map[string]transcript.ToolCall{}}
+		l = &callLog{prompted: map[string]prompt{}, open: map[string]transcript.ToolCall{}, failed: map[string]transcript.ToolCall{}}
 		g.calls[id] = l
 	}
 	return l
@@ -77,19 +81,29 @@ func (g *Gate) session(id session.ID) *callLog {
 // anyone), so its call is not counted as the mode's.
 func (g *Gate) Prompted(id session.ID, req session.PermissionRequest) {
 	if req.RequestID != "" && req.ToolName != question {
-		g.session(id).prompted[req.RequestID] = permrules.Key(req.ToolName, req.Input)
+		g.session(id).prompted[req.RequestID] = prompt{key: permrules.Key(req.ToolName, req.Input), toolUse: req.ToolUseID}
 	}
 }
 
 // unprompted says whether call of session id ran without a prompt; a
-// prompt it matches is used up.
+// prompt it matches is used up. A prompt that names its tool call (the
+// CLI's) matches that call only; one that does not (Claude Desktop's)
+// matches the first finished call with the same tool and input.
 func (l *callLog) unprompted(call transcript.ToolCall) bool {
 	key := permrules.Key(call.Name, call.Raw)
-	for req, k := range l.prompted {
-		if k == key {
+	byKey := ""
+	for req, p := range l.prompted {
+		if p.toolUse != "" && p.toolUse == call.ID {
 			delete(l.prompted, req)
 			return false
 		}
+		if p.toolUse == "" && p.key == key {
+			byKey = req
+		}
+	}
+	if byKey != "" {
+		delete(l.prompted, byKey)
+		return false
 	}
 	return true
 }
@@ -199,7 +213,7 @@ func (g *Gate) Decide(req session.PermissionRequest, root string) permrules.Deci
 // Describe completes the prompt p that session id (working in root) waits
 // on with its summary, its key and the rules Baton suggests for it.
 func (g *Gate) Describe(id session.ID, p *store.Permission, root string) {
-	g.Prompted(id, session.PermissionRequest{RequestID: p.RequestID, ToolName: p.ToolName, Input: p.Input})
+	g.Prompted(id, session.PermissionRequest{RequestID: p.RequestID, ToolName: p.ToolName, Input: p.Input, ToolUseID: p.ToolUseID})
 	p.Summary = permrules.Summary(p.ToolName, p.Input)
 	p.Key = permrules.Key(p.ToolName, p.Input)
 	p.Suggestions = nil

@@ -83,6 +83,31 @@ func TestByMode(t *testing.T) {
 	}
 }
 
+// Two identical calls, one asked about and denied by the user, the other
+// let through by the mode: the prompt that names its call (the CLI's) is
+// matched to that call, not to the first with the same input.
+func TestByModeMatchesThePromptsOwnCall(t *testing.T) {
+	g := New(nil, permrules.Lists{}, "/home", slog.Default())
+	at := time.Unix(100, 0)
+	id := session.ID("s1")
+	first := transcript.ToolCall{ID: "toolu_1", Name: "Bash", Raw: bash("make")}
+	second := transcript.ToolCall{ID: "toolu_2", Name: "Bash", Raw: bash("make")}
+	g.Prompted(id, session.PermissionRequest{RequestID: "q", ToolName: "Bash", Input: bash("make"), ToolUseID: "toolu_2"})
+	rows := g.ByMode(id, "t1", transcript.Digest{Calls: []transcript.ToolCall{first, second}, Done: []string{"toolu_1", "toolu_2"},
+		Failed: []string{"toolu_2"}}, "default", at)
+	rows = append(rows, g.ByMode(id, "t1", transcript.Digest{Result: true, Denied: []string{"toolu_2"}}, "default", at)...)
+	if len(rows) != 1 || rows[0].Decision != "allow" || rows[0].DecidedBy != DecidedByMode {
+		t.Fatalf("the first call ran by the mode; the second was the user's to deny: %+v", rows)
+	}
+
+	// Without the call's id (Claude Desktop), the first identical call is taken as the prompted one.
+	g.Prompted(id, session.PermissionRequest{RequestID: "q2", ToolName: "Bash", Input: bash("make")})
+	rows = g.ByMode(id, "t1", transcript.Digest{Calls: []transcript.ToolCall{first, second}, Done: []string{"toolu_1", "toolu_2"}}, "default", at)
+	if len(rows) != 1 {
+		t.Fatalf("one of two identical calls was prompted: %+v", rows)
+	}
+}
+
 // Describe fills a waiting prompt's summary, key and suggestions (none for
 // a question), and the user's answer is a row decided by the user.
 func TestDescribeAndUser(t *testing.T) {

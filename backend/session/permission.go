@@ -10,6 +10,9 @@ type PermissionRequest struct {
 	ToolName    string          `json:"toolName"`
 	Input       json.RawMessage `json:"input,omitempty"`
 	Suggestions json.RawMessage `json:"suggestions,omitempty"`
+	// ToolUseID is the id of the tool call that asks, when the host says
+	// it (the Claude Code CLI does; Claude Desktop's API does not).
+	ToolUseID string `json:"toolUseId,omitempty"`
 }
 
 // PermissionDecision answers a permission request.

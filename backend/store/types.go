@@ -210,6 +210,8 @@ type Permission struct {
 	RequestID string          `json:"requestId"`
 	ToolName  string          `json:"toolName"`
 	Input     json.RawMessage `json:"input,omitempty"`
+	// ToolUseID is the id of the call that asks, when the host says it.
+	ToolUseID string `json:"toolUseId,omitempty"`
 	// Summary says what the call does (its command, file or URL); Key is
 	// the same for identical prompts; Suggestions are the rules that would
 	// allow it for the run, narrowest first.
