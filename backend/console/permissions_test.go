@@ -228,6 +228,42 @@ func TestModeDecidesWithoutAPromptOnClaudeCode(t *testing.T) {
 	}
 }
 
+// TestHostDenialsAreLoggedOnClaudeCode: a call the CLI denies by itself
+// (here the project's own deny rule; plan mode's denials come the same way,
+// in the turn's permission_denials) asks nothing and is logged as denied
+// without a prompt.
+func TestHostDenialsAreLoggedOnClaudeCode(t *testing.T) {
+	dir := fiveParts(t)
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"permissions":{"deny":["Bash(touch:*)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, runID := permissionRun(t, dir, "", "--permission-mode", "acceptEdits")
+	if strings.Contains(stdout, "asks permission") {
+		t.Errorf("a prompt reached the terminal:\n%s", stdout)
+	}
+	denied := map[string]int{}
+	for _, d := range exportedLog(t, runID) {
+		if d.Summary == "touch .baton-model-sim" {
+			if d.Decision != "deny" || d.DecidedBy != "mode" || d.Rule != "" || d.Source != "acceptEdits" {
+				t.Errorf("log row %+v", d)
+			}
+			denied[d.TaskID]++
+		}
+	}
+	if len(denied) < 5 {
+		t.Errorf("denials logged for %d workers, want at least five: %v", len(denied), denied)
+	}
+	for w, n := range denied {
+		if n != 1 {
+			t.Errorf("%s's denial is logged %d times, want once", w, n)
+		}
+	}
+}
+
 // TestRunRuleAnswersTheMainSessionOnClaudeCode: the main session's prompts
 // are answered by the run's rule as the workers' are, without a prompt,
 // and logged as the main session's.
