@@ -358,7 +358,8 @@ func TestResumeTakesUpWorkersOnAMachine(t *testing.T) {
 	env := append(claudecodetest.Env(t.TempDir(), sim.URL()), "BATON_CONFIG_DIR="+os.Getenv("BATON_CONFIG_DIR"),
 		service.EnvSSHConfig+"="+os.Getenv(service.EnvSSHConfig), service.EnvMachineEnv+"="+os.Getenv(service.EnvMachineEnv))
 	dir := pyRepo(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// A bound for a stuck run, not a measure: on a loaded machine the two runs took over 3 minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	first := exec.CommandContext(ctx, bin, "run", "--host", "claude-code", "--claude", cli, "--template", "documentation", "--message", "Document this project",
 		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other")
