@@ -41,6 +41,8 @@ type PermissionRequest struct {
 	ToolName    string          `json:"toolName"`
 	Input       json.RawMessage `json:"input,omitempty"`
 	Suggestions json.RawMessage `json:"suggestions,omitempty"`
+	// ToolUseID is the id of the call that asks, when the host says it.
+	ToolUseID string `json:"toolUseId,omitempty"`
 }
 
 // SessionTranscript is a session's transcript as the Sessions view shows it.
@@ -119,7 +121,7 @@ func SessionsOf(list []session.Info) []SessionInfo {
 			Running: s.Running, TurnRunning: s.TurnRunning, TurnUnknown: s.TurnUnknown, Archived: s.Archived, Hidden: s.Hidden,
 			CreatedAt: s.CreatedAt, LastActivityAt: s.LastActivityAt,
 			Pending: mapAll(s.Pending, func(p session.PermissionRequest) PermissionRequest {
-				return PermissionRequest{RequestID: p.RequestID, SessionID: string(p.SessionID), ToolName: p.ToolName, Input: p.Input, Suggestions: p.Suggestions}
+				return PermissionRequest{RequestID: p.RequestID, SessionID: string(p.SessionID), ToolName: p.ToolName, Input: p.Input, Suggestions: p.Suggestions, ToolUseID: p.ToolUseID}
 			}),
 		}
 	})

@@ -231,6 +231,8 @@ type Permission struct {
 	RequestID string          `json:"requestId"`
 	ToolName  string          `json:"toolName"`
 	Input     json.RawMessage `json:"input,omitempty"`
+	// ToolUseID is the id of the call that asks, when the host says it.
+	ToolUseID string `json:"toolUseId,omitempty"`
 	// Summary says what the call does; Key is the same for identical
 	// prompts; Suggestions are the rules "Allow for this run" offers.
 	Summary     string       `json:"summary,omitempty"`
@@ -247,7 +249,7 @@ type Suggestion struct {
 
 // PermissionOf is the view of a prompt a worker waits on.
 func PermissionOf(p store.Permission) Permission {
-	v := Permission{RequestID: p.RequestID, ToolName: p.ToolName, Input: p.Input, Summary: p.Summary, Key: p.Key, Suggestions: []Suggestion{}}
+	v := Permission{RequestID: p.RequestID, ToolName: p.ToolName, Input: p.Input, ToolUseID: p.ToolUseID, Summary: p.Summary, Key: p.Key, Suggestions: []Suggestion{}}
 	for _, s := range p.Suggestions {
 		v.Suggestions = append(v.Suggestions, Suggestion(s))
 	}

@@ -1320,6 +1320,7 @@ export namespace view {
 	    requestId: string;
 	    toolName: string;
 	    input?: number[];
+	    toolUseId?: string;
 	    summary?: string;
 	    key?: string;
 	    suggestions: Suggestion[];
@@ -1333,6 +1334,7 @@ export namespace view {
 	        this.requestId = source["requestId"];
 	        this.toolName = source["toolName"];
 	        this.input = source["input"];
+	        this.toolUseId = source["toolUseId"];
 	        this.summary = source["summary"];
 	        this.key = source["key"];
 	        this.suggestions = this.convertValues(source["suggestions"], Suggestion);
@@ -1459,6 +1461,7 @@ export namespace view {
 	    toolName: string;
 	    input?: number[];
 	    suggestions?: number[];
+	    toolUseId?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new PermissionRequest(source);
@@ -1471,6 +1474,7 @@ export namespace view {
 	        this.toolName = source["toolName"];
 	        this.input = source["input"];
 	        this.suggestions = source["suggestions"];
+	        this.toolUseId = source["toolUseId"];
 	    }
 	}
 	export class PermissionRules {
