@@ -30,7 +30,10 @@ type PoolOptions struct {
 	// DownFor is how long a machine that could not be reached gets no
 	// new worker (MarkDown); one minute when zero.
 	DownFor time.Duration
-	Logger  *slog.Logger
+	// ProbeEvery is how often a machine that was lost is tried again
+	// until it answers (Lost); two seconds when zero.
+	ProbeEvery time.Duration
+	Logger     *slog.Logger
 }
 
 // Pool places a worktree run's workers on machines: it keeps each
@@ -48,6 +51,12 @@ type Pool struct {
 	tasks    map[taskKey]*placement
 	sessions map[session.ID]string // session → machine
 	closed   bool
+
+	// probes try lost machines again until they answer; they end with
+	// the pool (Close).
+	probes     sync.WaitGroup
+	stopProbes context.CancelFunc
+	probeCtx   context.Context
 }
 
 type taskKey struct{ run, task string }
@@ -67,6 +76,10 @@ type pooled struct {
 	busy   int
 	// downUntil: no new worker goes there before (MarkDown).
 	downUntil time.Time
+	// lostSince: since then the machine cannot be reached (zero: it
+	// can, as far as Baton knows); probing: a probe tries it again.
+	lostSince time.Time
+	probing   bool
 }
 
 // NewPool makes a pool of the targets; nothing connects until a task is
@@ -79,7 +92,11 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	if opts.ProbeEvery <= 0 {
+		opts.ProbeEvery = 2 * time.Second
+	}
 	p := &Pool{opts: opts, log: log, machines: map[string]*pooled{}, tasks: map[taskKey]*placement{}, sessions: map[session.ID]string{}}
+	p.probeCtx, p.stopProbes = context.WithCancel(context.Background())
 	for _, t := range opts.Targets {
 		t = t.Normalized()
 		if err := t.Validate(); err != nil {
@@ -168,7 +185,7 @@ func (p *Pool) open(name string) (*pooled, error) {
 		return nil, err
 	}
 	ho := p.opts.Host
-	ho.Launcher, ho.StateDir, ho.Notices = m.Launcher, filepath.Join(p.opts.StateDir, name), p.opts.Notices
+	ho.Launcher, ho.StateDir, ho.Notices = &watched{Launcher: m.Launcher, lost: func(err error) { p.lost(name, err) }}, filepath.Join(p.opts.StateDir, name), p.opts.Notices
 	if ho.Path == "" {
 		ho.Path = pm.target.ClaudePath
 	}
@@ -198,11 +215,11 @@ func (p *Pool) StartTask(ctx context.Context, local, runID, taskID, from string,
 	}
 	repo, err := p.repo(ctx, pm, local)
 	if err != nil {
-		return "", downErr(err)
+		return "", p.lost(name, downErr(err))
 	}
 	t, err := repo.StartTask(ctx, runID, taskID, from)
 	if err != nil {
-		return "", downErr(err)
+		return "", p.lost(name, downErr(err))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -350,6 +367,8 @@ func (p *Pool) hosts() []*claudecode.Host {
 
 // Close closes every machine's host, then its connection.
 func (p *Pool) Close(ctx context.Context) error {
+	p.stopProbes()
+	p.probes.Wait()
 	p.mu.Lock()
 	p.closed = true
 	var open []*pooled
