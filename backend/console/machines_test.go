@@ -521,3 +521,116 @@ func TestResumeTakesUpWorkersOnAMachine(t *testing.T) {
 		t.Fatalf("%d tasks (%d ran on other), %d pages", len(tasks), on, len(pages))
 	}
 }
+
+// TestRunAnswersAWorkerOnAMachine: a worker on the other machine asks
+// permission for a Bash command and another asks a question there (the
+// default permission mode, model-sim's needs-permission and asks-question
+// scenarios for the tasks the machine takes); both reach the terminal as
+// a worker's here do, and the answers go back to the CLIs there: the
+// allowed command ran in the worktree there (its file comes back with the
+// branch), and the question's answer went into the call.
+func TestRunAnswersAWorkerOnAMachine(t *testing.T) {
+	s, claude, log, sim := otherMachineSim(t)
+	// The first two tasks take the machine's two places.
+	if err := sim.SetScenario("/task_001", "needs-permission"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetScenario("/task_002", "asks-question"); err != nil {
+		t.Fatal(err)
+	}
+	bin := claudecodetest.Binary(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", sim.URL())
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	dir := pyRepo(t)
+	// Every prompt (the pages' writes too) is allowed once; the question
+	// is answered "o" in the user's own words: the order does not matter.
+	code, stdout, stderr := run(t, strings.Repeat("o\n", 40), "--host", "claude-code", "--claude", bin, "--template", "documentation",
+		"--message", "Document this project", "--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other",
+		"--permission-mode", "default", "--apply")
+	t.Logf("%s", stdout)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	ran := map[string]string{}
+	for _, m := range taskLine.FindAllStringSubmatch(stdout, -1) {
+		ran[m[1]] = m[2]
+	}
+	if ran["task_001"] != "other" || ran["task_002"] != "other" {
+		t.Fatalf("task_001 and task_002 did not run on the other machine: %v", ran)
+	}
+	if !strings.Contains(stdout, "task_001 asks permission: Bash touch .baton-model-sim") {
+		t.Errorf("the permission prompt of the worker there was not asked:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "task_002 asks: Which part should I start with?") {
+		t.Errorf("the question of the worker there was not asked:\n%s", stdout)
+	}
+	// The allowed command ran there, in task_001's worktree: its file came
+	// back with the branch and was applied.
+	if _, err := os.Stat(filepath.Join(dir, ".baton-model-sim")); err != nil {
+		t.Errorf("the allowed command's file is not in the applied tree: %v", err)
+	}
+	// The answer reached the CLI there, in the AskUserQuestion call's
+	// result that it sent to the model.
+	if !strings.Contains(log.String(), `\"o\"`) {
+		t.Errorf("model-sim saw no answer \"o\" in a request")
+	}
+	var shown, showErr bytes.Buffer
+	if code := ShowCLI([]string{runIDPattern.FindStringSubmatch(stdout)[1]}, &shown, &showErr); code != 0 ||
+		!regexp.MustCompile(`(?m)^  \d\d:\d\d:\d\d +task_001 +Bash +touch \.baton-model-sim +allow +you$`).MatchString(shown.String()) {
+		t.Errorf("baton show does not log the answer to the worker there:\n%s%s", shown.String(), showErr.String())
+	}
+	// The files of a worker there are named in its folder there, as a
+	// worker's here are in its own.
+	if regexp.MustCompile(`(?m)^ +/\S+/docs/(overview|src)\.md \(task_00[12]\)$`).MatchString(shown.String()) {
+		t.Errorf("baton show names the files of the workers there with their paths there:\n%s", shown.String())
+	}
+}
+
+// TestRunInASubfolderOnAMachine: a worktree run in a subfolder of its
+// repository places workers on the other machine, where each works in the
+// same subfolder of its worktree there, as the workers here do: every
+// page lands in the subfolder's docs, and the CLIs there ran in it.
+func TestRunInASubfolderOnAMachine(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	repo := testsupport.GitRepo(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
+		"README.md":          "# monorepo\n",
+		"shop/README.md":     "# shop\n\nA tiny shop.\n",
+		"shop/src/cart.py":   "def total(prices):\n    return sum(prices)\n",
+		"shop/tools/load.py": "def load(path):\n    return open(path).read()\n",
+		"other/lib/thing.py": "def thing():\n    return 1\n",
+	})
+	dir := filepath.Join(repo, "shop")
+	code, stdout, stderr, tasks := machineRun(t, s, claude, sim, dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	on := 0
+	for _, m := range tasks {
+		if m[2] == "other" {
+			on++
+		}
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(tasks) != 4 || on < 2 || len(pages) != 4 {
+		t.Fatalf("%d tasks (%d on other), %d pages in shop/docs:\n%s", len(tasks), on, len(pages), stdout)
+	}
+	if top, _ := filepath.Glob(filepath.Join(repo, "docs", "*")); len(top) != 0 {
+		t.Errorf("pages at the top of the repository: %v", top)
+	}
+	// The CLIs there worked in the subfolder of their worktrees (the CLI
+	// names a conversation's folder after its working folder).
+	conversations, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl"))
+	if len(conversations) != on {
+		t.Fatalf("%d conversations on the other machine for %d workers there: %v", len(conversations), on, conversations)
+	}
+	for _, c := range conversations {
+		if folder := filepath.Base(filepath.Dir(c)); !strings.HasSuffix(folder, "-shop") {
+			t.Errorf("a CLI there worked in %s, not in the shop subfolder of its worktree", folder)
+		}
+	}
+}

@@ -132,7 +132,10 @@ func (pl *Places) Cwd(ctx context.Context, w *Workspace, taskID string, id sessi
 		}
 		return "", true, err
 	}
-	w.Tasks[taskID] = &Task{Branch: worktree.TaskBranch(pl.runID, taskID), Machine: name}
+	// Its folder there, as a worker's here: the run's subfolder of the
+	// worktree when the run works in a subfolder of its repository.
+	w.Tasks[taskID] = &Task{Branch: worktree.TaskBranch(pl.runID, taskID), Dir: cwd, Machine: name}
+	cwd = w.sub(cwd)
 	pl.log.Info("the worker runs on a machine", "task", taskID, "machine", name, "dir", cwd)
 	return cwd, true, nil
 }
