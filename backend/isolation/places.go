@@ -107,17 +107,25 @@ func (pl *Places) End(wg *sync.WaitGroup) {
 	}()
 }
 
+// Take places the worker of task taskID on a machine of the run that has
+// a free place and memory for it now, before it starts (Cwd then starts it
+// there; a worker placed before keeps its machine); "" when it runs here
+// (w is the run's workspace).
+func (pl *Places) Take(w *Workspace, taskID string) string {
+	if pl == nil || len(pl.machines) == 0 || pl.mailbox {
+		return ""
+	}
+	if it := w.Tasks[taskID]; it != nil && it.Resolves != "" {
+		return "" // a merge task works in the run's worktree
+	}
+	return pl.p.Place(pl.runID, taskID, pl.machines)
+}
+
 // Cwd gives the worker of task taskID (session id) its worktree on a
 // machine when the run places workers there and one has a free place; ok
 // is false when it runs here (w is the run's workspace).
 func (pl *Places) Cwd(ctx context.Context, w *Workspace, taskID string, id session.ID) (cwd string, ok bool, err error) {
-	if pl == nil || len(pl.machines) == 0 || pl.mailbox {
-		return "", false, nil
-	}
-	if it := w.Tasks[taskID]; it != nil && it.Resolves != "" {
-		return "", false, nil // a merge task works in the run's worktree
-	}
-	name := pl.p.Place(pl.runID, taskID, pl.machines)
+	name := pl.Take(w, taskID)
 	if name == "" {
 		return "", false, nil
 	}
