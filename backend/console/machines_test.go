@@ -344,6 +344,18 @@ func machineRun(t *testing.T, s *sshtest.Server, claude string, sim *modelsim.Se
 	return code, stdout, stderr, taskLine.FindAllStringSubmatch(stdout, -1)
 }
 
+// ranOn counts the tasks of the summary's task lines that ran on machine
+// name.
+func ranOn(tasks [][]string, name string) int {
+	n := 0
+	for _, m := range tasks {
+		if m[2] == name {
+			n++
+		}
+	}
+	return n
+}
+
 // setReconnectFor writes the settings' bound of a wait for a lost host
 // (and a lost machine).
 func setReconnectFor(t *testing.T, seconds int) {
@@ -416,12 +428,7 @@ func TestRunWaitsForAMachineThatComesBack(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
-	on := 0
-	for _, m := range tasks {
-		if m[2] == "other" {
-			on++
-		}
-	}
+	on := ranOn(tasks, "other")
 	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
 	if len(tasks) != 4 || len(pages) != 4 || on < 2 || !strings.Contains(stdout, "Applied: main fast-forwarded") {
 		t.Fatalf("%d tasks (%d on other, want at least the 2 that waited), %d pages:\n%s", len(tasks), on, len(pages), stdout)
@@ -510,12 +517,7 @@ func TestResumeTakesUpWorkersOnAMachine(t *testing.T) {
 		t.Fatalf("resume %s: %v", runID, err)
 	}
 	tasks := taskLine.FindAllStringSubmatch(string(res), -1)
-	on := 0
-	for _, m := range tasks {
-		if m[2] == "other" {
-			on++
-		}
-	}
+	on := ranOn(tasks, "other")
 	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
 	if len(tasks) != 4 || len(pages) != 4 || on < 2 {
 		t.Fatalf("%d tasks (%d ran on other), %d pages", len(tasks), on, len(pages))
@@ -609,12 +611,7 @@ func TestRunInASubfolderOnAMachine(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
-	on := 0
-	for _, m := range tasks {
-		if m[2] == "other" {
-			on++
-		}
-	}
+	on := ranOn(tasks, "other")
 	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
 	if len(tasks) != 4 || on < 2 || len(pages) != 4 {
 		t.Fatalf("%d tasks (%d on other), %d pages in shop/docs:\n%s", len(tasks), on, len(pages), stdout)
