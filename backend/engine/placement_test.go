@@ -13,8 +13,8 @@ import (
 	"github.com/baton-app/baton/backend/testsupport"
 )
 
-// boxPlacement places the tasks it names on machine "box" and records the
-// tasks it started there.
+// boxPlacement places the tasks it names on machine "box" (a folder here
+// stands for their worktrees there) and keeps where it placed them.
 type boxPlacement struct {
 	dir    string
 	mu     sync.Mutex
