@@ -174,10 +174,10 @@ func New(opts Options) (*Host, error) {
 		opts.WarmFor = 45 * time.Second
 	}
 	if opts.Footprint <= 0 {
-		opts.Footprint = 300 << 20
+		opts.Footprint = DefaultFootprint
 	}
 	if opts.MemoryMargin <= 0 {
-		opts.MemoryMargin = 256 << 20
+		opts.MemoryMargin = DefaultMemoryMargin
 	}
 	if opts.ProbeEvery <= 0 {
 		opts.ProbeEvery = 3 * time.Second

@@ -11,6 +11,13 @@ import (
 // Memory (session.Roomer): before a worker starts, the engine asks the
 // host whether one more CLI fits in the memory of the CLIs' machine.
 
+// The defaults of Options.Footprint and Options.MemoryMargin (also what a
+// pool of other machines bounds each machine by).
+const (
+	DefaultFootprint    = 300 << 20
+	DefaultMemoryMargin = 256 << 20
+)
+
 // MemoryReader is implemented by a Launcher that can tell the memory of
 // the machine its children run on (Local, on Linux). A host whose launcher
 // is not one has room for every session.

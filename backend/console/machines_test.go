@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -201,9 +202,11 @@ var taskLine = regexp.MustCompile(`(?m)^  (task_\d+)(?: \(ran on (\S+)\))?: .*do
 
 // TestRunPlacesWorkersOnAMachine is "baton run --machine other" of a
 // worktree run with the real CLI here and on the other machine (a real
-// sshd, its own user, model-sim through the reverse forward): the other
-// machine takes two workers (its max), the rest run here, every branch is
-// merged into the run branch and applied to the user's branch.
+// sshd, its own user, model-sim through the reverse forward): of the four
+// independent tasks that start together, the other machine takes two (its
+// max) and two run here; the index, once they merged, runs there too.
+// Every branch is merged into the run branch and applied to the user's
+// branch.
 func TestRunPlacesWorkersOnAMachine(t *testing.T) {
 	s, claude, _, sim := otherMachineSim(t)
 	bin := claudecodetest.Binary(t)
@@ -215,6 +218,15 @@ func TestRunPlacesWorkersOnAMachine(t *testing.T) {
 		t.Fatalf("add: %d\n%s%s", code, out, errOut)
 	}
 	dir := pyRepo(t)
+	// A fourth component: four pages and the index.
+	if err := os.MkdirAll(filepath.Join(dir, "web"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "web", "app.py"), []byte("def serve(port):\n    return port\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testsupport.Git(t, dir, "add", "-A")
+	testsupport.Git(t, dir, "commit", "-q", "-m", "web")
 	if code, _, errOut := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
 		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "nope"); code != ExitUsage || !strings.Contains(errOut, "the machines are other") {
 		t.Fatalf("an unknown machine: %d %q", code, errOut)
@@ -247,23 +259,27 @@ func TestRunPlacesWorkersOnAMachine(t *testing.T) {
 		t.Fatalf("no run id:\n%s", stdout)
 	}
 	var shown, showErr bytes.Buffer
-	if code := ShowCLI([]string{runID[1]}, &shown, &showErr); code != 0 || !regexp.MustCompile(`Ran on other machines: (task_\d+ on other, ){2}task_\d+ on other; the others here\.`).MatchString(shown.String()) {
+	if code := ShowCLI([]string{runID[1]}, &shown, &showErr); code != 0 || !regexp.MustCompile(`Ran on other machines: task_00[1-4] on other, task_00[1-4] on other, task_005 on other; the others here\.`).MatchString(shown.String()) {
 		t.Errorf("baton show: %d\n%s%s", code, shown.String(), showErr.String())
 	}
 	tasks := taskLine.FindAllStringSubmatch(stdout, -1)
-	// The first three tasks start together: two take the other machine's
-	// places, the third runs here; the index, once they merged, finds a
-	// place there again. The main session runs here.
+	// The four pages start together: two take the other machine's places,
+	// two run here; the index, once they merged, finds a place there
+	// again. The main session runs here.
 	remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl"))
 	here, _ := filepath.Glob(filepath.Join(os.Getenv("HOME"), ".claude", "projects", "*", "*.jsonl"))
-	on := 0
+	on, pagesThere := 0, 0
 	for _, m := range tasks {
 		if m[2] == "other" {
 			on++
+			if m[1] != "task_005" {
+				pagesThere++
+			}
 		}
 	}
-	if len(tasks) != 4 || len(remote) != 3 || len(here) != 2 || on != 3 {
-		t.Fatalf("%d sessions on the other machine (want 3), %d here (want the main one and one worker) of %d tasks:\n%s", len(remote), len(here), len(tasks), stdout)
+	if len(tasks) != 5 || len(remote) != 3 || len(here) != 3 || on != 3 || pagesThere != 2 {
+		t.Fatalf("%d sessions on the other machine (want 3), %d here (want the main one and two workers) of %d tasks, %d pages written there (want 2):\n%s",
+			len(remote), len(here), len(tasks), pagesThere, stdout)
 	}
 	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
 	if len(pages) != len(tasks) {
@@ -281,16 +297,37 @@ func TestRunPlacesWorkersOnAMachine(t *testing.T) {
 	}
 }
 
-// TestRunRetriesHereWhenAMachineIsGone: the other machine's sshd stops for
-// good while its two workers run there (they hang, waiting for the model):
-// their turns end as lost, and their retries find the machine unreachable
-// and run here; the run completes with every task merged and applied.
-func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
-	s, claude, _, sim := otherMachineSim(t)
-	// Workers there never get their answer.
-	if err := sim.SetScenario(s.Workspace, "worker-hangs"); err != nil {
-		t.Fatal(err)
-	}
+// stopWhenRunning stops the other machine's sshd once n CLIs run there
+// (and half a second more), within 90 seconds; the channel closes then.
+func stopWhenRunning(t *testing.T, s *sshtest.Server, claude string, n int) <-chan struct{} {
+	t.Helper()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		deadline := time.Now().Add(90 * time.Second)
+		for time.Now().Before(deadline) {
+			k := 0
+			for _, p := range s.Processes() {
+				if strings.Contains(p.Args, claude) && p.Comm != "sh" {
+					k++
+				}
+			}
+			if k >= n {
+				time.Sleep(500 * time.Millisecond)
+				s.Stop()
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	return stopped
+}
+
+// machineRun is "baton run --machine other --apply" of the documentation
+// template on a small repository, with the real CLI here; it returns the
+// exit code, the output, and the task lines of the summary.
+func machineRun(t *testing.T, s *sshtest.Server, claude string, sim *modelsim.Server, dir string, extra ...string) (int, string, string, [][]string) {
+	t.Helper()
 	bin := claudecodetest.Binary(t)
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("ANTHROPIC_BASE_URL", sim.URL())
@@ -299,32 +336,53 @@ func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
 	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
 		t.Fatalf("add: %d\n%s%s", code, out, errOut)
 	}
-	dir := pyRepo(t)
-	go func() {
-		deadline := time.Now().Add(90 * time.Second)
-		for time.Now().Before(deadline) {
-			n := 0
-			for _, p := range s.Processes() {
-				if strings.Contains(p.Args, claude) && p.Comm != "sh" {
-					n++
-				}
-			}
-			if n >= 2 {
-				time.Sleep(500 * time.Millisecond)
-				s.Stop()
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
 	start := time.Now()
-	code, stdout, stderr := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
-		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other", "--apply")
+	args := append([]string{"--host", "claude-code", "--claude", bin, "--template", "documentation", "--message", "Document this project",
+		"--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other", "--apply"}, extra...)
+	code, stdout, stderr := run(t, "", args...)
 	t.Logf("the run took %s\n%s", time.Since(start).Round(time.Millisecond), stdout)
+	return code, stdout, stderr, taskLine.FindAllStringSubmatch(stdout, -1)
+}
+
+// ranOn counts the tasks of the summary's task lines that ran on machine
+// name.
+func ranOn(tasks [][]string, name string) int {
+	n := 0
+	for _, m := range tasks {
+		if m[2] == name {
+			n++
+		}
+	}
+	return n
+}
+
+// setReconnectFor writes the settings' bound of a wait for a lost host
+// (and a lost machine).
+func setReconnectFor(t *testing.T, seconds int) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(os.Getenv("BATON_CONFIG_DIR"), "settings.json"), []byte(fmt.Sprintf(`{"reconnectForSeconds": %d}`, seconds)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRunRetriesHereWhenAMachineIsGone: the other machine's sshd stops for
+// good while its two workers run there (they hang, waiting for the model):
+// they wait for the machine as for a lost host (the bound is 3 s here),
+// then start again here; the run completes with every task merged and
+// applied.
+func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	// Workers there never get their answer.
+	if err := sim.SetScenario(s.Workspace, "worker-hangs"); err != nil {
+		t.Fatal(err)
+	}
+	setReconnectFor(t, 3)
+	dir := pyRepo(t)
+	stopWhenRunning(t, s, claude, 2)
+	code, stdout, stderr, tasks := machineRun(t, s, claude, sim, dir)
 	if code != ExitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
-	tasks := taskLine.FindAllStringSubmatch(stdout, -1)
 	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
 	for _, m := range tasks {
 		if m[2] != "" {
@@ -336,6 +394,50 @@ func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
 	}
 	if remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl")); len(remote) != 2 {
 		t.Errorf("%d sessions on the other machine, want the 2 that hung", len(remote))
+	}
+	// They waited for the machine before they went elsewhere.
+	if !strings.Contains(stdout+stderr, "was unreachable for 3s; the worker starts again elsewhere") {
+		t.Errorf("no worker waited for the machine:\n%s\n%s", stdout, stderr)
+	}
+}
+
+// TestRunWaitsForAMachineThatComesBack: the other machine's sshd stops
+// while its two workers run there and starts again 4 s later (the bound
+// is 60 s): the workers wait for it, go on in their conversations there
+// (the CLI's --resume) and complete on the machine; the run completes with
+// every task merged and applied.
+func TestRunWaitsForAMachineThatComesBack(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	if err := sim.SetScenario(s.Workspace, "worker-hangs"); err != nil {
+		t.Fatal(err)
+	}
+	setReconnectFor(t, 60)
+	dir := pyRepo(t)
+	stopped := stopWhenRunning(t, s, claude, 2)
+	back := make(chan struct{})
+	go func() {
+		defer close(back)
+		<-stopped
+		// Answered once they are back.
+		_ = sim.SetScenario(s.Workspace, "happy")
+		time.Sleep(4 * time.Second)
+		s.Restart()
+	}()
+	code, stdout, stderr, tasks := machineRun(t, s, claude, sim, dir)
+	<-back
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	on := ranOn(tasks, "other")
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(tasks) != 4 || len(pages) != 4 || on < 2 || !strings.Contains(stdout, "Applied: main fast-forwarded") {
+		t.Fatalf("%d tasks (%d on other, want at least the 2 that waited), %d pages:\n%s", len(tasks), on, len(pages), stdout)
+	}
+	if strings.Contains(stdout+stderr, "starts again elsewhere") {
+		t.Errorf("a worker went elsewhere although the machine came back:\n%s", stdout)
+	}
+	if !strings.Contains(stdout+stderr, "waiting for machine other to come back") {
+		t.Errorf("no worker said it waited for the machine:\n%s\n%s", stdout, stderr)
 	}
 }
 
@@ -416,14 +518,117 @@ func TestResumeTakesUpWorkersOnAMachine(t *testing.T) {
 		t.Fatalf("resume %s: %v", runID, err)
 	}
 	tasks := taskLine.FindAllStringSubmatch(string(res), -1)
-	on := 0
-	for _, m := range tasks {
-		if m[2] == "other" {
-			on++
-		}
-	}
+	on := ranOn(tasks, "other")
 	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
 	if len(tasks) != 4 || len(pages) != 4 || on < 2 {
 		t.Fatalf("%d tasks (%d ran on other), %d pages", len(tasks), on, len(pages))
+	}
+}
+
+// TestRunAnswersAWorkerOnAMachine: a worker on the other machine asks
+// permission for a Bash command and another asks a question there (the
+// default permission mode, model-sim's needs-permission and asks-question
+// scenarios for the tasks the machine takes); both reach the terminal as
+// a worker's here do, and the answers go back to the CLIs there: the
+// allowed command ran in the worktree there (its file comes back with the
+// branch), and the question's answer went into the call.
+func TestRunAnswersAWorkerOnAMachine(t *testing.T) {
+	s, claude, log, sim := otherMachineSim(t)
+	// The first two tasks take the machine's two places.
+	if err := sim.SetScenario("/task_001", "needs-permission"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetScenario("/task_002", "asks-question"); err != nil {
+		t.Fatal(err)
+	}
+	bin := claudecodetest.Binary(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", sim.URL())
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	dir := pyRepo(t)
+	// Every prompt (the pages' writes too) is allowed once; the question
+	// is answered "o" in the user's own words: the order does not matter.
+	code, stdout, stderr := run(t, strings.Repeat("o\n", 40), "--host", "claude-code", "--claude", bin, "--template", "documentation",
+		"--message", "Document this project", "--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other",
+		"--permission-mode", "default", "--apply")
+	t.Logf("%s", stdout)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	ran := map[string]string{}
+	for _, m := range taskLine.FindAllStringSubmatch(stdout, -1) {
+		ran[m[1]] = m[2]
+	}
+	if ran["task_001"] != "other" || ran["task_002"] != "other" {
+		t.Fatalf("task_001 and task_002 did not run on the other machine: %v", ran)
+	}
+	if !strings.Contains(stdout, "task_001 asks permission: Bash touch .baton-model-sim") {
+		t.Errorf("the permission prompt of the worker there was not asked:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "task_002 asks: Which part should I start with?") {
+		t.Errorf("the question of the worker there was not asked:\n%s", stdout)
+	}
+	// The allowed command ran there, in task_001's worktree: its file came
+	// back with the branch and was applied.
+	if _, err := os.Stat(filepath.Join(dir, ".baton-model-sim")); err != nil {
+		t.Errorf("the allowed command's file is not in the applied tree: %v", err)
+	}
+	// The answer reached the CLI there, in the AskUserQuestion call's
+	// result that it sent to the model.
+	if !strings.Contains(log.String(), `\"o\"`) {
+		t.Errorf("model-sim saw no answer \"o\" in a request")
+	}
+	var shown, showErr bytes.Buffer
+	if code := ShowCLI([]string{runIDPattern.FindStringSubmatch(stdout)[1]}, &shown, &showErr); code != 0 ||
+		!regexp.MustCompile(`(?m)^  \d\d:\d\d:\d\d +task_001 +Bash +touch \.baton-model-sim +allow +you$`).MatchString(shown.String()) {
+		t.Errorf("baton show does not log the answer to the worker there:\n%s%s", shown.String(), showErr.String())
+	}
+	// The files of a worker there are named in its folder there, as a
+	// worker's here are in its own.
+	if regexp.MustCompile(`(?m)^ +/\S+/docs/(overview|src)\.md \(task_00[12]\)$`).MatchString(shown.String()) {
+		t.Errorf("baton show names the files of the workers there with their paths there:\n%s", shown.String())
+	}
+}
+
+// TestRunInASubfolderOnAMachine: a worktree run in a subfolder of its
+// repository places workers on the other machine, where each works in the
+// same subfolder of its worktree there, as the workers here do: every
+// page lands in the subfolder's docs, and the CLIs there ran in it.
+func TestRunInASubfolderOnAMachine(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	repo := testsupport.GitRepo(t, filepath.Join(t.TempDir(), "repo"), map[string]string{
+		"README.md":          "# monorepo\n",
+		"shop/README.md":     "# shop\n\nA tiny shop.\n",
+		"shop/src/cart.py":   "def total(prices):\n    return sum(prices)\n",
+		"shop/tools/load.py": "def load(path):\n    return open(path).read()\n",
+		"other/lib/thing.py": "def thing():\n    return 1\n",
+	})
+	dir := filepath.Join(repo, "shop")
+	code, stdout, stderr, tasks := machineRun(t, s, claude, sim, dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	on := ranOn(tasks, "other")
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(tasks) != 4 || on < 2 || len(pages) != 4 {
+		t.Fatalf("%d tasks (%d on other), %d pages in shop/docs:\n%s", len(tasks), on, len(pages), stdout)
+	}
+	if top, _ := filepath.Glob(filepath.Join(repo, "docs", "*")); len(top) != 0 {
+		t.Errorf("pages at the top of the repository: %v", top)
+	}
+	// The CLIs there worked in the subfolder of their worktrees (the CLI
+	// names a conversation's folder after its working folder).
+	conversations, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl"))
+	if len(conversations) != on {
+		t.Fatalf("%d conversations on the other machine for %d workers there: %v", len(conversations), on, conversations)
+	}
+	for _, c := range conversations {
+		if folder := filepath.Base(filepath.Dir(c)); !strings.HasSuffix(folder, "-shop") {
+			t.Errorf("a CLI there worked in %s, not in the shop subfolder of its worktree", folder)
+		}
 	}
 }

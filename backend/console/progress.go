@@ -66,7 +66,14 @@ func describe(p view.Event) string {
 	case view.EventWorkerFailed, view.EventWorkerTimeout:
 		return fmt.Sprintf("%s %s: %s", p.TaskID, strings.TrimPrefix(p.Name, "worker:"), p.Message)
 	case view.EventWorkerRetrying:
+		if strings.Contains(p.Message, "starts again elsewhere") {
+			return fmt.Sprintf("%s retrying: %s", p.TaskID, p.Message)
+		}
 		return fmt.Sprintf("%s retrying", p.TaskID)
+	case view.EventWorkerProgress:
+		if p.TaskID != "" && p.Message != "" {
+			return fmt.Sprintf("%s %s", p.TaskID, p.Message) // waiting for its machine
+		}
 	case view.EventWorkerSkipped:
 		return fmt.Sprintf("%s skipped: %s", p.TaskID, p.Message)
 	case view.EventWorkerWaiting:

@@ -25,8 +25,9 @@ func outsideScope(files []string) string { return outputs.OutsideScope(files) }
 // again once, naming them (the text returned; "" when not asked); otherwise
 // what was found is kept on its row: the missing outputs, the files outside
 // its scope, and the output files without the missing ones. Nothing is
-// judged when the changes cannot be read, or for a merge task (it works in
-// the run's worktree).
+// judged when the changes cannot be read, for a merge task (it works in
+// the run's worktree), or for a task that ran on a machine (its worktree
+// is there).
 func (r *runner) outputsKept(ctx context.Context, ws *workerState, c *protocol.Completion) string {
 	id := ws.w.TaskID
 	t := r.plan.task(id)
@@ -38,7 +39,7 @@ func (r *runner) outputsKept(ctx context.Context, ws *workerState, c *protocol.C
 		MayAsk: ws.status == WorkerRunning && ws.w.SessionID != "" && ws.book.Reprompts < r.tmpl.Config.MaxRetries}
 	if r.iso != nil {
 		it := r.iso.Tasks[id]
-		if it == nil || it.Dir == "" || it.Resolves != "" {
+		if it == nil || it.Dir == "" || it.Resolves != "" || it.Machine != "" {
 			return ""
 		}
 		work.Worktree, work.Base = true, it.Base

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/prompts"
 	"github.com/baton-app/baton/backend/protocol"
 	"github.com/baton-app/baton/backend/session"
@@ -108,6 +110,9 @@ func (r *runner) checkWorker(ctx context.Context, ws *workerState, kind session.
 		}
 		if r.e.hostDown() {
 			return nil
+		}
+		if away, _ := r.places.Away(ws.w.TaskID, time.Now(), r.e.reconnectBound()); away != isolation.Here {
+			return r.workerFailed(ctx, ws, "its machine cannot be reached", true)
 		}
 		return r.tell(ctx, ws, prompts.GoOn(why, ws.book.Done, true), "message to go on", func() change { return ws.wentOn(why, r.e.now(), !out) })
 	}
@@ -298,10 +303,29 @@ func (r *runner) workerFailed(ctx context.Context, ws *workerState, reason strin
 		// host is back (or the run stops as interrupted).
 		return session.LostError(reason)
 	}
+	away := isolation.Here
+	if ws.status == WorkerRunning {
+		// Its machine cannot be reached: it waits for it as a run waits
+		// for a lost host, then starts again elsewhere (no retry spent).
+		var msg string
+		if away, msg = r.places.Away(ws.w.TaskID, time.Now(), r.e.reconnectBound()); away == isolation.Wait {
+			ws.activity = r.e.now()
+			if ws.w.CurrentAction == msg {
+				return nil
+			}
+			ws.w.CurrentAction = msg
+			return r.apply(ctx, ws.event(EventWorkerProgress, msg))
+		} else if away == isolation.Elsewhere {
+			reason = msg
+			r.places.Leave(ws.w.TaskID)
+		}
+	}
 	r.archive.Stop(ctx, ws.live(), ws.w.TaskID)
 	var c change
 	var err error
-	if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.Held() {
+	if away == isolation.Elsewhere && !r.status.Held() {
+		c, err = r.plan.requeue(ws, reason, false, true)
+	} else if retry && ws.book.AutoRetries < r.tmpl.Config.MaxRetries && !r.status.Held() {
 		c, err = r.plan.requeue(ws, reason, true, true)
 	} else {
 		c, err = r.plan.fail(ws, reason, r.e.now())

@@ -51,7 +51,9 @@ func (r *runner) schedule(ctx context.Context) error {
 		}
 		ws := r.plan.workers[t.ID]
 		warm := r.warm.Has(t.ID) // its process runs already: counted in the room
-		if !warm && room.Fits() <= taken && busy+n > 0 {
+		// A worker placed on a machine takes that machine's memory.
+		here := r.iso == nil || r.places.Take(r.iso, t.ID) == ""
+		if !warm && here && room.Fits() <= taken && busy+n > 0 {
 			// Short of memory: it waits (a run with no worker busy starts
 			// one all the same, so that it goes on).
 			left := room
@@ -64,7 +66,7 @@ func (r *runner) schedule(ctx context.Context) error {
 			}
 			continue
 		}
-		if !warm {
+		if !warm && here {
 			taken++
 		}
 		if err := r.spawn(ctx, ws, t, time.Duration(n)*delay); err != nil {

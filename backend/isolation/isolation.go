@@ -52,7 +52,8 @@ type State struct {
 
 // Task is one task's worktree and, once merged, its changes.
 type Task struct {
-	Branch string           `json:"branch,omitempty"`
+	Branch string `json:"branch,omitempty"`
+	// Dir is the task's worktree (on its Machine when it has one).
 	Dir    string           `json:"dir,omitempty"`
 	Base   string           `json:"base,omitempty"`
 	Merged *worktree.Merged `json:"merged,omitempty"`

@@ -3,6 +3,7 @@ package isolation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -36,6 +37,9 @@ type Placement interface {
 	// MarkDown keeps new workers off machine name for a while: it could
 	// not be reached.
 	MarkDown(name string)
+	// Lost reports since when machine name cannot be reached (false: it
+	// can, as far as the Placement knows).
+	Lost(name string) (since time.Time, lost bool)
 	// EndRun frees every place of the run and removes its worktrees and
 	// branches on the machines.
 	EndRun(ctx context.Context, runID string) error
@@ -103,17 +107,25 @@ func (pl *Places) End(wg *sync.WaitGroup) {
 	}()
 }
 
+// Take places the worker of task taskID on a machine of the run that has
+// a free place and memory for it now, before it starts (Cwd then starts it
+// there; a worker placed before keeps its machine); "" when it runs here
+// (w is the run's workspace).
+func (pl *Places) Take(w *Workspace, taskID string) string {
+	if pl == nil || len(pl.machines) == 0 || pl.mailbox {
+		return ""
+	}
+	if it := w.Tasks[taskID]; it != nil && it.Resolves != "" {
+		return "" // a merge task works in the run's worktree
+	}
+	return pl.p.Place(pl.runID, taskID, pl.machines)
+}
+
 // Cwd gives the worker of task taskID (session id) its worktree on a
 // machine when the run places workers there and one has a free place; ok
 // is false when it runs here (w is the run's workspace).
 func (pl *Places) Cwd(ctx context.Context, w *Workspace, taskID string, id session.ID) (cwd string, ok bool, err error) {
-	if pl == nil || len(pl.machines) == 0 || pl.mailbox {
-		return "", false, nil
-	}
-	if it := w.Tasks[taskID]; it != nil && it.Resolves != "" {
-		return "", false, nil // a merge task works in the run's worktree
-	}
-	name := pl.p.Place(pl.runID, taskID, pl.machines)
+	name := pl.Take(w, taskID)
 	if name == "" {
 		return "", false, nil
 	}
@@ -128,7 +140,10 @@ func (pl *Places) Cwd(ctx context.Context, w *Workspace, taskID string, id sessi
 		}
 		return "", true, err
 	}
-	w.Tasks[taskID] = &Task{Branch: worktree.TaskBranch(pl.runID, taskID), Machine: name}
+	// Its folder there, as a worker's here: the run's subfolder of the
+	// worktree when the run works in a subfolder of its repository.
+	w.Tasks[taskID] = &Task{Branch: worktree.TaskBranch(pl.runID, taskID), Dir: cwd, Machine: name}
+	cwd = w.sub(cwd)
 	pl.log.Info("the worker runs on a machine", "task", taskID, "machine", name, "dir", cwd)
 	return cwd, true, nil
 }
@@ -142,4 +157,59 @@ func (pl *Places) Bring(ctx context.Context, taskID, message string) error {
 	defer pl.p.Release(pl.runID, taskID)
 	_, err := pl.p.Bring(ctx, pl.runID, taskID, message)
 	return err
+}
+
+// Away is what a worker on a machine that cannot be reached does
+// (Places.Away).
+type Away int
+
+const (
+	// Here: the worker runs here, or its machine is reachable.
+	Here Away = iota
+	// Wait: it waits for its machine, as a run waits for a lost host.
+	Wait
+	// Elsewhere: its machine stayed away past the bound: the worker
+	// starts again elsewhere (Leave).
+	Elsewhere
+)
+
+// Away says what the worker of task taskID does at now when its machine
+// cannot be reached: it waits up to bound from when the machine was lost
+// (msg says for what, and until when), then runs elsewhere (msg says
+// why; Leave). Once the machine is back (Here), the worker goes on there
+// in its session.
+func (pl *Places) Away(taskID string, now time.Time, bound time.Duration) (step Away, msg string) {
+	if pl == nil {
+		return Here, ""
+	}
+	name := pl.p.Where(pl.runID, taskID)
+	if name == "" {
+		return Here, ""
+	}
+	since, lost := pl.p.Lost(name)
+	if !lost {
+		return Here, ""
+	}
+	until := since.Add(bound)
+	if now.Before(until) {
+		return Wait, fmt.Sprintf("waiting for machine %s to come back (lost at %s; the worker runs elsewhere at %s)",
+			name, since.Format("15:04:05"), until.Format("15:04:05"))
+	}
+	return Elsewhere, fmt.Sprintf("machine %s was unreachable for %s; the worker starts again elsewhere", name, bound.Round(time.Second))
+}
+
+// Leave frees the place of the worker of task taskID, whose machine
+// stayed away (Elsewhere), and keeps new workers off that machine for a
+// while: the worker starts again elsewhere.
+func (pl *Places) Leave(taskID string) {
+	if pl == nil {
+		return
+	}
+	name := pl.p.Where(pl.runID, taskID)
+	if name == "" {
+		return
+	}
+	pl.p.Release(pl.runID, taskID)
+	pl.p.MarkDown(name)
+	pl.log.Warn("a machine did not come back; its worker runs elsewhere", "task", taskID, "machine", name)
 }

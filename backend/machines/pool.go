@@ -30,7 +30,15 @@ type PoolOptions struct {
 	// DownFor is how long a machine that could not be reached gets no
 	// new worker (MarkDown); one minute when zero.
 	DownFor time.Duration
-	Logger  *slog.Logger
+	// ProbeEvery is how often a machine that was lost is tried again
+	// until it answers (Lost); two seconds when zero.
+	ProbeEvery time.Duration
+	// MemoryEvery is how long a reading of a machine's free memory is
+	// used before Place reads it again; two seconds when zero.
+	MemoryEvery time.Duration
+	// ReadMemory reads what machine m has free (Client.Memory when nil).
+	ReadMemory func(ctx context.Context, m *Machine) (int64, error)
+	Logger     *slog.Logger
 }
 
 // Pool places a worktree run's workers on machines: it keeps each
@@ -48,6 +56,12 @@ type Pool struct {
 	tasks    map[taskKey]*placement
 	sessions map[session.ID]string // session → machine
 	closed   bool
+
+	// probes try lost machines again until they answer; they end with
+	// the pool (Close).
+	probes     sync.WaitGroup
+	stopProbes context.CancelFunc
+	probeCtx   context.Context
 }
 
 type taskKey struct{ run, task string }
@@ -67,6 +81,14 @@ type pooled struct {
 	busy   int
 	// downUntil: no new worker goes there before (MarkDown).
 	downUntil time.Time
+	// lostSince: since then the machine cannot be reached (zero: it
+	// can, as far as Baton knows); probing: a probe tries it again.
+	lostSince time.Time
+	probing   bool
+	// room is the machine's memory at the last reading (Place); placed
+	// are when workers were placed there lately (Room.Starting).
+	room   Room
+	placed []time.Time
 }
 
 // NewPool makes a pool of the targets; nothing connects until a task is
@@ -79,7 +101,20 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	if opts.ProbeEvery <= 0 {
+		opts.ProbeEvery = 2 * time.Second
+	}
+	if opts.MemoryEvery <= 0 {
+		opts.MemoryEvery = 2 * time.Second
+	}
+	if opts.ReadMemory == nil {
+		opts.ReadMemory = func(ctx context.Context, m *Machine) (int64, error) {
+			free, _, err := m.Client.Memory(ctx)
+			return free, err
+		}
+	}
 	p := &Pool{opts: opts, log: log, machines: map[string]*pooled{}, tasks: map[taskKey]*placement{}, sessions: map[session.ID]string{}}
+	p.probeCtx, p.stopProbes = context.WithCancel(context.Background())
 	for _, t := range opts.Targets {
 		t = t.Normalized()
 		if err := t.Validate(); err != nil {
@@ -91,24 +126,47 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 }
 
 // Place chooses the machine of names (in their order) that has a free
-// place for the worker of task taskID of run runID, and takes that place;
-// "" when none has (the worker runs here). A task placed before keeps its
-// machine.
+// place for the worker of task taskID of run runID, and memory for one
+// more CLI (memory.go), and takes that place; "" when none has (the
+// worker runs here). A task placed before keeps its machine.
 func (p *Pool) Place(runID, taskID string, names []string) string {
+	k := taskKey{runID, taskID}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if pl := p.tasks[taskKey{runID, taskID}]; pl != nil {
+	if pl := p.tasks[k]; pl != nil {
+		p.mu.Unlock()
 		return pl.machine
 	}
+	var free []string
 	for _, n := range names {
-		pm := p.machines[n]
-		if pm != nil && pm.busy < pm.target.MaxWorkers && !p.closed && !time.Now().Before(pm.downUntil) {
-			pm.busy++
-			p.tasks[taskKey{runID, taskID}] = &placement{machine: n}
-			return n
+		if p.free(n) {
+			free = append(free, n)
 		}
 	}
+	p.mu.Unlock()
+	for _, n := range free {
+		if !p.fits(n) {
+			continue
+		}
+		p.mu.Lock()
+		if p.free(n) { // no other run took the last place meanwhile
+			pm := p.machines[n]
+			pm.busy++
+			pm.placed = append(pm.placed, time.Now())
+			p.tasks[k] = &placement{machine: n}
+			p.mu.Unlock()
+			return n
+		}
+		p.mu.Unlock()
+	}
 	return ""
+}
+
+// free reports whether machine n takes a new worker now: a place is free
+// there, and it is neither lost nor marked down. p.mu is held.
+func (p *Pool) free(n string) bool {
+	pm := p.machines[n]
+	now := time.Now()
+	return pm != nil && pm.busy < pm.target.MaxWorkers && !p.closed && !now.Before(pm.downUntil) && pm.lostSince.IsZero()
 }
 
 // MarkDown keeps new workers off machine name for PoolOptions.DownFor:
@@ -168,7 +226,7 @@ func (p *Pool) open(name string) (*pooled, error) {
 		return nil, err
 	}
 	ho := p.opts.Host
-	ho.Launcher, ho.StateDir, ho.Notices = m.Launcher, filepath.Join(p.opts.StateDir, name), p.opts.Notices
+	ho.Launcher, ho.StateDir, ho.Notices = &watched{Launcher: m.Launcher, lost: func(err error) { p.lost(name, err) }}, filepath.Join(p.opts.StateDir, name), p.opts.Notices
 	if ho.Path == "" {
 		ho.Path = pm.target.ClaudePath
 	}
@@ -198,11 +256,11 @@ func (p *Pool) StartTask(ctx context.Context, local, runID, taskID, from string,
 	}
 	repo, err := p.repo(ctx, pm, local)
 	if err != nil {
-		return "", downErr(err)
+		return "", p.lost(name, downErr(err))
 	}
 	t, err := repo.StartTask(ctx, runID, taskID, from)
 	if err != nil {
-		return "", downErr(err)
+		return "", p.lost(name, downErr(err))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -350,6 +408,8 @@ func (p *Pool) hosts() []*claudecode.Host {
 
 // Close closes every machine's host, then its connection.
 func (p *Pool) Close(ctx context.Context) error {
+	p.stopProbes()
+	p.probes.Wait()
 	p.mu.Lock()
 	p.closed = true
 	var open []*pooled

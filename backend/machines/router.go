@@ -116,6 +116,15 @@ func (r *Router) Identity(ctx context.Context) (session.Identity, error) {
 	return session.Identity{}, nil
 }
 
+// Room is Local's (session.Roomer): the memory here bounds the workers
+// here; a machine's bounds the workers placed there (Pool.Place).
+func (r *Router) Room() session.Room {
+	if rm, ok := r.Local.(session.Roomer); ok {
+		return rm.Room()
+	}
+	return session.Room{}
+}
+
 // Simulated is Local's.
 func (r *Router) Simulated() bool {
 	s, ok := r.Local.(interface{ Simulated() bool })

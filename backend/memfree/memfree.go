@@ -29,6 +29,17 @@ type FS struct {
 	// Self is the /proc entry of the process whose cgroup counts
 	// ("self" when empty).
 	Self string
+	// ReadFile reads a file (its path under Root); os.ReadFile when nil.
+	// Another machine's files come through it (backend/machines reads
+	// them over SSH).
+	ReadFile func(path string) ([]byte, error)
+}
+
+func (f FS) read(p string) ([]byte, error) {
+	if f.ReadFile != nil {
+		return f.ReadFile(p)
+	}
+	return os.ReadFile(p)
 }
 
 // Machine is the FS of this machine.
@@ -39,7 +50,7 @@ func (f FS) path(p string) string { return filepath.Join(f.Root, p) }
 // Available returns the bytes that may still be taken, and where the
 // figure came from ("cgroup" or "meminfo").
 func (f FS) Available() (int64, string, error) {
-	info, err := os.ReadFile(f.path("proc/meminfo"))
+	info, err := f.read(f.path("proc/meminfo"))
 	if err != nil {
 		return 0, "", ErrUnsupported
 	}
@@ -61,7 +72,7 @@ func (f FS) cgroupLeft() (int64, bool) {
 	if self == "" {
 		self = "self"
 	}
-	data, err := os.ReadFile(f.path(filepath.Join("proc", self, "cgroup")))
+	data, err := f.read(f.path(filepath.Join("proc", self, "cgroup")))
 	if err != nil {
 		return 0, false
 	}
@@ -73,12 +84,12 @@ func (f FS) cgroupLeft() (int64, bool) {
 		switch {
 		case parts[1] == "" && parts[0] == "0": // v2
 			dir := f.path(filepath.Join("sys/fs/cgroup", parts[2]))
-			if left, ok := left(dir, "memory.max", "memory.current", "inactive_file"); ok {
+			if left, ok := f.left(dir, "memory.max", "memory.current", "inactive_file"); ok {
 				return left, true
 			}
 		case slices.Contains(strings.Split(parts[1], ","), "memory"): // v1
 			for _, dir := range []string{filepath.Join("sys/fs/cgroup/memory", parts[2]), "sys/fs/cgroup/memory"} {
-				if left, ok := left(f.path(dir), "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"); ok {
+				if left, ok := f.left(f.path(dir), "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"); ok {
 					return left, true
 				}
 			}
@@ -89,8 +100,8 @@ func (f FS) cgroupLeft() (int64, bool) {
 
 // left reads a cgroup's limit and usage; a limit of "max" or one beyond
 // any machine (v1 writes 2^63 rounded to a page) is no limit.
-func left(dir, limitFile, usageFile, inactive string) (int64, bool) {
-	lb, err := os.ReadFile(filepath.Join(dir, limitFile))
+func (f FS) left(dir, limitFile, usageFile, inactive string) (int64, bool) {
+	lb, err := f.read(filepath.Join(dir, limitFile))
 	if err != nil {
 		return 0, false
 	}
@@ -98,7 +109,7 @@ func left(dir, limitFile, usageFile, inactive string) (int64, bool) {
 	if err != nil || limit >= 1<<62 {
 		return 0, false
 	}
-	ub, err := os.ReadFile(filepath.Join(dir, usageFile))
+	ub, err := f.read(filepath.Join(dir, usageFile))
 	if err != nil {
 		return 0, false
 	}
@@ -106,7 +117,7 @@ func left(dir, limitFile, usageFile, inactive string) (int64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	if st, err := os.ReadFile(filepath.Join(dir, "memory.stat")); err == nil {
+	if st, err := f.read(filepath.Join(dir, "memory.stat")); err == nil {
 		if v, ok := field(st, inactive+" "); ok && v <= usage {
 			usage -= v
 		}
@@ -119,12 +130,12 @@ func left(dir, limitFile, usageFile, inactive string) (int64, bool) {
 // resident set size.
 func (f FS) Footprint(pid int) (int64, error) {
 	dir := f.path(filepath.Join("proc", strconv.Itoa(pid)))
-	if b, err := os.ReadFile(filepath.Join(dir, "smaps_rollup")); err == nil {
+	if b, err := f.read(filepath.Join(dir, "smaps_rollup")); err == nil {
 		if v, ok := field(b, "Pss:"); ok {
 			return v * 1024, nil
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "status"))
+	b, err := f.read(filepath.Join(dir, "status"))
 	if err != nil {
 		return 0, err
 	}

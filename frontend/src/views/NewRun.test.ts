@@ -169,6 +169,62 @@ describe('New run wizard', () => {
     expect(sent.overrides).toEqual({ isolation: 'worktree' });
   });
 
+  it('offers the saved machines for a worktree run and sends them only when the user changes the template\'s', async () => {
+    answer('GetMachines', () =>
+      Promise.resolve({
+        path: '',
+        machines: [
+          { name: 'build-box', host: 'ana@build', workspace: '~/baton', claudePath: '', maxWorkers: 4, env: [] },
+          { name: 'gpu', host: 'gpu.lan', workspace: '~/baton', claudePath: '', maxWorkers: 1, env: [] },
+        ],
+      }),
+    );
+    setup();
+    answer('StartRun', () => Promise.resolve(run({ id: 'r12', status: 'analyzing' })));
+    await fireEvent.click(await screen.findByRole('radio', { name: /Documentation/ }));
+    await screen.findByLabelText(/Output folder/);
+    await fireEvent.input(screen.getByLabelText('Project folder'), { target: { value: '/src/app' } });
+    await fireEvent.input(screen.getByLabelText('Request'), { target: { value: 'Document it' } });
+    // A shared run places no worker elsewhere: no machines to choose.
+    expect(screen.queryByRole('group', { name: 'Other machines' })).toBeNull();
+    await fireEvent.change(screen.getByLabelText('Isolation'), { target: { value: 'worktree' } });
+    const group = await screen.findByRole('group', { name: 'Other machines' });
+    expect(group.textContent).toContain('ana@build, up to 4 workers');
+    expect(group.textContent).toContain('gpu.lan, up to 1 worker');
+    const gpu = screen.getByRole('checkbox', { name: /gpu/ }) as HTMLInputElement;
+    const box = screen.getByRole('checkbox', { name: /build-box/ }) as HTMLInputElement;
+    expect(gpu.checked || box.checked).toBe(false);
+    // Checked in any order, sent in the order of Settings → Machines.
+    await fireEvent.click(gpu);
+    await fireEvent.click(box);
+    await start();
+    await waitFor(() => expect(calls.some((c) => c.name === 'StartRun')).toBe(true));
+    const sent = JSON.parse(JSON.stringify(calls.find((c) => c.name === 'StartRun')?.args[0]));
+    expect(sent.overrides).toEqual({ isolation: 'worktree', machines: ['build-box', 'gpu'] });
+  });
+
+  it("starts from the template's machines, and unchecking them all runs every worker here", async () => {
+    answer('ListTemplates', () => Promise.resolve([info('documentation', 'Documentation')]));
+    answer('GetSettings', () => Promise.resolve({ settings: { recentFolders: [] }, path: '', startAdvice: '' }));
+    const worktree = { ...documentation, template: { ...documentation.template, config: { ...documentation.template.config, isolation: 'worktree', machines: ['old-box'] } } };
+    answer('ResolveTemplate', () => Promise.resolve(worktree));
+    answer('GetMachines', () => Promise.resolve({ path: '', machines: [] }));
+    answer('StartRun', () => Promise.resolve(run({ id: 'r13', status: 'analyzing' })));
+    render(NewRun);
+    await fireEvent.click(await screen.findByRole('radio', { name: /Documentation/ }));
+    await screen.findByLabelText(/Output folder/);
+    await fireEvent.input(screen.getByLabelText('Project folder'), { target: { value: '/src/app' } });
+    await fireEvent.input(screen.getByLabelText('Request'), { target: { value: 'Document it' } });
+    const old = (await screen.findByRole('checkbox', { name: /old-box/ })) as HTMLInputElement;
+    expect(old.checked).toBe(true);
+    expect(screen.getByText(/not in Settings → Machines/)).toBeTruthy();
+    await fireEvent.click(old);
+    await start();
+    await waitFor(() => expect(calls.some((c) => c.name === 'StartRun')).toBe(true));
+    const sent = JSON.parse(JSON.stringify(calls.find((c) => c.name === 'StartRun')?.args[0]));
+    expect(sent.overrides).toEqual({ machines: [] });
+  });
+
   it('explains an advanced setting out of range next to it and starts nothing', async () => {
     setup();
     await fireEvent.click(await screen.findByRole('radio', { name: /Documentation/ }));
