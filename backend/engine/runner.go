@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/baton-app/baton/backend/archiver"
@@ -91,7 +92,10 @@ type runner struct {
 	started  chan startResult
 	done     chan struct{}
 	finished chan struct{}
+	// inflight counts the workers starting; returned those whose start
+	// returned (so the host counts them) and is not taken yet.
 	inflight int
+	returned atomic.Int32
 
 	lastFlush time.Time
 	pollEvery time.Duration

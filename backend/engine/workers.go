@@ -39,7 +39,7 @@ func (r *runner) schedule(ctx context.Context) error {
 	delay := time.Duration(r.tmpl.Config.SpawnDelay * float64(time.Second))
 	room := r.e.host.Room()
 	// Sessions still starting may not show in the host's figures yet.
-	taken := r.inflight
+	taken := r.inflight - int(r.returned.Load())
 	busy := r.plan.busy()
 	n := 0
 	for _, t := range r.plan.ready() {
@@ -156,6 +156,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 		if res.err == nil {
 			res.id, res.err = r.e.host.Start(ctx, opts)
 		}
+		r.returned.Add(1)
 		select {
 		case r.started <- res:
 		case <-ctx.Done():
@@ -167,6 +168,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 // onStarted takes the end of a worker's start: running, or started again.
 func (r *runner) onStarted(ctx context.Context, res startResult) error {
 	r.inflight--
+	r.returned.Add(-1)
 	ws := r.plan.workers[res.taskID]
 	if ws == nil || ws.book.Attempt != res.attempt || ws.status != WorkerSpawning {
 		// Cancelled (or retried) while starting: stop what was started.
