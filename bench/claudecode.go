@@ -641,9 +641,13 @@ func (r *report) cliMarkdown(p func(string, ...any)) {
 	p("\n")
 	if len(c.Chains) > 0 {
 		p("Where the time goes, along the chain of tasks that set each run's wall time (from the task completed last, back through each task's dependency completed last, to one of the first layer); the phases add up to the wall time, and their overhead is at least the run's overhead above (the chain's agent time is at most the critical path):\n\n")
-		p("| Run | Tasks on the chain | Confirm → first `Start` call | `Start` call → first event (sum) | result → `worker:completed` (sum) | `worker:completed` → the next `Start` call (sum) | Overhead on the chain | Agent time on the chain |\n|---|---|---|---|---|---|---|---|\n")
+		p("| Run | Tasks on the chain | Confirm → first `Start` call | `Start` call → first event (sum: each task's) | result → `worker:completed` (sum) | `worker:completed` → the next `Start` call (sum) | Overhead on the chain | Agent time on the chain |\n|---|---|---|---|---|---|---|---|\n")
 		for i, ch := range c.Chains {
-			p("| %d | %d | %s | %s | %s | %s | %s | %s |\n", i+1, ch.Tasks, ms(ch.First), ms(ch.Start), ms(ch.Detect), ms(ch.Schedule), ms(ch.Overhead()), ms(ch.Agent))
+			each := make([]string, len(ch.Starts))
+			for j, d := range ch.Starts {
+				each[j] = ms(d)
+			}
+			p("| %d | %d | %s | %s (%s) | %s | %s | %s | %s |\n", i+1, ch.Tasks, ms(ch.First), ms(ch.Start), strings.Join(each, " + "), ms(ch.Detect), ms(ch.Schedule), ms(ch.Overhead()), ms(ch.Agent))
 		}
 		p("\n")
 	}
