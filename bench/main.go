@@ -151,11 +151,11 @@ type report struct {
 	// The load average as the push DAG runs began, and as the CLI
 	// host's DAG runs ended.
 	loadPush, loadCLIDAG string
-	chromium, commit   string
-	push, poll         modeResult
-	workers            []workersResult
-	sqlite             []time.Duration
-	cli                *cliResult
+	chromium, commit     string
+	push, poll           modeResult
+	workers              []workersResult
+	sqlite               []time.Duration
+	cli                  *cliResult
 	// previous is the summary of the report this one replaces.
 	previous previous
 }
