@@ -5,7 +5,9 @@ package claudecode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -274,6 +276,47 @@ func TestWarmAgain(t *testing.T) {
 	}
 	if pids := r.host.Running(); len(pids) != 2 || !slices.Contains(pids, taken) {
 		t.Errorf("children %v: want the session's %d and a new warm one", pids, taken)
+	}
+	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
+}
+
+// TestStartUndone: a Start that cannot keep its session (the state folder
+// takes no file) fails, knows no session afterwards and ends the warm child
+// it took; once the folder takes files again, a Start of the same id runs.
+func TestStartUndone(t *testing.T) {
+	r := newRig(t, "happy")
+	dir := project(t)
+	ctx := context.Background()
+	id := session.ID("local___orch_run1_worker_undone")
+	opts := session.StartOptions{Cwd: dir, ID: id, PermissionMode: "acceptEdits"}
+	if warm, err := r.host.Warm(ctx, opts); err != nil || warm != id {
+		t.Fatalf("Warm = %q, %v", warm, err)
+	}
+	warmPID := r.host.Running()[0]
+	if out, err := exec.Command("chattr", "+i", r.state).CombinedOutput(); err != nil {
+		t.Fatalf("make the state folder immutable: %v: %s", err, out)
+	}
+	immutable := true
+	unlock := func() {
+		if immutable {
+			immutable = false
+			if out, err := exec.Command("chattr", "-i", r.state).CombinedOutput(); err != nil {
+				t.Errorf("chattr -i: %v: %s", err, out)
+			}
+		}
+	}
+	t.Cleanup(unlock)
+	opts.Message = "Look at this project."
+	if _, err := r.host.Start(ctx, opts); err == nil {
+		t.Fatal("Start succeeded in a state folder that takes no file")
+	}
+	if _, err := r.host.Session(ctx, id); !errors.Is(err, ErrNoSession) {
+		t.Errorf("after the failed Start, Session = %v; want ErrNoSession", err)
+	}
+	waitGone(t, warmPID, 10*time.Second, "the warm child of a failed Start")
+	unlock()
+	if _, err := r.host.Start(ctx, opts); err != nil {
+		t.Fatal(err)
 	}
 	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
 }
