@@ -19,8 +19,10 @@ type chainSplit struct {
 	// the project's checks' baseline, scheduling).
 	First time.Duration
 	// Start: each task's Start call → its first event (writing the prompt
-	// to the CLI, warm or not, until the CLI answers).
-	Start time.Duration
+	// to the CLI, warm or not, until the CLI answers); Starts holds each
+	// task's, from the first layer on.
+	Start  time.Duration
+	Starts []time.Duration
 	// Agent: each task's first event → its result event.
 	Agent time.Duration
 	// Detect: each task's result event → its worker:completed.
@@ -87,6 +89,7 @@ func splitChain(rec *recorder, snap engine.Snapshot, confirmed time.Time, called
 			c.Schedule += call.Sub(done[chain[i-1]])
 		}
 		c.Start += first.Sub(call)
+		c.Starts = append(c.Starts, first.Sub(call))
 		c.Agent += result.Sub(first)
 		c.Detect += done[t].Sub(result)
 	}

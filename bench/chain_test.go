@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -35,8 +36,8 @@ func TestSplitChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	want := chainSplit{Tasks: 2, First: ms(12), Start: ms(18 + 10), Agent: ms(170 + 140), Detect: ms(10 + 4), Schedule: ms(40)}
-	if c != want {
+	want := chainSplit{Tasks: 2, First: ms(12), Start: ms(18 + 10), Starts: []time.Duration{ms(18), ms(10)}, Agent: ms(170 + 140), Detect: ms(10 + 4), Schedule: ms(40)}
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("split %+v, want %+v (through b, completed after a)", c, want)
 	}
 	if c.Overhead()+c.Agent != ms(404) {

@@ -148,11 +148,14 @@ type report struct {
 	started            time.Time
 	elapsed            time.Duration
 	loadStart, loadEnd string
-	chromium, commit   string
-	push, poll         modeResult
-	workers            []workersResult
-	sqlite             []time.Duration
-	cli                *cliResult
+	// The load average as the push DAG runs began, and as the CLI
+	// host's DAG runs ended.
+	loadPush, loadCLIDAG string
+	chromium, commit     string
+	push, poll           modeResult
+	workers              []workersResult
+	sqlite               []time.Duration
+	cli                  *cliResult
 	// previous is the summary of the report this one replaces.
 	previous previous
 }
@@ -168,14 +171,31 @@ func measure(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	step := func(format string, a ...any) {
 		fmt.Fprintf(log, "[%s] %s\n", time.Since(rep.started).Round(time.Second), fmt.Sprintf(format, a...))
 	}
+	// The timing rows come first, each once the processes of the rows
+	// before it have ended (settle), so that none of them shares the cores
+	// with the CPU and memory rows' Chromium or 40 CLIs while those exit.
 	if cfg.cdp {
-		if err := rep.measureCDP(ctx, cfg, step); err != nil {
+		if err := rep.measureTiming(ctx, cfg, step); err != nil {
 			return nil, err
 		}
 	}
 	var err error
 	if cfg.cli {
-		if rep.cli, err = measureCLI(ctx, cfg, step); err != nil {
+		rep.settle(step)
+		if rep.cli, err = measureCLIDAG(ctx, cfg, step); err != nil {
+			return nil, err
+		}
+		rep.loadCLIDAG = loadAvg()
+	}
+	if cfg.cdp {
+		rep.settle(step)
+		if err := rep.measureLoad(ctx, cfg, step); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.cli {
+		rep.settle(step)
+		if err = measureCLILoad(ctx, cfg, rep.cli, step); err != nil {
 			return nil, err
 		}
 	}
@@ -185,18 +205,26 @@ func measure(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	return rep, nil
 }
 
-// measureCDP measures everything but the CLI host: SQLite, the 20-task
-// DAG in push and polling mode, and the CPU and memory runs.
-func (r *report) measureCDP(ctx context.Context, cfg config, step func(string, ...any)) error {
+// measureTiming measures the simulator host's timing rows: SQLite and the
+// 20-task DAG with push notices.
+func (r *report) measureTiming(ctx context.Context, cfg config, step func(string, ...any)) error {
 	var err error
 	step("SQLite: %d transitions", cfg.commits)
 	if r.sqlite, err = sqliteLatencies(ctx, cfg.commits); err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
+	r.loadPush = loadAvg()
 	step("20-task DAG with push notices, %d runs", cfg.pushRuns)
 	if r.push, err = runDAGs(ctx, cfg, false, cfg.pushRuns); err != nil {
 		return fmt.Errorf("push runs: %w", err)
 	}
+	return nil
+}
+
+// measureLoad measures the rest of the simulator host: the 20-task DAG in
+// polling mode, and the CPU and memory runs.
+func (r *report) measureLoad(ctx context.Context, cfg config, step func(string, ...any)) error {
+	var err error
 	step("20-task DAG in 2-second polling mode, %d runs", cfg.pollRuns)
 	if r.poll, err = runDAGs(ctx, cfg, true, cfg.pollRuns); err != nil {
 		return fmt.Errorf("polling runs: %w", err)
@@ -275,8 +303,16 @@ func (r *report) markdown() string {
 		p(" at commit %s", r.commit)
 	}
 	p("; the whole bench took %s.\n\n", r.elapsed.Round(time.Second))
-	p("Machine: %d CPU cores (shared with other work), %s/%s, %s, %s. Load average (1, 5, 15 min): **%s** at the start, **%s** at the end.\n\n",
+	p("Machine: %d CPU cores (shared with other work), %s/%s, %s, %s. Load average (1, 5, 15 min): **%s** at the start, **%s** at the end.",
 		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), strings.TrimSpace(r.chromium), r.loadStart, r.loadEnd)
+	p(" The timing rows run first (SQLite, the 20-task DAG with push notices, the CLI host's 20-task DAG), then the polling, CPU and memory rows; each row after the first starts once the processes of the rows before it have ended.")
+	if r.loadPush != "" {
+		p(" Load average as the push DAG runs began: %s.", r.loadPush)
+	}
+	if r.loadCLIDAG != "" {
+		p(" As the CLI host's DAG runs ended: %s.", r.loadCLIDAG)
+	}
+	p("\n\n")
 
 	p("## Summary\n\n")
 	summary := b.Len()
@@ -412,7 +448,7 @@ func (r *report) markdown() string {
 		if w50 != nil {
 			text += fmt.Sprintf("With 50 workers at once (up to 20 per run goroutine) the p50 is %s for the same reason. ", ms(percentile(w50.Detect, .5)))
 		}
-		text += fmt.Sprintf("Every hop also waits for a core on this shared 2-core machine, where Chromium, the simulator and the engine run together (load average %s at the start, %s at the end), which is most of the p99 tail.", r.loadStart, r.loadEnd)
+		text += fmt.Sprintf("Every hop also waits for a core on this shared 2-core machine, where Chromium, the simulator and the engine run together (load average %s as these runs began), which is most of the p99 tail.", r.loadPush)
 		missed = append(missed, text)
 	}
 	if worstOver > time.Second {
@@ -420,8 +456,8 @@ func (r *report) markdown() string {
 	}
 	if c := r.cli; c != nil {
 		if over := overheads(c.DAG); len(over) > 0 && maxDuration(over) > time.Second {
-			missed = append(missed, fmt.Sprintf("- **Claude Code CLI host, scheduling overhead** (worst %s against 1 s): %d of the %d new sessions met a warm CLI; a worker's `Start` took p50 %s, p99 %s (writing the prompt to the CLI until its first event, which the CLI writes only after it has taken the prompt), four times along the chain, on a machine whose load average was %s at the start and %s at the end, where every CLI waits for one of 2 cores.",
-				ms(maxDuration(over)), c.WarmStarts, c.WarmStarts+c.ColdStarts, ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), r.loadStart, r.loadEnd)+chainText(c.Chains))
+			missed = append(missed, fmt.Sprintf("- **Claude Code CLI host, scheduling overhead** (worst %s against 1 s): %d of the %d new sessions met a warm CLI; a worker's `Start` took p50 %s, p99 %s (writing the prompt to the CLI until its first event, which the CLI writes only after it has taken the prompt), four times along the chain, on a machine whose load average was %s as these runs ended, where every CLI waits for one of 2 cores.",
+				ms(maxDuration(over)), c.WarmStarts, c.WarmStarts+c.ColdStarts, ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), r.loadCLIDAG)+chainText(c.Chains))
 		}
 		if m := c.Memory; m != nil && m.Skipped == "" && !(m.Child.PeakCLIs < m.Child.Requested && m.Child.Waits > 0 && m.Child.Completed == m.Child.Requested && m.OOMKills == 0) {
 			missed = append(missed, fmt.Sprintf("- **The memory cap** (%d CLIs at once of %d requested, %d waits, %d completed, %d OOM kills).", m.Child.PeakCLIs, m.Child.Requested, m.Child.Waits, m.Child.Completed, m.OOMKills))

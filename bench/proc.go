@@ -39,6 +39,7 @@ func selfMaxRSS() int64 {
 type procStat struct {
 	pid, ppid int
 	comm      string
+	state     string        // R, S, D, Z, …
 	cpu       time.Duration // utime + stime
 }
 
@@ -60,7 +61,7 @@ func readStat(pid int) (procStat, error) {
 	ppid, _ := strconv.Atoi(f[1])
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return procStat{pid: pid, ppid: ppid, comm: string(b[open+1 : close]), cpu: time.Duration(utime+stime) * clockTick}, nil
+	return procStat{pid: pid, ppid: ppid, comm: string(b[open+1 : close]), state: f[0], cpu: time.Duration(utime+stime) * clockTick}, nil
 }
 
 // pss returns the proportional set size of a process in bytes (shared
@@ -149,4 +150,38 @@ func procTable() (parent map[int]int, stats map[int]procStat) {
 		stats[pid] = st
 	}
 	return parent, stats
+}
+
+// settle waits until no process that an earlier row started is left (this
+// program's descendants: Chromium, the CLIs and the tools they ran), for at
+// most 20 seconds, so that the next row does not share the cores with them
+// as they exit.
+func (r *report) settle(step func(string, ...any)) {
+	from := time.Now()
+	left := descendants(os.Getpid())
+	for left > 0 && time.Since(from) < 20*time.Second {
+		time.Sleep(100 * time.Millisecond)
+		left = descendants(os.Getpid())
+	}
+	if waited := time.Since(from); waited >= 100*time.Millisecond || left > 0 {
+		step("waited %s for the processes of the rows before to end (%d left)", waited.Round(100*time.Millisecond), left)
+	}
+}
+
+// descendants counts the live processes under root (not zombies).
+func descendants(root int) int {
+	parent, stats := procTable()
+	n := 0
+	for pid, st := range stats {
+		if pid == root || st.state == "Z" {
+			continue
+		}
+		for p := st.ppid; p > 1; p = parent[p] {
+			if p == root {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }

@@ -279,13 +279,6 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 	if s.meta.Title == "" {
 		s.meta.Title = firstLine(opts.Message, 80)
 	}
-	if err := h.saveMeta(s); err != nil {
-		if p != nil {
-			h.stopAside(p)
-		}
-		h.mu.Unlock()
-		return "", fmt.Errorf("start session: %w", err)
-	}
 	h.sessions[id] = s
 	if p != nil {
 		err = h.openLogLocked(s)
@@ -293,11 +286,22 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 		p, err = h.spawnLocked(s)
 	}
 	if err != nil {
+		h.forgetLocked(s, p)
 		h.mu.Unlock()
 		return "", fmt.Errorf("start session: %w", err)
 	}
 	line := h.addInputLocked(s, opts.Message)
+	m := s.meta
 	h.mu.Unlock()
+	// The metadata file is synced to disk without the host's lock: the
+	// other children's events, Reads and Starts go on meanwhile (a Start
+	// of the same id finds the session with its turn running).
+	if err := h.writeMeta(m); err != nil {
+		h.mu.Lock()
+		h.forgetLocked(s, p)
+		h.mu.Unlock()
+		return "", fmt.Errorf("start session: %w", err)
+	}
 	h.notify(id, session.NoticeMessage)
 	if setModel {
 		if err := h.setModel(ctx, p, opts.Model); err != nil {

@@ -60,6 +60,13 @@ type Process interface {
 	PID() int
 }
 
+// Lowerer is a Process that can run at a lower CPU priority from now on,
+// with every process it started (Local on Unix: nice 10 for its process
+// group). The host lowers a child it ends.
+type Lowerer interface {
+	Lower()
+}
+
 // run starts c through l with no input and returns what it wrote to
 // stdout once it exited.
 func run(ctx context.Context, l Launcher, c Command) ([]byte, error) {

@@ -89,11 +89,14 @@ type fakeProc struct {
 	stdin  *io.PipeWriter
 	stdout io.Reader
 
-	mu     sync.Mutex
-	ends   []bool // the End calls: false asks, true kills
-	err    error
-	exited chan struct{}
-	once   sync.Once
+	mu   sync.Mutex
+	ends []bool // the End calls: false asks, true kills
+	// lowered: Lower was called while the input was open and before any
+	// End (as the host ends a child).
+	lowered bool
+	err     error
+	exited  chan struct{}
+	once    sync.Once
 }
 
 func (p *fakeProc) Stdin() io.WriteCloser { return p.stdin }
@@ -114,6 +117,23 @@ func (p *fakeProc) End(kill bool) {
 	p.mu.Unlock()
 	p.exit(errors.New("signal: terminated"))
 	_ = p.stdin.CloseWithError(io.ErrClosedPipe)
+}
+
+// Lower implements Lowerer.
+func (p *fakeProc) Lower() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.exited:
+	default:
+		p.lowered = len(p.ends) == 0
+	}
+}
+
+func (p *fakeProc) wasLowered() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lowered
 }
 
 func (p *fakeProc) exit(err error) {
@@ -264,6 +284,9 @@ func TestTheHostStartsProcessesOnlyThroughItsLauncher(t *testing.T) {
 	// exits as soon as Stop closes its input.)
 	if ends := procs[0].endCalls(); !slices.Contains(ends, false) {
 		t.Fatalf("stop: End calls %v, want a request to end", ends)
+	}
+	if !procs[0].wasLowered() {
+		t.Error("stop: the child was not lowered before its input closed and it was asked to end")
 	}
 	// The launcher keeps the conversation: the next message resumes it.
 	f.mu.Lock()

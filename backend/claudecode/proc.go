@@ -163,9 +163,15 @@ func (p *proc) write(line []byte) error {
 }
 
 // stop ends the child: its input is closed and the group gets SIGTERM,
-// then SIGKILL after grace.
+// then SIGKILL after grace. A child that can be lowered (Lowerer) is first:
+// its exit (the CLI writes out its session and ends its tools) gives the
+// cores to the children that start or work meanwhile, such as the next
+// workers, whose prompts come as a finished worker's session is archived.
 func (p *proc) stop(ctx context.Context, grace time.Duration) {
 	p.stopping.Store(true)
+	if l, ok := p.child.(Lowerer); ok {
+		l.Lower()
+	}
 	p.wmu.Lock()
 	_ = p.stdin.Close()
 	p.wmu.Unlock()

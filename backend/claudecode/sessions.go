@@ -255,12 +255,31 @@ func (h *Host) endTurnLocked(s *cliSession, reason string, failed bool) {
 func (h *Host) metaPath(u string) string { return filepath.Join(h.opts.StateDir, u+".json") }
 func (h *Host) logPath(u string) string  { return filepath.Join(h.opts.StateDir, u+".jsonl") }
 
-func (h *Host) saveMeta(s *cliSession) error {
-	b, err := json.MarshalIndent(s.meta, "", "  ")
+func (h *Host) saveMeta(s *cliSession) error { return h.writeMeta(s.meta) }
+
+// writeMeta writes a session's metadata file (synced: a copy of the meta
+// may be written without the host's lock).
+func (h *Host) writeMeta(m meta) error {
+	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(h.metaPath(uuidFor(s.meta.ID)), b, 0o600)
+	return atomicfile.Write(h.metaPath(uuidFor(m.ID)), b, 0o600)
+}
+
+// forgetLocked undoes a Start that failed before its session was saved:
+// the session is no longer known, and its child p (if any) ends.
+func (h *Host) forgetLocked(s *cliSession, p *proc) {
+	if h.sessions[s.meta.ID] == s {
+		delete(h.sessions, s.meta.ID)
+	}
+	if s.logf != nil {
+		_ = s.logf.Close()
+		s.logf = nil
+	}
+	if p != nil {
+		h.stopAside(p)
+	}
 }
 
 func readMeta(path string) (meta, error) {

@@ -27,7 +27,9 @@ import (
 // with no ID, while a run plans its tasks): it gets a conversation UUID of
 // its own, and the first Start of a new session with the same folder,
 // model, permission mode and system prompt takes it, the session keeping
-// that UUID (its metadata file stays named by the id).
+// that UUID (its metadata file stays named by the id). Warm with the id it
+// chose then keeps that child, or starts another (under a new id, which
+// it returns) when that one ended or was taken.
 
 // warmChild is a child started for a session that does not exist yet.
 type warmChild struct {
@@ -52,12 +54,15 @@ func (h *Host) Warm(ctx context.Context, opts session.StartOptions) (session.ID,
 	if err := h.opts.Launcher.CheckDir(ctx, opts.Cwd); err != nil {
 		return "", fmt.Errorf("warm session: %w", err)
 	}
-	anon := opts.ID == ""
-	if anon {
-		u := newUUID()
-		opts.ID = session.ID(anonPrefix + u)
-	}
+	// Without an id, or with one Warm chose before (warmed again), the
+	// child goes to the first new session of the same shape.
+	anon := opts.ID == "" || strings.HasPrefix(string(opts.ID), anonPrefix)
 	h.mu.Lock()
+	if anon && h.warm[opts.ID] == nil {
+		// A new conversation: the one of a child warmed before under this
+		// id may belong to the session that took it.
+		opts.ID = session.ID(anonPrefix + newUUID())
+	}
 	_, warm := h.warm[opts.ID]
 	h.mu.Unlock()
 	if warm {

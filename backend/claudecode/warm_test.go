@@ -5,7 +5,9 @@ package claudecode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -234,6 +236,89 @@ func TestWarmWithoutID(t *testing.T) {
 	if lost := results(entries(t, again, id)); lost[1].IsError {
 		t.Errorf("the resumed turn failed: %s", lost[1].raw)
 	}
+}
+
+// TestWarmAgain: Warm with the key it chose keeps that child while it is
+// warm, and starts another under a new key once it ended or a Start took
+// it (never the taken session's conversation again).
+func TestWarmAgain(t *testing.T) {
+	r := newRig(t, "happy")
+	dir := project(t)
+	ctx := context.Background()
+	shape := session.StartOptions{Cwd: dir, PermissionMode: "acceptEdits", SystemPrompt: "You are a worker."}
+	key, err := r.host.Warm(ctx, shape)
+	if err != nil || key == "" {
+		t.Fatalf("Warm without an id = %q, %v", key, err)
+	}
+	first := r.host.Running()
+	again := shape
+	again.ID = key
+	if k, err := r.host.Warm(ctx, again); err != nil || k != key || !slices.Equal(r.host.Running(), first) {
+		t.Fatalf("Warm of a warm key = %q, %v, children %v; want %s in child %v", k, err, r.host.Running(), key, first)
+	}
+	r.host.Cool(key)
+	waitGone(t, first[0], 10*time.Second, "cooled")
+	k2, err := r.host.Warm(ctx, again)
+	if err != nil || k2 == "" || k2 == key || r.host.Warming() != 1 {
+		t.Fatalf("Warm of a cooled key = %q, %v (warming %d); want a new key", k2, err, r.host.Warming())
+	}
+	id := session.ID("local___orch_run1_worker_a")
+	opts := shape
+	opts.ID, opts.Message = id, "Look at this project."
+	if _, err := r.host.Start(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	taken := r.host.PID(id)
+	again.ID = k2
+	k3, err := r.host.Warm(ctx, again)
+	if err != nil || k3 == "" || k3 == k2 || r.host.Warming() != 1 {
+		t.Fatalf("Warm of a taken key = %q, %v (warming %d); want a new key", k3, err, r.host.Warming())
+	}
+	if pids := r.host.Running(); len(pids) != 2 || !slices.Contains(pids, taken) {
+		t.Errorf("children %v: want the session's %d and a new warm one", pids, taken)
+	}
+	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
+}
+
+// TestStartUndone: a Start that cannot keep its session (the state folder
+// takes no file) fails, knows no session afterwards and ends the warm child
+// it took; once the folder takes files again, a Start of the same id runs.
+func TestStartUndone(t *testing.T) {
+	r := newRig(t, "happy")
+	dir := project(t)
+	ctx := context.Background()
+	id := session.ID("local___orch_run1_worker_undone")
+	opts := session.StartOptions{Cwd: dir, ID: id, PermissionMode: "acceptEdits"}
+	if warm, err := r.host.Warm(ctx, opts); err != nil || warm != id {
+		t.Fatalf("Warm = %q, %v", warm, err)
+	}
+	warmPID := r.host.Running()[0]
+	if out, err := exec.Command("chattr", "+i", r.state).CombinedOutput(); err != nil {
+		t.Fatalf("make the state folder immutable: %v: %s", err, out)
+	}
+	immutable := true
+	unlock := func() {
+		if immutable {
+			immutable = false
+			if out, err := exec.Command("chattr", "-i", r.state).CombinedOutput(); err != nil {
+				t.Errorf("chattr -i: %v: %s", err, out)
+			}
+		}
+	}
+	t.Cleanup(unlock)
+	opts.Message = "Look at this project."
+	if _, err := r.host.Start(ctx, opts); err == nil {
+		t.Fatal("Start succeeded in a state folder that takes no file")
+	}
+	if _, err := r.host.Session(ctx, id); !errors.Is(err, ErrNoSession) {
+		t.Errorf("after the failed Start, Session = %v; want ErrNoSession", err)
+	}
+	waitGone(t, warmPID, 10*time.Second, "the warm child of a failed Start")
+	unlock()
+	if _, err := r.host.Start(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
 }
 
 // memLauncher is Local with the memory figures a test chooses.

@@ -103,6 +103,9 @@ func (r *runner) begin(ctx context.Context) error {
 	if err := r.apply(ctx, change{}.with(nil, newEvent(EventStarted, nil, ""), newEvent(EventPhaseChanged, nil, ""))); err != nil {
 		return err
 	}
+	if err := r.warmSoon(ctx); err != nil { // the first workers' sessions start beside the main one
+		return err
+	}
 	return r.ask(ctx, tp, want, nil)
 }
 

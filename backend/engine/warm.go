@@ -46,16 +46,16 @@ func (p *taskPlan) soon() []*store.Task {
 
 // warmSoon warms the sessions of the tasks that may start next, at most
 // maxWorkers of them, and cools those whose task will not start with them
-// (backend/warmstart). While the run plans, it warms maxWorkers sessions
-// for the first workers, before their tasks are known: the folder, the
+// (backend/warmstart). While the run analyses and plans, it warms
+// maxWorkers sessions for the first workers, before their tasks are known: the folder, the
 // permission mode, the system prompt and the model of a task of normal
 // complexity are the template's. A first worker whose session differs
 // starts its own.
 func (r *runner) warmSoon(ctx context.Context) error {
 	switch {
-	case r.status == RunPlanning || r.status == RunConfirming:
+	case r.status == RunAnalyzing || r.status == RunPlanning || r.status == RunConfirming:
 		if r.iso == nil && r.tmpl.Phases.WorkerExecution.Enabled {
-			r.warm.Early(ctx, r.tmpl.Config.MaxWorkers, func() (session.StartOptions, bool) {
+			r.warm.Early(ctx, r.status.String(), r.tmpl.Config.MaxWorkers, func() (session.StartOptions, bool) {
 				_, system, err := r.prompts.Worker(&store.Task{}, "")
 				return session.StartOptions{Cwd: r.run.Cwd, Model: r.prompts.Model(&store.Task{}),
 					PermissionMode: r.tmpl.Config.PermissionMode, SystemPrompt: system}, err == nil

@@ -20,9 +20,13 @@ type warmHost struct {
 	mu     sync.Mutex
 	warmed []session.StartOptions
 	early  []session.StartOptions // warmed without an id
-	cooled []session.ID
-	warm   map[session.ID]bool
-	room   session.Room
+	// earlySent is how many messages had been sent to sessions when each
+	// early one was warmed; again are the early ids asked for again.
+	earlySent []int
+	again     []session.ID
+	cooled    []session.ID
+	warm      map[session.ID]bool
+	room      session.Room
 }
 
 var (
@@ -31,9 +35,17 @@ var (
 )
 
 func (w *warmHost) Warm(_ context.Context, opts session.StartOptions) (session.ID, error) {
+	w.fakeHost.mu.Lock()
+	sent := len(w.fakeHost.sends)
+	w.fakeHost.mu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if strings.HasPrefix(string(opts.ID), "warm:") {
+		w.again = append(w.again, opts.ID)
+		return opts.ID, nil
+	}
 	if opts.ID == "" {
+		w.earlySent = append(w.earlySent, sent)
 		w.early = append(w.early, opts)
 		id := session.ID(fmt.Sprintf("warm:%d", len(w.early)))
 		w.warm[id] = true
@@ -160,11 +172,16 @@ func TestWarmStarts(t *testing.T) {
 	}
 	wh.mu.Lock()
 	defer wh.mu.Unlock()
-	// While the run planned: maxWorkers sessions for the first workers,
+	// While the run analysed and planned: maxWorkers sessions for the first workers,
 	// in the shape a's start then had; the one a did not take was cooled
 	// when the run ended.
 	if len(wh.early) != 2 {
 		t.Fatalf("warmed %d sessions while planning, want maxWorkers (2)", len(wh.early))
+	}
+	// They were warmed as the run analysed (before the planning prompt was
+	// sent), and asked for again as it planned.
+	if wh.earlySent[0] != 0 || len(wh.again) < 2 || wh.again[0] != "warm:1" {
+		t.Errorf("early ones warmed after %d messages sent, asked again %v; want during the analysis, again while planning", wh.earlySent[0], wh.again)
 	}
 	var startA session.StartOptions
 	for _, s := range h.host.starts {

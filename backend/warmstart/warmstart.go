@@ -1,8 +1,9 @@
 // Package warmstart is a run's warm sessions: a host that can start a
 // session's process ahead of its first message (session.Warmer, the Claude
-// Code CLI) is told which workers will start soon. While the run plans,
-// sessions for the first workers are warmed once, before their tasks are
-// known; later, one per task that may start next, up to a room. Those whose
+// Code CLI) is told which workers will start soon. While the run analyses
+// and plans, sessions for the first workers are warmed before their tasks
+// are known (once at each of those statuses: those the host ended meanwhile
+// are warmed again); later, one per task that may start next, up to a room. Those whose
 // task will not start with them are cooled, and all of them once the run
 // stops running. A host that declines a warm session is not asked again
 // for a pause. It decides what to warm; the engine says which tasks and
@@ -36,8 +37,9 @@ type State struct {
 	log   *slog.Logger
 	tasks map[string]session.ID
 	early []session.ID
-	// planned: the early ones were asked for (once a run).
-	planned bool
+	// stage is the run's status at which the early ones were last asked
+	// for ("" before).
+	stage string
 	// after: the host declined the last one; none is asked for before
 	// this time (a host that cannot warm costs no prompt rendering at
 	// every step).
@@ -66,18 +68,29 @@ func (s *State) Started(task string, id session.ID) {
 	}
 }
 
-// Early warms, once a run, n sessions for the first workers with the
-// options opts gives (false: none).
-func (s *State) Early(ctx context.Context, n int, opts func() (session.StartOptions, bool)) {
-	if s.planned {
+// Early warms n sessions for the first workers with the options opts
+// gives (false: none), once at each stage of the run (its status while it
+// analyses, plans and waits to be confirmed): the first time under ids the
+// host chooses, later with the same ids, so that the host keeps those it
+// still holds and starts others (under new ids) for those it ended
+// meanwhile (no worker took them within its time): the first workers meet
+// started processes however long the run took to plan. The analysis starts them early enough
+// for a fast model; a slow one's planning warms them again.
+func (s *State) Early(ctx context.Context, stage string, n int, opts func() (session.StartOptions, bool)) {
+	if s.stage == stage {
 		return
 	}
-	s.planned = true
+	s.stage = stage
 	o, ok := opts()
 	if !ok {
 		return
 	}
-	for range n {
+	for i := range n {
+		if i < len(s.early) {
+			o.ID = s.early[i] // kept by the host, or started again under its id
+		} else {
+			o.ID = ""
+		}
 		id, err := s.host.Warm(ctx, o)
 		if err != nil {
 			s.log.Debug("warm a session for the first workers", "err", err)
@@ -85,7 +98,11 @@ func (s *State) Early(ctx context.Context, n int, opts func() (session.StartOpti
 		if id == "" {
 			break
 		}
-		s.early = append(s.early, id)
+		if i < len(s.early) {
+			s.early[i] = id
+		} else {
+			s.early = append(s.early, id)
+		}
 	}
 }
 

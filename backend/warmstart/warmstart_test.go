@@ -12,14 +12,29 @@ import (
 )
 
 // host warms up to room sessions, naming them after the options' id (or
-// w1, w2, … without one), and records what it cools.
+// w1, w2, … without one), keeps those asked for again, and records what it
+// cools.
 type host struct {
 	room   int
 	warm   []session.ID
 	cooled []session.ID
+	// ended maps a warm id the host ended to the one it warms in its
+	// place when asked again; asked records the ids Warm was given.
+	ended map[session.ID]session.ID
+	asked *[]session.ID
 }
 
 func (h *host) Warm(_ context.Context, o session.StartOptions) (session.ID, error) {
+	if h.asked != nil {
+		*h.asked = append(*h.asked, o.ID)
+	}
+	if o.ID != "" && slices.Contains(h.warm, o.ID) {
+		if again, ok := h.ended[o.ID]; ok {
+			h.warm = append(h.warm, again)
+			return again, nil
+		}
+		return o.ID, nil // still warm
+	}
 	if len(h.warm) >= h.room {
 		return "", fmt.Errorf("full")
 	}
@@ -37,24 +52,34 @@ func opts(task string) (session.StartOptions, bool) {
 	return session.StartOptions{ID: session.ID("s-" + task)}, task != "bad"
 }
 
-// Early warms n sessions once a run; CoolAll ends them.
+// Early warms n sessions once a stage; at the next stage it asks the host
+// again with the ids it chose, and keeps the ids the host returns (a new
+// one for a session it ended); CoolAll ends them.
 func TestEarly(t *testing.T) {
 	h := &host{room: 10}
 	s := New(h, slog.Default())
+	var asked []session.ID
 	one := func() (session.StartOptions, bool) { return session.StartOptions{}, true }
-	s.Early(context.Background(), 2, one)
-	s.Early(context.Background(), 2, one)
+	s.Early(context.Background(), "analyzing", 2, one)
+	s.Early(context.Background(), "analyzing", 2, one)
 	if !slices.Equal(h.warm, []session.ID{"w1", "w2"}) {
 		t.Fatalf("warmed %v, want two once", h.warm)
 	}
+	// The host ended w1 meanwhile: warmed again, it comes back as w3.
+	h.ended = map[session.ID]session.ID{"w1": "w3"}
+	h.asked = &asked
+	s.Early(context.Background(), "planning", 2, one)
+	if !slices.Equal(asked, []session.ID{"w1", "w2"}) || !slices.Equal(s.early, []session.ID{"w3", "w2"}) {
+		t.Fatalf("asked again for %v, early %v; want w1 and w2 asked, w3 and w2 kept", asked, s.early)
+	}
 	s.CoolAll()
-	if !slices.Equal(h.cooled, []session.ID{"w1", "w2"}) {
+	if !slices.Equal(h.cooled, []session.ID{"w3", "w2"}) {
 		t.Fatalf("cooled %v", h.cooled)
 	}
 	s2 := New(&host{room: 10}, slog.Default())
-	s2.Early(context.Background(), 2, func() (session.StartOptions, bool) { return session.StartOptions{}, false })
-	if len(s2.early) != 0 || !s2.planned {
-		t.Fatal("options that cannot be made warm nothing, once")
+	s2.Early(context.Background(), "planning", 2, func() (session.StartOptions, bool) { return session.StartOptions{}, false })
+	if len(s2.early) != 0 || s2.stage != "planning" {
+		t.Fatal("options that cannot be made warm nothing, once a stage")
 	}
 }
 
