@@ -632,3 +632,47 @@ func TestRunInASubfolderOnAMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWaitsForALimitOfAWorkerOnAMachine: the model rate-limits a worker
+// there (its CLI gives up after one retry): the run waits for the limit as
+// for a worker here, then the worker goes on there and the run completes,
+// merged and applied.
+func TestRunWaitsForALimitOfAWorkerOnAMachine(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	if err := sim.SetScenario("/task_001", "rate-limited times=4 after=1"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(service.EnvMachineEnv, os.Getenv(service.EnvMachineEnv)+"\nCLAUDE_CODE_MAX_RETRIES=1")
+	bin := claudecodetest.Binary(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("ANTHROPIC_BASE_URL", sim.URL())
+	t.Setenv("ANTHROPIC_API_KEY", claudecodetest.APIKey)
+	t.Setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+	if code, out, errOut := machinesCmd("add", "other", "--host", sshtest.Alias, "--workspace", s.Workspace, "--claude", claude, "--max-workers", "2"); code != 0 {
+		t.Fatalf("add: %d\n%s%s", code, out, errOut)
+	}
+	dir := pyRepo(t)
+	code, stdout, stderr := run(t, "", "--host", "claude-code", "--claude", bin, "--template", "documentation",
+		"--message", "Document this project", "--cwd", dir, "--yes", "--isolation", "worktree", "--machine", "other", "--apply")
+	t.Logf("%s", stdout)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	ran := map[string]string{}
+	for _, m := range taskLine.FindAllStringSubmatch(stdout, -1) {
+		ran[m[1]] = m[2]
+	}
+	if ran["task_001"] != "other" {
+		t.Fatalf("task_001 did not run on the other machine: %v", ran)
+	}
+	if !strings.Contains(stdout, "waiting for the limit") || !strings.Contains(stdout, "the limit has reset and the run resumes") {
+		t.Errorf("the run did not wait for the limit of the worker there:\n%s", stdout)
+	}
+	// A limit is a wait, not a failure: no retry.
+	if !strings.Contains(stdout, "0 failed, 0 skipped, 0 not run of 4; iterations 0 (QA rounds 0, retries 0") {
+		t.Errorf("the limit was counted as a failure or retry:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "Applied: main fast-forwarded") {
+		t.Errorf("the run was not applied:\n%s", stdout)
+	}
+}
