@@ -491,26 +491,11 @@ func cliChildRun(res *cliChild, claude, baseURL, home string) error {
 	defer ce.close()
 	eng, rec := ce.eng, ce.rec
 
-	var mu sync.Mutex
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			s := cpuSample{At: time.Now(), CPU: selfCPU(), Running: rec.runningNow()}
-			mu.Lock()
-			res.Samples = append(res.Samples, s)
-			res.Peak = max(res.Peak, s.Running)
-			mu.Unlock()
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	stopSampling := sampleEvery(250*time.Millisecond, func() {
+		s := cpuSample{At: time.Now(), CPU: selfCPU(), Running: rec.runningNow()}
+		res.Samples = append(res.Samples, s)
+		res.Peak = max(res.Peak, s.Running)
+	})
 	start := time.Now()
 	dctx, dstop := context.WithCancel(ctx)
 	defer dstop()
@@ -528,8 +513,7 @@ func cliChildRun(res *cliChild, claude, baseURL, home string) error {
 	}
 	_, werr := drv.wait(ctx, id)
 	res.Wall = time.Since(start)
-	close(stop)
-	<-sampled
+	stopSampling()
 	rec.mu.Lock()
 	res.Problems = rec.problems
 	res.Detect = rec.detect

@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -236,26 +235,10 @@ func cliMemoryRun(res *memChild, claude, baseURL, home string) error {
 	}
 	defer ce.close()
 	host, eng, rec := ce.host, ce.eng, ce.rec
-	var mu sync.Mutex
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			clis, running := len(host.Running()), rec.runningNow()
-			mu.Lock()
-			res.PeakCLIs = max(res.PeakCLIs, clis)
-			res.PeakRun = max(res.PeakRun, running)
-			mu.Unlock()
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	stopSampling := sampleEvery(100*time.Millisecond, func() {
+		res.PeakCLIs = max(res.PeakCLIs, len(host.Running()))
+		res.PeakRun = max(res.PeakRun, rec.runningNow())
+	})
 	start := time.Now()
 	dctx, dstop := context.WithCancel(ctx)
 	defer dstop()
@@ -266,8 +249,7 @@ func cliMemoryRun(res *memChild, claude, baseURL, home string) error {
 	}
 	errs := drv.waitAll(ctx, ids)
 	res.Wall = time.Since(start)
-	close(stop)
-	<-sampled
+	stopSampling()
 	rec.mu.Lock()
 	res.Problems = rec.problems
 	res.Completed = len(rec.bySession)

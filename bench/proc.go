@@ -185,3 +185,24 @@ func descendants(root int) int {
 	}
 	return n
 }
+
+// sampleEvery calls f at once and then every d, on a goroutine of its own,
+// until the returned stop is called; stop returns after f's last call, so
+// what f wrote may be read without a lock from then on.
+func sampleEvery(d time.Duration, f func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			f()
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}

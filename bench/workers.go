@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/baton-app/baton/backend/chrome"
@@ -114,26 +113,11 @@ func childRun(res *childResult, endpoint, page string) error {
 	}()
 
 	// Sample this process's CPU time and the number of running workers.
-	var mu sync.Mutex
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			s := cpuSample{At: time.Now(), CPU: selfCPU(), Running: rec.runningNow()}
-			mu.Lock()
-			res.Samples = append(res.Samples, s)
-			res.Peak = max(res.Peak, s.Running)
-			mu.Unlock()
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	stopSampling := sampleEvery(250*time.Millisecond, func() {
+		s := cpuSample{At: time.Now(), CPU: selfCPU(), Running: rec.runningNow()}
+		res.Samples = append(res.Samples, s)
+		res.Peak = max(res.Peak, s.Running)
+	})
 
 	start := time.Now()
 	dctx, dstop := context.WithCancel(ctx)
@@ -145,8 +129,7 @@ func childRun(res *childResult, endpoint, page string) error {
 	}
 	errs := drv.waitAll(ctx, ids)
 	res.Wall = time.Since(start)
-	close(stop)
-	<-sampled
+	stopSampling()
 	rec.mu.Lock()
 	res.Problems = rec.problems
 	res.Completed = rec.bySession
