@@ -52,9 +52,11 @@ type cliResult struct {
 	// set it (chain.go).
 	Chains []chainSplit
 	// WarmStarts and ColdStarts count the DAG runs' new sessions that met
-	// a warm CLI and those that started one (the main sessions among them).
-	WarmStarts, ColdStarts int
-	Workers                cliWorkersResult
+	// a warm CLI and those that started one (the main sessions among them);
+	// ReadyStarts the warm ones whose CLI had answered its initialize
+	// request.
+	WarmStarts, ColdStarts, ReadyStarts int
+	Workers                             cliWorkersResult
 	// Memory is the memory cap's row (memory.go); nil when left out.
 	Memory *memResult
 }
@@ -313,6 +315,7 @@ func runCLIDAGs(ctx context.Context, cfg config, out *cliResult) error {
 	out.DAG, out.StartTimes = res, h.starts
 	h.mu.Unlock()
 	out.WarmStarts, out.ColdStarts = host.Starts()
+	out.ReadyStarts = host.ReadyStarts()
 	return nil
 }
 
@@ -621,8 +624,8 @@ func (r *report) cliMarkdown(p func(string, ...any)) {
 	row("CLI, 20-task DAG", c.DAG.Detect)
 	row(fmt.Sprintf("CLI, %d workers at once (engine in its own process)", c.Workers.Child.Workers), c.Workers.Child.Detect)
 	p("\n")
-	p("**Scheduling overhead** on the same 20-task DAG as above (4 layers of 5, `maxWorkers` 5, the documentation template on a generated 4-folder project). Agent time of a task runs from the session's first event (the host's `Start` returns once the child has started, taken the prompt and written its first line) to its result event; wall time from `Confirm` to the last `worker:completed`. The overhead therefore holds, four times along the chain, starting a CLI process until its first event (p50 %s, p99 %s over %d starts), detecting the completion, SQLite commits and scheduling. The host starts a worker's CLI ahead (a warm start): while a task's dependencies run, the engine asks the host to start the CLI of each task that may start next (at most `maxWorkers` of them), with the session id, folder, model, permission mode and system prompt it will have; the CLI waits for its first stdin line, and the task's `Start` writes the prompt to it. %d of the %d new sessions met a warm CLI (the main sessions of the runs, started with no task, never do).\n\n",
-		ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), len(c.StartTimes), c.WarmStarts, c.WarmStarts+c.ColdStarts)
+	p("**Scheduling overhead** on the same 20-task DAG as above (4 layers of 5, `maxWorkers` 5, the documentation template on a generated 4-folder project). Agent time of a task runs from the session's first event (the host's `Start` returns once the child has started, taken the prompt and written its first line) to its result event; wall time from `Confirm` to the last `worker:completed`. The overhead therefore holds, four times along the chain, starting a CLI process until its first event (p50 %s, p99 %s over %d starts), detecting the completion, SQLite commits and scheduling. The host starts a worker's CLI ahead (a warm start): while a task's dependencies run, the engine asks the host to start the CLI of each task that may start next (at most `maxWorkers` of them), with the session id, folder, model, permission mode and system prompt it will have, and sends it the `initialize` control request, so that the CLI sets its session up (commands, agents, skills, plugins, hooks, MCP servers) then rather than at the task's prompt; the task's `Start` writes the prompt to it. %d of the %d new sessions met a warm CLI (the main sessions of the runs, started with no task, never do), %d of them one that had answered its `initialize`. A CLI runs at nice %d from its first event on (its turns and tools), so that the CLIs taking their prompts as a layer starts (at Baton's own priority) come before the turns of the workers that started first.\n\n",
+		ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), len(c.StartTimes), c.WarmStarts, c.WarmStarts+c.ColdStarts, c.ReadyStarts, claudecode.WorkingNice)
 	p("| Run | Wall | Critical path | Overhead | Mean agent time per task |\n|---|---|---|---|---|\n")
 	for i, d := range c.DAG.Runs {
 		p("| %d | %s | %s | %s | %s |\n", i+1, ms(d.Wall), ms(d.Critical), ms(d.Overhead()), ms(d.MeanAgent))

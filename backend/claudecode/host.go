@@ -123,10 +123,13 @@ type Host struct {
 	mem  memory
 
 	readers  sync.WaitGroup
-	stoppers sync.WaitGroup // children ended in the background
+	stoppers sync.WaitGroup // children ended in the background, warm children's initialize answers
 	ctrlSeq  atomic.Int64
-	// Starts of new sessions that met a warm child, and that did not.
+	// Starts of new sessions that met a warm child, and that did not;
+	// readyStarts of the warm ones, those whose child had answered its
+	// initialize request.
 	warmStarts, coldStarts atomic.Int64
+	readyStarts            atomic.Int64
 	// model is the link: whether the children reach the model.
 	model *modelLink
 }
@@ -272,6 +275,9 @@ func (h *Host) Start(ctx context.Context, opts session.StartOptions) (session.ID
 		s.meta = h.newMeta(opts)
 		s.meta.UUID = u
 		h.warmStarts.Add(1)
+		if p.ready.Load() {
+			h.readyStarts.Add(1)
+		}
 	} else {
 		s = &cliSession{meta: h.newMeta(opts)}
 		h.coldStarts.Add(1)

@@ -61,10 +61,13 @@ type Process interface {
 }
 
 // Lowerer is a Process that can run at a lower CPU priority from now on,
-// with every process it started (Local on Unix: nice 10 for its process
-// group). The host lowers a child it ends.
+// with every process it started (Local on Unix: its process group's nice
+// value). A nice value only grows: a lower one than the process has does
+// nothing (an unprivileged process cannot take it back). The host lowers a
+// child to WorkingNice once it has taken its first message, and to
+// EndingNice when it ends it.
 type Lowerer interface {
-	Lower()
+	Lower(nice int)
 }
 
 // run starts c through l with no input and returns what it wrote to

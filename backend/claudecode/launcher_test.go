@@ -91,9 +91,10 @@ type fakeProc struct {
 
 	mu   sync.Mutex
 	ends []bool // the End calls: false asks, true kills
-	// lowered: Lower was called while the input was open and before any
-	// End (as the host ends a child).
+	// lowered: Lower(EndingNice) was called while the input was open and
+	// before any End (as the host ends a child).
 	lowered bool
+	nices   []int // the Lower calls' nice values, in order
 	err     error
 	exited  chan struct{}
 	once    sync.Once
@@ -120,14 +121,23 @@ func (p *fakeProc) End(kill bool) {
 }
 
 // Lower implements Lowerer.
-func (p *fakeProc) Lower() {
+func (p *fakeProc) Lower(nice int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.nices = append(p.nices, nice)
 	select {
 	case <-p.exited:
 	default:
-		p.lowered = len(p.ends) == 0
+		if nice == EndingNice {
+			p.lowered = len(p.ends) == 0
+		}
 	}
+}
+
+func (p *fakeProc) niceCalls() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.nices)
 }
 
 func (p *fakeProc) wasLowered() bool {
@@ -287,6 +297,11 @@ func TestTheHostStartsProcessesOnlyThroughItsLauncher(t *testing.T) {
 	}
 	if !procs[0].wasLowered() {
 		t.Error("stop: the child was not lowered before its input closed and it was asked to end")
+	}
+	// Lowered to the working priority at its first event, then to the
+	// ending one.
+	if n := procs[0].niceCalls(); !slices.Equal(n, []int{WorkingNice, EndingNice}) {
+		t.Errorf("the child's Lower calls: %v, want [%d %d]", n, WorkingNice, EndingNice)
 	}
 	// The launcher keeps the conversation: the next message resumes it.
 	f.mu.Lock()

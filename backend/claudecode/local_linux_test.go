@@ -8,11 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/baton-app/baton/backend/session"
 	"time"
 )
 
 // TestLocalLower: Lower gives the child and the processes it started
-// (its process group) nice 10, and leaves Baton's own priority alone.
+// (its process group) the nice value asked for, only ever a higher one, and
+// leaves Baton's own priority alone.
 func TestLocalLower(t *testing.T) {
 	t.Parallel()
 	p, err := Local{}.Start(context.Background(), Command{Path: "/bin/sh", Args: []string{"-c", "sleep 30 & sleep 30 & wait"}})
@@ -28,15 +31,47 @@ func TestLocalLower(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		group = groupOf(t, p.PID())
 	}
-	p.(Lowerer).Lower()
-	for _, pid := range groupOf(t, p.PID()) {
-		if n := niceOf(t, pid); n != endingNice {
-			t.Errorf("process %d of the group has nice %d, want %d", pid, n, endingNice)
+	for _, step := range []struct{ lower, want int }{{WorkingNice, WorkingNice}, {EndingNice, EndingNice}, {WorkingNice, EndingNice}} {
+		p.(Lowerer).Lower(step.lower)
+		for _, pid := range groupOf(t, p.PID()) {
+			if n := niceOf(t, pid); n != step.want {
+				t.Errorf("after Lower(%d): process %d of the group has nice %d, want %d", step.lower, pid, n, step.want)
+			}
 		}
 	}
-	if n := niceOf(t, os.Getpid()); n == endingNice {
+	if n := niceOf(t, os.Getpid()); n == EndingNice {
 		t.Errorf("Baton itself was lowered to nice %d", n)
 	}
+}
+
+// TestWorkingNice: a session's CLI (the real one) runs at Baton's own
+// priority until its first event and at WorkingNice from then on, with the
+// tools it runs; Baton's own priority stays.
+func TestWorkingNice(t *testing.T) {
+	r := newRig(t, "happy")
+	ctx := context.Background()
+	own := niceOf(t, os.Getpid())
+	id, err := r.host.Start(ctx, session.StartOptions{Cwd: project(t), Message: "Look at this project.", PermissionMode: "acceptEdits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := r.host.PID(id)
+	if pid == 0 {
+		t.Fatal("no child runs the session after its Start")
+	}
+	group := groupOf(t, pid)
+	if len(group) == 0 {
+		t.Fatalf("the child %d has no process group", pid)
+	}
+	for _, p := range group {
+		if n := niceOf(t, p); n != WorkingNice {
+			t.Errorf("process %d of the session's group has nice %d after the first event, want %d", p, n, WorkingNice)
+		}
+	}
+	if n := niceOf(t, os.Getpid()); n != own {
+		t.Errorf("Baton itself went from nice %d to %d", own, n)
+	}
+	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
 }
 
 // statFields are the fields of /proc/PID/stat after the command name.

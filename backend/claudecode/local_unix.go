@@ -2,11 +2,17 @@
 
 package claudecode
 
-import "syscall"
+import (
+	"sync"
+	"syscall"
+)
 
-// group is nothing on Unix: the child's process group (childAttr) already
-// holds the tools it starts.
-type group struct{}
+// group is the child's nice value on Unix (the last Lower): its process
+// group (childAttr) already holds the tools it starts.
+type group struct {
+	mu   sync.Mutex
+	nice int
+}
 
 // attach does nothing on Unix.
 func (p *localProcess) attach() error { return nil }
@@ -24,18 +30,21 @@ func (p *localProcess) End(kill bool) {
 	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
-// endingNice is the nice value of a child that is being ended: it still
-// runs beside busy ones (nice 19 could starve it past its grace), at about
-// a tenth of their share.
-const endingNice = 10
-
 var _ Lowerer = (*localProcess)(nil)
 
 // Lower implements Lowerer: the child's process group (the CLI and the
-// tools it runs) gets nice 10.
-func (p *localProcess) Lower() {
+// tools it runs, each of their threads) gets nice, when that is higher
+// than the last.
+func (p *localProcess) Lower(nice int) {
 	if p.cmd.Process == nil {
 		return
 	}
-	_ = syscall.Setpriority(syscall.PRIO_PGRP, p.cmd.Process.Pid, endingNice)
+	p.group.mu.Lock()
+	defer p.group.mu.Unlock()
+	if nice <= p.group.nice {
+		return
+	}
+	if syscall.Setpriority(syscall.PRIO_PGRP, p.cmd.Process.Pid, nice) == nil {
+		p.group.nice = nice
+	}
 }

@@ -83,6 +83,8 @@ type proc struct {
 	// fresh: the CLI had no transcript of the session, so this child
 	// starts a new conversation (--session-id) rather than --resume.
 	fresh bool
+	// ready: a warm child that answered its initialize request.
+	ready atomic.Bool
 }
 
 // spawnLocked starts a child for s: a new conversation under its UUID,
@@ -162,16 +164,35 @@ func (p *proc) write(line []byte) error {
 	return err
 }
 
+// A child's CPU priority (Lowerer, the nice value of its process group):
+// it starts, and takes its first message, at Baton's own; once it has
+// written its first event it runs at WorkingNice (its turns, the tools it
+// runs), so that the children that start or take their first message
+// beside busy ones (the next workers, all prompted as their last
+// dependency completes, whose first event each worker's agent time waits
+// for) come first; a child Baton ends runs at EndingNice while it exits.
+const (
+	WorkingNice = 5
+	// EndingNice: it still runs beside busy ones (nice 19 could starve it
+	// past its grace), at about a third of a working child's share.
+	EndingNice = 10
+)
+
+// lower gives p's child the nice value n, when it can be lowered.
+func (p *proc) lower(n int) {
+	if l, ok := p.child.(Lowerer); ok {
+		l.Lower(n)
+	}
+}
+
 // stop ends the child: its input is closed and the group gets SIGTERM,
-// then SIGKILL after grace. A child that can be lowered (Lowerer) is first:
-// its exit (the CLI writes out its session and ends its tools) gives the
-// cores to the children that start or work meanwhile, such as the next
-// workers, whose prompts come as a finished worker's session is archived.
+// then SIGKILL after grace. It is lowered first (EndingNice): its exit
+// (the CLI writes out its session and ends its tools) gives the cores to
+// the children that start or work meanwhile, such as the next workers,
+// whose prompts come as a finished worker's session is archived.
 func (p *proc) stop(ctx context.Context, grace time.Duration) {
 	p.stopping.Store(true)
-	if l, ok := p.child.(Lowerer); ok {
-		l.Lower()
-	}
+	p.lower(EndingNice)
 	p.wmu.Lock()
 	_ = p.stdin.Close()
 	p.wmu.Unlock()
@@ -220,18 +241,9 @@ func (p *proc) exitReason() string {
 
 // control sends a control_request and waits for its control_response.
 func (h *Host) control(ctx context.Context, p *proc, request map[string]any) (json.RawMessage, error) {
-	id := fmt.Sprintf("baton-%d", h.ctrlSeq.Add(1))
-	ch := make(chan json.RawMessage, 1)
-	p.cmu.Lock()
-	p.ctrl[id] = ch
-	p.cmu.Unlock()
-	defer func() {
-		p.cmu.Lock()
-		delete(p.ctrl, id)
-		p.cmu.Unlock()
-	}()
-	line, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": request})
-	if err := p.write(line); err != nil {
+	ch, forget, err := h.request(p, request)
+	defer forget()
+	if err != nil {
 		return nil, err
 	}
 	t := time.NewTimer(10 * time.Second)
@@ -246,6 +258,23 @@ func (h *Host) control(ctx context.Context, p *proc, request map[string]any) (js
 	case <-t.C:
 		return nil, errors.New("claude did not answer the control request within 10s")
 	}
+}
+
+// request writes a control_request to p; its control_response comes on
+// the channel until forget is called.
+func (h *Host) request(p *proc, request map[string]any) (answer <-chan json.RawMessage, forget func(), err error) {
+	id := fmt.Sprintf("baton-%d", h.ctrlSeq.Add(1))
+	ch := make(chan json.RawMessage, 1)
+	p.cmu.Lock()
+	p.ctrl[id] = ch
+	p.cmu.Unlock()
+	forget = func() {
+		p.cmu.Lock()
+		delete(p.ctrl, id)
+		p.cmu.Unlock()
+	}
+	line, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": request})
+	return ch, forget, p.write(line)
 }
 
 // exited notes a child's exit. One that ends during a turn, unasked, ends

@@ -103,7 +103,12 @@ func (h *Host) read(s *cliSession, p *proc, stdout io.Reader) {
 			if !isControlResponse(line) {
 				// The answer to a control request (a warm child's
 				// set_model) is not the session's first event.
-				once.Do(func() { close(p.first) })
+				once.Do(func() {
+					if !p.stopping.Load() {
+						p.lower(WorkingNice) // before Start returns
+					}
+					close(p.first)
+				})
 			}
 			h.handle(s, p, line)
 		}

@@ -93,6 +93,7 @@ func (h *Host) Warm(ctx context.Context, opts session.StartOptions) (session.ID,
 	if err != nil {
 		return "", fmt.Errorf("warm session: %w", err)
 	}
+	h.initialize(p)
 	w := &warmChild{s: s, p: p}
 	w.timer = time.AfterFunc(h.opts.WarmFor, func() { h.Cool(opts.ID) })
 	h.warm[opts.ID] = w
@@ -115,10 +116,53 @@ func (h *Host) Cool(id session.ID) {
 	}
 }
 
+// initialize sends a warm child the control request the SDKs open a
+// session with. The CLI sets its session up (its commands, agents, skills,
+// plugins, hooks and MCP servers) at the first line it reads: with the
+// request that is now, while the child waits, rather than at the task's
+// message, whose first event Start waits for. The answer marks the child
+// ready; a CLI that refuses the request sets up at its first message, as
+// it would without it.
+func (h *Host) initialize(p *proc) {
+	answer, forget, err := h.request(p, map[string]any{"subtype": "initialize"})
+	if err != nil {
+		forget()
+		h.log.Debug("claude warm: initialize", "pid", p.child.PID(), "err", err)
+		return
+	}
+	h.stoppers.Go(func() {
+		defer forget()
+		t := time.NewTimer(time.Minute)
+		defer t.Stop()
+		select {
+		case raw := <-answer:
+			var r struct {
+				Response struct {
+					Subtype string `json:"subtype"`
+					Error   string `json:"error"`
+				} `json:"response"`
+			}
+			if json.Unmarshal(raw, &r) == nil && r.Response.Subtype == "success" {
+				p.ready.Store(true)
+				return
+			}
+			h.log.Debug("claude warm: initialize refused", "pid", p.child.PID(), "error", r.Response.Error)
+		case <-p.done:
+		case <-t.C:
+		}
+	})
+}
+
 // Starts returns how many new sessions started in a warm child and how
 // many in a child of their own.
 func (h *Host) Starts() (warm, cold int) {
 	return int(h.warmStarts.Load()), int(h.coldStarts.Load())
+}
+
+// ReadyStarts returns how many of the warm starts met a child that had
+// answered its initialize request (set up, waiting only for its message).
+func (h *Host) ReadyStarts() int {
+	return int(h.readyStarts.Load())
 }
 
 // Warming returns how many warm children wait for a Start.

@@ -34,11 +34,12 @@ func waitGone(t *testing.T, pid int, within time.Duration, what string) {
 // to the very child Warm started, which runs the turn in the session's
 // folder with its options; the started session is no longer warm.
 func TestWarmStart(t *testing.T) {
-	r := newRig(t, "happy")
+	var log lockedBuffer
+	r := newLoggedRig(t, "happy", &log)
 	dir := project(t)
 	ctx := context.Background()
 	id := session.ID("local___orch_run1_worker_task_001")
-	opts := session.StartOptions{Cwd: dir, Title: "worker", ID: id, PermissionMode: "acceptEdits", Model: "sonnet", SystemPrompt: "You are a worker."}
+	opts := session.StartOptions{Cwd: dir, Title: "worker", ID: id, PermissionMode: "acceptEdits", Model: "sonnet", SystemPrompt: "You are worker WARMSYSTEM3."}
 	warm, err := r.host.Warm(ctx, opts)
 	if err != nil || warm != id {
 		t.Fatalf("Warm = %v, %v", warm, err)
@@ -56,8 +57,13 @@ func TestWarmStart(t *testing.T) {
 	if l, _ := r.host.List(ctx, true); len(l) != 0 {
 		t.Errorf("List shows warm sessions: %+v", l)
 	}
-	// Ready to read its first line: the CLI has started.
-	time.Sleep(1500 * time.Millisecond)
+	// The CLI answers the initialize request Warm sent: it has set its
+	// session up and waits for the message.
+	for deadline := time.Now().Add(30 * time.Second); !warmReady(r.host, id); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the warm CLI did not answer its initialize request within 30 s")
+		}
+	}
 	opts.Message = "Look at this project."
 	start := time.Now()
 	if _, err := r.host.Start(ctx, opts); err != nil {
@@ -69,6 +75,9 @@ func TestWarmStart(t *testing.T) {
 	}
 	if r.host.Warming() != 0 {
 		t.Errorf("warming %d after Start", r.host.Warming())
+	}
+	if w, c := r.host.Starts(); w != 1 || c != 0 || r.host.ReadyStarts() != 1 {
+		t.Errorf("starts: %d warm (%d ready), %d cold; want the one warm and ready", w, r.host.ReadyStarts(), c)
 	}
 	waitFor(t, r.host, id, time.Minute, "first turn", turnDone(1))
 	es := entries(t, r.host, id)
@@ -86,6 +95,20 @@ func TestWarmStart(t *testing.T) {
 	}
 	if res := results(es); inits != 1 || len(res) != 1 || res[0].IsError {
 		t.Errorf("init events %d, results %+v", inits, res)
+	}
+	// Initialized before its message, the CLI still sends the model the
+	// system prompt it was started with, and the message in the messages.
+	asked := 0
+	for _, req := range modelRequests(t, log.String()) {
+		if strings.Contains(req.Messages, "Look at this project.") {
+			asked++
+			if !strings.Contains(req.System, "WARMSYSTEM3") {
+				t.Errorf("a request of the warm session lacks its system prompt: %.300s", req.System)
+			}
+		}
+	}
+	if asked == 0 {
+		t.Error("model-sim saw no request with the message")
 	}
 	info, err := r.host.Session(ctx, id)
 	if err != nil || info.Title != "worker" || info.Cwd != dir {
@@ -407,4 +430,13 @@ func TestWarmBounds(t *testing.T) {
 	if o := r.host.opts; o.MaxWarm <= 0 || o.WarmFor <= 0 || o.WarmFor > time.Minute {
 		t.Errorf("MaxWarm %d, WarmFor %s: want a bound and at most a minute", o.MaxWarm, o.WarmFor)
 	}
+}
+
+// warmReady reports whether the warm child of id answered its initialize
+// request.
+func warmReady(h *Host, id session.ID) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w := h.warm[id]
+	return w != nil && w.p.ready.Load()
 }
