@@ -134,3 +134,36 @@ func TestMeasureDAG(t *testing.T) {
 		t.Fatalf("critical %v, wall %v, overhead %v; want 450ms, 1s, 550ms", got.Critical, got.Wall, got.Overhead())
 	}
 }
+
+// TestMeasureDAGRetried: a task retried in a new session counts the agent
+// time of both of its sessions, which the engine names by attempt.
+func TestMeasureDAGRetried(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sid := func(part string) string {
+		id, err := engine.WorkerSessionID("orch_x", part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(id)
+	}
+	entries := func(id string, from, to time.Duration) {
+		rec.onEntry(id, t0.Add(from))
+		rec.onEntry(id, t0.Add(to))
+	}
+	entries(sid("a"), 0, 100*time.Millisecond)
+	entries(sid("b"), 150*time.Millisecond, 350*time.Millisecond) // the failed attempt
+	entries(sid("b-r1"), 400*time.Millisecond, 550*time.Millisecond)
+	snap := engine.Snapshot{Run: store.Run{ID: "orch_x"},
+		Tasks:   []store.Task{{ID: "a"}, {ID: "b", Dependencies: []string{"a"}}},
+		Workers: []store.Worker{{TaskID: "a", SessionID: sid("a")}, {TaskID: "b", SessionID: sid("b-r1"), RetryCount: 1}}}
+	rec.completed["orch_x"] = map[string]time.Time{"b": t0.Add(600 * time.Millisecond)}
+	got, err := measureDAG(rec, snap, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Critical != 450*time.Millisecond || got.Retried != 1 || got.Overhead() != 150*time.Millisecond {
+		t.Fatalf("critical %v, retried %d, overhead %v; want 450ms (100 + 200 + 150), 1, 150ms", got.Critical, got.Retried, got.Overhead())
+	}
+}

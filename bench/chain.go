@@ -30,24 +30,30 @@ type chainSplit struct {
 	// Schedule: a dependency's worker:completed → its dependant's Start
 	// call (the engine's step: outputs checked, the next worker spawned).
 	Schedule time.Duration
+	// Retry: a failed attempt's result event → the Start call of the
+	// task's next session (a worker retried); Retries counts them.
+	Retry   time.Duration
+	Retries int
 }
 
 // Overhead is the chain's time that is not its agents'.
-func (c chainSplit) Overhead() time.Duration { return c.First + c.Start + c.Detect + c.Schedule }
+func (c chainSplit) Overhead() time.Duration {
+	return c.First + c.Start + c.Detect + c.Schedule + c.Retry
+}
 
 // splitChain walks the chain of a finished run; called holds the host's
 // Start call per session.
 func splitChain(rec *recorder, snap engine.Snapshot, confirmed time.Time, called map[string]time.Time) (chainSplit, error) {
-	sid := map[string]string{}
-	for _, w := range snap.Workers {
-		sid[w.TaskID] = w.SessionID
-	}
 	deps := map[string][]string{}
 	for _, t := range snap.Tasks {
 		deps[t.ID] = t.Dependencies
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
+	sessions := map[string][]string{}
+	for _, w := range snap.Workers {
+		sessions[w.TaskID] = rec.sessionsOfLocked(snap.Run.ID, w)
+	}
 	done := rec.completed[snap.Run.ID]
 	latest := func(ids []string) string {
 		var at time.Time
@@ -76,21 +82,28 @@ func splitChain(rec *recorder, snap engine.Snapshot, confirmed time.Time, called
 	var c chainSplit
 	c.Tasks = len(chain)
 	for i, t := range chain {
-		s := sid[t]
-		call, ok1 := called[s]
-		first, ok2 := rec.first[s]
-		result, ok3 := rec.last[s]
-		if !ok1 || !ok2 || !ok3 {
-			return chainSplit{}, fmt.Errorf("run %s: no Start or result recorded for %s", snap.Run.ID, s)
+		var result time.Time
+		for j, s := range sessions[t] {
+			call, ok1 := called[s]
+			first, ok2 := rec.first[s]
+			end, ok3 := rec.last[s]
+			if !ok1 || !ok2 || !ok3 {
+				return chainSplit{}, fmt.Errorf("run %s: no Start or result recorded for %s", snap.Run.ID, s)
+			}
+			switch {
+			case j > 0:
+				c.Retry += call.Sub(result)
+				c.Retries++
+			case i == 0:
+				c.First = call.Sub(confirmed)
+			default:
+				c.Schedule += call.Sub(done[chain[i-1]])
+			}
+			c.Start += first.Sub(call)
+			c.Starts = append(c.Starts, first.Sub(call))
+			c.Agent += end.Sub(first)
+			result = end
 		}
-		if i == 0 {
-			c.First = call.Sub(confirmed)
-		} else {
-			c.Schedule += call.Sub(done[chain[i-1]])
-		}
-		c.Start += first.Sub(call)
-		c.Starts = append(c.Starts, first.Sub(call))
-		c.Agent += result.Sub(first)
 		c.Detect += done[t].Sub(result)
 	}
 	return c, nil

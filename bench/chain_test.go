@@ -48,3 +48,46 @@ func TestSplitChain(t *testing.T) {
 		t.Error("no error without the Start calls")
 	}
 }
+
+// TestSplitChainRetried: a task retried in a new session adds each of its
+// sessions' start and agent time, and the time from the failed attempt's
+// result to the retry's Start call as retry overhead; the phases still add
+// up to the wall time.
+func TestSplitChainRetried(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	sid := func(part string) string {
+		id, err := engine.WorkerSessionID("orch_r", part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(id)
+	}
+	rec := newRecorder()
+	called := map[string]time.Time{}
+	session := func(id string, call, first, result int) {
+		called[id] = at(call)
+		rec.onEntry(id, at(first))
+		rec.onEntry(id, at(result))
+	}
+	session(sid("a"), 0, 10, 100)
+	session(sid("b"), 110, 120, 300) // failed, retried
+	session(sid("b-r1"), 350, 360, 500)
+	rec.completed["orch_r"] = map[string]time.Time{"a": at(105), "b": at(505)}
+	snap := engine.Snapshot{Run: store.Run{ID: "orch_r"},
+		Tasks:   []store.Task{{ID: "a"}, {ID: "b", Dependencies: []string{"a"}}},
+		Workers: []store.Worker{{TaskID: "a", SessionID: sid("a")}, {TaskID: "b", SessionID: sid("b-r1"), RetryCount: 1}}}
+	c, err := splitChain(rec, snap, t0, called)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := chainSplit{Tasks: 2, First: 0, Start: ms(30), Starts: []time.Duration{ms(10), ms(10), ms(10)}, Agent: ms(90 + 180 + 140),
+		Detect: ms(5 + 5), Schedule: ms(5), Retry: ms(50), Retries: 1}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("split %+v, want %+v", c, want)
+	}
+	if c.Overhead()+c.Agent != ms(505) {
+		t.Errorf("phases add up to %s, want the wall time 505ms", c.Overhead()+c.Agent)
+	}
+}

@@ -626,20 +626,21 @@ func (r *report) cliMarkdown(p func(string, ...any)) {
 	p("\n")
 	p("**Scheduling overhead** on the same 20-task DAG as above (4 layers of 5, `maxWorkers` 5, the documentation template on a generated 4-folder project). Agent time of a task runs from the session's first event (the host's `Start` returns once the child has started, taken the prompt and written its first line) to its result event; wall time from `Confirm` to the last `worker:completed`. The overhead therefore holds, four times along the chain, starting a CLI process until its first event (p50 %s, p99 %s over %d starts), detecting the completion, SQLite commits and scheduling. The host starts a worker's CLI ahead (a warm start): while a task's dependencies run, the engine asks the host to start the CLI of each task that may start next (at most `maxWorkers` of them), with the session id, folder, model, permission mode and system prompt it will have, and sends it the `initialize` control request, so that the CLI sets its session up (commands, agents, skills, plugins, hooks, MCP servers) then rather than at the task's prompt; the task's `Start` writes the prompt to it. %d of the %d new sessions met a warm CLI (the main sessions of the runs, started with no task, never do), %d of them one that had answered its `initialize`. A CLI runs at nice %d from its first event on (its turns and tools), so that the CLIs taking their prompts as a layer starts (at Baton's own priority) come before the turns of the workers that started first.\n\n",
 		ms(percentile(c.StartTimes, .5)), ms(percentile(c.StartTimes, .99)), len(c.StartTimes), c.WarmStarts, c.WarmStarts+c.ColdStarts, c.ReadyStarts, claudecode.WorkingNice)
-	p("| Run | Wall | Critical path | Overhead | Mean agent time per task |\n|---|---|---|---|---|\n")
+	p("A task retried in a new session (its agent refused to rewrite a file that another worker of its layer changed after it read it: two tasks of a layer document the same folder) counts the agent time of each of its sessions; *Retried* counts those tasks, and the time from a failed attempt's result to its retry's `Start` call is overhead.\n\n")
+	p("| Run | Wall | Critical path | Overhead | Mean agent time per task | Retried |\n|---|---|---|---|---|---|\n")
 	for i, d := range c.DAG.Runs {
-		p("| %d | %s | %s | %s | %s |\n", i+1, ms(d.Wall), ms(d.Critical), ms(d.Overhead()), ms(d.MeanAgent))
+		p("| %d | %s | %s | %s | %s | %d |\n", i+1, ms(d.Wall), ms(d.Critical), ms(d.Overhead()), ms(d.MeanAgent), d.Retried)
 	}
 	p("\n")
 	if len(c.Chains) > 0 {
 		p("Where the time goes, along the chain of tasks that set each run's wall time (from the task completed last, back through each task's dependency completed last, to one of the first layer); the phases add up to the wall time, and their overhead is at least the run's overhead above (the chain's agent time is at most the critical path):\n\n")
-		p("| Run | Tasks on the chain | Confirm → first `Start` call | `Start` call → first event (sum: each task's) | result → `worker:completed` (sum) | `worker:completed` → the next `Start` call (sum) | Overhead on the chain | Agent time on the chain |\n|---|---|---|---|---|---|---|---|\n")
+		p("| Run | Tasks on the chain | Confirm → first `Start` call | `Start` call → first event (sum: each session's) | result → `worker:completed` (sum) | `worker:completed` → the next `Start` call (sum) | a failed attempt's result → its retry's `Start` call (sum, retries) | Overhead on the chain | Agent time on the chain |\n|---|---|---|---|---|---|---|---|---|\n")
 		for i, ch := range c.Chains {
 			each := make([]string, len(ch.Starts))
 			for j, d := range ch.Starts {
 				each[j] = ms(d)
 			}
-			p("| %d | %d | %s | %s (%s) | %s | %s | %s | %s |\n", i+1, ch.Tasks, ms(ch.First), ms(ch.Start), strings.Join(each, " + "), ms(ch.Detect), ms(ch.Schedule), ms(ch.Overhead()), ms(ch.Agent))
+			p("| %d | %d | %s | %s (%s) | %s | %s | %s (%d) | %s | %s |\n", i+1, ch.Tasks, ms(ch.First), ms(ch.Start), strings.Join(each, " + "), ms(ch.Detect), ms(ch.Schedule), ms(ch.Retry), ch.Retries, ms(ch.Overhead()), ms(ch.Agent))
 		}
 		p("\n")
 	}

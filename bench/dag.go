@@ -92,6 +92,8 @@ type dagRun struct {
 	Wall, Critical time.Duration
 	Tasks          int
 	MeanAgent      time.Duration
+	// Retried counts the tasks that more than one session worked on.
+	Retried int
 }
 
 func (d dagRun) Overhead() time.Duration { return d.Wall - d.Critical }
@@ -186,14 +188,24 @@ func runDAGs(ctx context.Context, cfg config, polling bool, n int) (modeResult, 
 
 // measureDAG computes the wall time of a finished run and the critical
 // path of its agent time (prompt entry to result entry of each worker
-// session, as the simulator published them).
+// session, as the simulator published them; a task's is that of every
+// session that worked on it, rec.sessionsOf).
 func measureDAG(rec *recorder, snap engine.Snapshot, confirmed time.Time) (dagRun, error) {
 	agent := map[string]time.Duration{}
 	var sum time.Duration
+	retried := 0
 	for _, w := range snap.Workers {
-		d, ok := rec.agentTime(w.SessionID)
-		if !ok {
+		if _, ok := rec.agentTime(w.SessionID); !ok {
 			return dagRun{}, fmt.Errorf("no simulator entries for session %s", w.SessionID)
+		}
+		sessions := rec.sessionsOf(snap.Run.ID, w)
+		if len(sessions) > 1 {
+			retried++
+		}
+		var d time.Duration
+		for _, s := range sessions {
+			a, _ := rec.agentTime(s)
+			d += a
 		}
 		agent[w.TaskID] = d
 		sum += d
@@ -242,5 +254,5 @@ func measureDAG(rec *recorder, snap engine.Snapshot, confirmed time.Time) (dagRu
 		return dagRun{}, fmt.Errorf("run %s: no confirmation or completion time recorded", snap.Run.ID)
 	}
 	return dagRun{Wall: last.Sub(confirmed), Critical: critical, Tasks: len(snap.Tasks),
-		MeanAgent: sum / time.Duration(max(1, len(agent)))}, nil
+		MeanAgent: sum / time.Duration(max(1, len(agent))), Retried: retried}, nil
 }

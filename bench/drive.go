@@ -161,6 +161,35 @@ func (r *recorder) agentTime(sessionID string) (time.Duration, bool) {
 	return l.Sub(f), ok1 && ok2
 }
 
+// sessionsOf lists the sessions that worked on w's task in run runID, in
+// order: those of the attempts that ended before its last one (a worker
+// retried in a new session, such as when its agent refused to rewrite a
+// file another worker of the layer had changed since it read it), then
+// w.SessionID. Their agent work is the task's; the time from a failed
+// attempt's result to its retry's start is scheduling.
+func (r *recorder) sessionsOf(runID string, w store.Worker) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sessionsOfLocked(runID, w)
+}
+
+func (r *recorder) sessionsOfLocked(runID string, w store.Worker) []string {
+	var out []string
+	for n := 0; n <= w.RetryCount; n++ {
+		part := w.TaskID
+		if n > 0 {
+			part = fmt.Sprintf("%s-r%d", w.TaskID, n)
+		}
+		id, err := engine.WorkerSessionID(runID, part)
+		if s := string(id); err == nil && s != w.SessionID {
+			if _, ok := r.last[s]; ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return append(out, w.SessionID)
+}
+
 // templates serves the documentation template under several ids, one per
 // maxWorkers setting.
 type templates struct {

@@ -400,11 +400,11 @@ func (r *report) markdown() string {
 	}
 
 	p("## Scheduling overhead\n\n")
-	p("Each run is the system template `documentation` (analysis, planning, workers, aggregation) on a generated 4-folder project, at simulator speed %g. At confirmation the bench reshapes the proposed plan into 20 tasks in 4 layers of 5 (each task depends on every task of the layer before; `maxWorkers` 5, so the worker limit never binds and the critical path is reachable). Wall time runs from the `Confirm` call to the last `worker:completed`; agent time of a task runs from its session's prompt entry to its result entry as the simulator published them; the critical path is the longest chain of agent time through the DAG. Overhead = wall − critical path: starting sessions over CDP, detecting completions, SQLite commits and scheduling, four times along the chain.\n\n", r.cfg.speed)
-	p("| Mode | Run | Wall | Critical path | Overhead | Mean agent time per task |\n|---|---|---|---|---|---|\n")
+	p("Each run is the system template `documentation` (analysis, planning, workers, aggregation) on a generated 4-folder project, at simulator speed %g. At confirmation the bench reshapes the proposed plan into 20 tasks in 4 layers of 5 (each task depends on every task of the layer before; `maxWorkers` 5, so the worker limit never binds and the critical path is reachable). Wall time runs from the `Confirm` call to the last `worker:completed`; agent time of a task runs from its session's prompt entry to its result entry as the simulator published them (a task retried in a new session, when its agent refused to rewrite a file that another worker of its layer changed after it read it, counts the agent time of each of its sessions; *Retried* counts those tasks); the critical path is the longest chain of agent time through the DAG. Overhead = wall − critical path: starting sessions over CDP, detecting completions, SQLite commits and scheduling, four times along the chain.\n\n", r.cfg.speed)
+	p("| Mode | Run | Wall | Critical path | Overhead | Mean agent time per task | Retried |\n|---|---|---|---|---|---|---|\n")
 	for _, m := range []modeResult{r.push, r.poll} {
 		for i, d := range m.Runs {
-			p("| %s | %d | %s | %s | %s | %s |\n", m.Mode, i+1, ms(d.Wall), ms(d.Critical), ms(d.Overhead()), ms(d.MeanAgent))
+			p("| %s | %d | %s | %s | %s | %s | %d |\n", m.Mode, i+1, ms(d.Wall), ms(d.Critical), ms(d.Overhead()), ms(d.MeanAgent), d.Retried)
 		}
 	}
 	p("\n")
