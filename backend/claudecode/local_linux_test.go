@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-app/baton/backend/session"
-	"time"
 )
 
 // TestLocalLower: Lower gives the child and the processes it started

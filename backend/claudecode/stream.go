@@ -102,7 +102,8 @@ func (h *Host) read(s *cliSession, p *proc, stdout io.Reader) {
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			if !isControlResponse(line) {
 				// The answer to a control request (a warm child's
-				// set_model) is not the session's first event.
+				// initialize or set_model) is not the session's first
+				// event.
 				once.Do(func() {
 					if !p.stopping.Load() {
 						p.lower(WorkingNice) // before Start returns
