@@ -45,8 +45,10 @@ func TestLocalLower(t *testing.T) {
 }
 
 // TestWorkingNice: a session's CLI (the real one) runs at Baton's own
-// priority until its first event and at WorkingNice from then on, with the
-// tools it runs; Baton's own priority stays.
+// priority until its first event and at WorkingNice from then on; Baton's
+// own priority stays. (Lower sets the whole process group, the tools it
+// runs too: TestLocalLower. The CLI's own tools are not checked here: one
+// it forks as it is lowered may keep the nice value it was forked with.)
 func TestWorkingNice(t *testing.T) {
 	r := newRig(t, "happy")
 	ctx := context.Background()
@@ -59,14 +61,8 @@ func TestWorkingNice(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no child runs the session after its Start")
 	}
-	group := groupOf(t, pid)
-	if len(group) == 0 {
-		t.Fatalf("the child %d has no process group", pid)
-	}
-	for _, p := range group {
-		if n := niceOf(t, p); n != WorkingNice {
-			t.Errorf("process %d of the session's group has nice %d after the first event, want %d", p, n, WorkingNice)
-		}
+	if n := niceOf(t, pid); n != WorkingNice {
+		t.Errorf("the session's CLI has nice %d after its first event, want %d", n, WorkingNice)
 	}
 	if n := niceOf(t, os.Getpid()); n != own {
 		t.Errorf("Baton itself went from nice %d to %d", own, n)
