@@ -88,10 +88,15 @@ func splitChain(rec *recorder, snap engine.Snapshot, confirmed time.Time, called
 			first, ok2 := rec.first[s]
 			end, ok3 := rec.last[s]
 			if !ok1 || !ok2 || !ok3 {
+				if j < len(sessions[t])-1 {
+					// An attempt whose Start failed: its time is part of
+					// the next one's scheduling or retry.
+					continue
+				}
 				return chainSplit{}, fmt.Errorf("run %s: no Start or result recorded for %s", snap.Run.ID, s)
 			}
 			switch {
-			case j > 0:
+			case !result.IsZero():
 				c.Retry += call.Sub(result)
 				c.Retries++
 			case i == 0:

@@ -91,3 +91,35 @@ func TestSplitChainRetried(t *testing.T) {
 		t.Errorf("phases add up to %s, want the wall time 505ms", c.Overhead()+c.Agent)
 	}
 }
+
+// TestSplitChainStartFailed: an attempt whose Start failed (no Start call
+// recorded, though the session wrote entries) is not a phase of its own:
+// its time is part of the retry's.
+func TestSplitChainStartFailed(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	sid := func(part string) string {
+		id, err := engine.WorkerSessionID("orch_f", part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(id)
+	}
+	rec := newRecorder()
+	rec.onEntry(sid("a"), at(40)) // its Start failed; no call recorded
+	called := map[string]time.Time{sid("a-r1"): at(100)}
+	rec.onEntry(sid("a-r1"), at(110))
+	rec.onEntry(sid("a-r1"), at(300))
+	rec.completed["orch_f"] = map[string]time.Time{"a": at(305)}
+	snap := engine.Snapshot{Run: store.Run{ID: "orch_f"}, Tasks: []store.Task{{ID: "a"}},
+		Workers: []store.Worker{{TaskID: "a", SessionID: sid("a-r1"), RetryCount: 1}}}
+	c, err := splitChain(rec, snap, t0, called)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := chainSplit{Tasks: 1, First: ms(100), Start: ms(10), Starts: []time.Duration{ms(10)}, Agent: ms(190), Detect: ms(5)}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("split %+v, want %+v", c, want)
+	}
+}
