@@ -141,13 +141,7 @@ func TestMeasureDAGRetried(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	sid := func(part string) string {
-		id, err := engine.WorkerSessionID("orch_x", part)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(id)
-	}
+	sid := func(part string) string { return workerSession(t, "orch_x", part) }
 	entries := func(id string, from, to time.Duration) {
 		rec.onEntry(id, t0.Add(from))
 		rec.onEntry(id, t0.Add(to))
@@ -166,4 +160,15 @@ func TestMeasureDAGRetried(t *testing.T) {
 	if got.Critical != 450*time.Millisecond || got.Retried != 1 || got.Overhead() != 150*time.Millisecond {
 		t.Fatalf("critical %v, retried %d, overhead %v; want 450ms (100 + 200 + 150), 1, 150ms", got.Critical, got.Retried, got.Overhead())
 	}
+}
+
+// workerSession is the session id the engine gives the attempt part
+// ("task", "task-r1") of a task's worker in run.
+func workerSession(t *testing.T, run, part string) string {
+	t.Helper()
+	id, err := engine.WorkerSessionID(run, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(id)
 }

@@ -57,13 +57,7 @@ func TestSplitChainRetried(t *testing.T) {
 	t0 := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	sid := func(part string) string {
-		id, err := engine.WorkerSessionID("orch_r", part)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(id)
-	}
+	sid := func(part string) string { return workerSession(t, "orch_r", part) }
 	rec := newRecorder()
 	called := map[string]time.Time{}
 	session := func(id string, call, first, result int) {
@@ -99,13 +93,7 @@ func TestSplitChainStartFailed(t *testing.T) {
 	t0 := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	sid := func(part string) string {
-		id, err := engine.WorkerSessionID("orch_f", part)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(id)
-	}
+	sid := func(part string) string { return workerSession(t, "orch_f", part) }
 	rec := newRecorder()
 	rec.onEntry(sid("a"), at(40)) // its Start failed; no call recorded
 	called := map[string]time.Time{sid("a-r1"): at(100)}
