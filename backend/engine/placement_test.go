@@ -50,7 +50,7 @@ func (p *boxPlacement) Release(runID, taskID string) {
 	defer p.mu.Unlock()
 	delete(p.placed, taskID)
 }
-func (p *boxPlacement) MarkDown(string) {}
+func (p *boxPlacement) MarkDown(string)                                        {}
 func (p *boxPlacement) Lost(string) (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
