@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,7 +20,6 @@ type boxPlacement struct {
 	mu     sync.Mutex
 	box    map[string]bool
 	placed map[string]string
-	lost   time.Time // when box was lost (zero: it is there)
 }
 
 func (p *boxPlacement) Place(runID, taskID string, names []string) string {
@@ -51,11 +49,7 @@ func (p *boxPlacement) Release(runID, taskID string) {
 	delete(p.placed, taskID)
 }
 func (p *boxPlacement) MarkDown(string)                                        {}
-func (p *boxPlacement) Lost(string) (time.Time, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.lost, !p.lost.IsZero()
-}
+func (p *boxPlacement) Lost(string) (time.Time, bool)                          { return time.Time{}, false }
 func (p *boxPlacement) EndRun(context.Context, string) error                   { return nil }
 func (p *boxPlacement) Adopt(string, string, string, string, session.ID) error { return nil }
 
@@ -92,65 +86,6 @@ func TestMemoryHereDoesNotHoldAWorkerThere(t *testing.T) {
 	if got := box.Where(id, "b"); got != "box" {
 		t.Errorf("b placed on %q", got)
 	}
-	if err := h.eng.Cancel(context.Background(), id); err != nil {
-		t.Fatal(err)
-	}
-	h.wait(id)
-}
-
-// TestStartCutByALostMachineWaits: a worker whose start on a machine is
-// cut by the machine's loss waits for the machine, as a worker running
-// there does, instead of starting there again at every step; once the
-// machine is back it starts there.
-func TestStartCutByALostMachineWaits(t *testing.T) {
-	t.Parallel()
-	tasks := plan(planned{"a", 9, nil}, planned{"b", 5, nil})
-	h := newHarness(t, testTemplate(func(t *template.Template) {
-		t.Config.MaxWorkers = 2
-		t.Config.Isolation = template.IsolationWorktree
-		t.Config.Machines = []string{"box"}
-	}), heldWorkers(tasks, "a", "b"), true)
-	box := &boxPlacement{dir: t.TempDir(), box: map[string]bool{"b": true}, placed: map[string]string{}}
-	var mu sync.Mutex
-	starts := 0
-	h.host.startErr = func(opts session.StartOptions) error {
-		if !strings.HasSuffix(string(opts.ID), "_worker_b") {
-			return nil
-		}
-		mu.Lock()
-		starts++
-		mu.Unlock()
-		if _, lost := box.Lost("box"); lost {
-			return fmt.Errorf("start on box: %w", session.ErrHostLost)
-		}
-		return nil
-	}
-	box.lost = time.Now()
-	h.close()
-	h.worktreeRoot = filepath.Join(h.dir, "worktrees")
-	h.engineOpts = func(o *Options) { o.Placement = box }
-	h.open()
-	repo := testsupport.GitRepo(t, filepath.Join(t.TempDir(), "project"), map[string]string{"README.md": "# Project\n"})
-	id := h.createIn(repo, nil)
-	h.until("a runs and b's start was cut", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return h.workers(id)["a"].Status == "running" && starts > 0
-	})
-	time.Sleep(time.Second)
-	mu.Lock()
-	cut := starts
-	mu.Unlock()
-	if cut != 1 {
-		t.Errorf("b started %d times on the lost machine within a second, want once (it waits for the machine)", cut)
-	}
-	if b := h.workers(id)["b"]; b.Status != "pending" {
-		t.Errorf("b is %s while its machine is lost, want pending", b.Status)
-	}
-	box.mu.Lock()
-	box.lost = time.Time{}
-	box.mu.Unlock()
-	h.until("b runs once its machine is back", func() bool { return h.workers(id)["b"].Status == "running" })
 	if err := h.eng.Cancel(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}

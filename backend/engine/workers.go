@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -49,12 +48,6 @@ func (r *runner) schedule(ctx context.Context) error {
 		}
 		if n >= free {
 			break
-		}
-		if away, _ := r.places.Away(t.ID, time.Now(), r.e.reconnectBound()); away == isolation.Wait {
-			// Its start was cut by its machine's loss: it waits for the
-			// machine as its running workers do, not starting again there
-			// at every step.
-			continue
 		}
 		ws := r.plan.workers[t.ID]
 		warm := r.warm.Has(t.ID) // its process runs already: counted in the room
