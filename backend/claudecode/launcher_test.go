@@ -30,6 +30,11 @@ type fakeLauncher struct {
 	procs         []*fakeProc
 	conversations map[string]bool
 	dirs          []string // the folders CheckDir was asked about
+	// lateInit > 0: the scripted CLI answers an initialize request that
+	// long after it, from a goroutine of its own (nothing orders the
+	// answer after what the host did meanwhile), and a user line waits
+	// for the answer.
+	lateInit time.Duration
 }
 
 const fakeBinary = "/nonexistent/fake/claude"
@@ -67,7 +72,7 @@ func (f *fakeLauncher) Start(ctx context.Context, c Command) (Process, error) {
 	}
 	f.starts = append(f.starts, c)
 	f.procs = append(f.procs, p)
-	go p.serve(c, stdin, out)
+	go p.serve(c, stdin, out, f.lateInit)
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -164,7 +169,7 @@ func (p *fakeProc) endCalls() []bool {
 // serve plays the CLI: --version, one -p request in JSON, or a stream-json
 // session that answers each user line with an assistant text and a result,
 // and each interrupt with its control_response.
-func (p *fakeProc) serve(c Command, stdin io.Reader, stdout io.Writer) {
+func (p *fakeProc) serve(c Command, stdin io.Reader, stdout io.Writer, lateInit time.Duration) {
 	defer func() {
 		if w, ok := stdout.(*io.PipeWriter); ok {
 			w.Close()
@@ -189,19 +194,35 @@ func (p *fakeProc) serve(c Command, stdin io.Reader, stdout io.Writer) {
 	if i := slices.Index(c.Args, "--resume"); i >= 0 {
 		sid = c.Args[i+1]
 	}
+	var answered chan struct{} // a late answer to initialize is written
 	sc := bufio.NewScanner(stdin)
 	for n := 0; sc.Scan(); n++ {
 		var in struct {
 			Type      string `json:"type"`
 			RequestID string `json:"request_id"`
+			Request   struct {
+				Subtype string `json:"subtype"`
+			} `json:"request"`
 		}
 		if json.Unmarshal(sc.Bytes(), &in) != nil {
 			continue
 		}
-		switch in.Type {
-		case "control_request":
-			write(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": in.RequestID}})
-		case "user":
+		answer := map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": in.RequestID}}
+		switch {
+		case in.Type == "control_request" && in.Request.Subtype == "initialize" && lateInit > 0:
+			done := make(chan struct{})
+			answered = done
+			go func() {
+				defer close(done)
+				time.Sleep(lateInit)
+				write(answer)
+			}()
+		case in.Type == "control_request":
+			write(answer)
+		case in.Type == "user":
+			if answered != nil {
+				<-answered
+			}
 			ok := write(map[string]any{"type": "system", "subtype": "init", "session_id": sid, "uuid": newUUID()}) &&
 				write(map[string]any{"type": "assistant", "session_id": sid, "uuid": newUUID(),
 					"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "OK"}}}}) &&
@@ -353,6 +374,61 @@ func TestTheHostStartsProcessesOnlyThroughItsLauncher(t *testing.T) {
 	starts, _ = f.started()
 	if last := starts[len(starts)-1]; !slices.Contains(last.Args, "-p") || last.Dir != scratch {
 		t.Fatalf("the tiny request ran as %+v, want it in %s", last, scratch)
+	}
+}
+
+// TestWarmAnsweredAfterItsStart: a warm CLI that answers its initialize
+// request only after a Start took it (a loaded machine) runs the session
+// as one that answered first; the start counts as warm but not ready. The
+// answer's reader and Start (which names the child's session) share no
+// order but the host's lock: under -race, this test fails if the reader
+// reads the session without it.
+func TestWarmAnsweredAfterItsStart(t *testing.T) {
+	t.Parallel()
+	f := &fakeLauncher{conversations: map[string]bool{}, lateInit: 300 * time.Millisecond}
+	h, err := New(Options{Launcher: f, StateDir: t.TempDir(), BaseEnv: []string{"HOME=/nonexistent"},
+		Logger: slog.New(slog.DiscardHandler), StopGrace: time.Second, IdleStop: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// A few sessions: the race detector may miss one pair of accesses.
+	const n = 4
+	for i := range n {
+		opts := session.StartOptions{Cwd: "/nonexistent/folder", ID: session.ID(fmt.Sprintf("local___orch_run1_worker_task_%03d", i+1)), PermissionMode: "plan"}
+		if id, err := h.Warm(ctx, opts); err != nil || id != opts.ID {
+			t.Fatalf("Warm = %q, %v", id, err)
+		}
+		opts.Message = "Say OK."
+		if _, err := h.Start(ctx, opts); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			info, err := h.Session(ctx, opts.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := h.Read(ctx, opts.ID, session.Cursor{})
+			if !info.TurnRunning && len(b.Entries) > 0 && strings.Contains(string(b.Entries[len(b.Entries)-1]), `"type":"result"`) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("no result: %+v", info)
+			case <-h.Notices():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	if w, c := h.Starts(); w != n || c != 0 || h.ReadyStarts() != 0 {
+		t.Errorf("starts: %d warm (%d ready), %d cold; want %d warm, none ready", w, h.ReadyStarts(), c, n)
+	}
+	if _, procs := f.started(); len(procs) != n {
+		t.Errorf("%d children, want the %d warm ones only", len(procs), n)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -306,20 +306,21 @@ func (h *Host) exited(s *cliSession, p *proc) {
 	if mine {
 		s.pending = nil
 	}
-	known := h.sessions[s.meta.ID] == s
-	h.dropWarmLocked(s.meta.ID, p)
+	id := s.meta.ID
+	known := h.sessions[id] == s
+	h.dropWarmLocked(id, p)
 	h.mu.Unlock()
 	if mine {
-		h.model.ended(s.meta.ID, nil) // it retries no more
+		h.model.ended(id, nil) // it retries no more
 	}
-	h.log.Debug("claude exited", "session", s.meta.ID, "pid", p.child.PID(), "err", p.waitErr, "cut", cut)
+	h.log.Debug("claude exited", "session", id, "pid", p.child.PID(), "err", p.waitErr, "cut", cut)
 	if !known {
 		return // a warm child no Start took: nobody follows its session
 	}
 	if cut {
-		h.notify(s.meta.ID, session.NoticeResult)
+		h.notify(id, session.NoticeResult)
 	} else {
-		h.notify(s.meta.ID, session.NoticeUpdated)
+		h.notify(id, session.NoticeUpdated)
 	}
 }
 

@@ -126,13 +126,17 @@ func (h *Host) read(s *cliSession, p *proc, stdout io.Reader) {
 }
 
 func (h *Host) handle(s *cliSession, p *proc, line []byte) {
+	// A Start that takes a warm child names its session (s.meta) while
+	// the child may be answering its initialize request.
+	h.mu.Lock()
+	id := s.meta.ID
+	h.mu.Unlock()
 	var e event
 	if err := json.Unmarshal(line, &e); err != nil {
 		h.release(s)
-		h.log.Debug("claude wrote a line that is not JSON", "session", s.meta.ID, "line", firstLine(string(line), 200))
+		h.log.Debug("claude wrote a line that is not JSON", "session", id, "line", firstLine(string(line), 200))
 		return
 	}
-	id := s.meta.ID
 	switch e.Type {
 	case "keep_alive", "stream_event":
 		return
@@ -215,10 +219,10 @@ func isControlResponse(line []byte) bool {
 // release adds the entry kept back, if any.
 func (h *Host) release(s *cliSession) {
 	h.mu.Lock()
-	released := h.releaseLocked(s)
+	released, id := h.releaseLocked(s), s.meta.ID
 	h.mu.Unlock()
 	if released {
-		h.notify(s.meta.ID, session.NoticeMessage)
+		h.notify(id, session.NoticeMessage)
 	}
 }
 
