@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,12 +21,16 @@ type boxPlacement struct {
 	mu     sync.Mutex
 	box    map[string]bool
 	placed map[string]string
+	lost   time.Time // when box was lost (zero: it is there)
 }
 
 func (p *boxPlacement) Place(runID, taskID string, names []string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.box[taskID] {
+	if m := p.placed[taskID]; m != "" {
+		return m // a task placed before keeps its machine
+	}
+	if p.box[taskID] && p.lost.IsZero() {
 		p.placed[taskID] = "box"
 		return "box"
 	}
@@ -48,8 +53,12 @@ func (p *boxPlacement) Release(runID, taskID string) {
 	defer p.mu.Unlock()
 	delete(p.placed, taskID)
 }
-func (p *boxPlacement) MarkDown(string)                                        {}
-func (p *boxPlacement) Lost(string) (time.Time, bool)                          { return time.Time{}, false }
+func (p *boxPlacement) MarkDown(string) {}
+func (p *boxPlacement) Lost(string) (time.Time, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lost, !p.lost.IsZero()
+}
 func (p *boxPlacement) EndRun(context.Context, string) error                   { return nil }
 func (p *boxPlacement) Adopt(string, string, string, string, session.ID) error { return nil }
 
@@ -85,6 +94,116 @@ func TestMemoryHereDoesNotHoldAWorkerThere(t *testing.T) {
 	}
 	if got := box.Where(id, "b"); got != "box" {
 		t.Errorf("b placed on %q", got)
+	}
+	if err := h.eng.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(id)
+}
+
+// cutOnBox makes the starts of sessions in box's folders fail as a lost
+// machine's do, from the first on (the machine drops as the worker
+// starts) until back is called; it counts them.
+func cutOnBox(h *harness, box *boxPlacement) (starts func() int, back func()) {
+	var mu sync.Mutex
+	n := 0
+	h.host.startErr = func(opts session.StartOptions) error {
+		if !strings.HasPrefix(opts.Cwd, box.dir) {
+			return nil
+		}
+		mu.Lock()
+		n++
+		mu.Unlock()
+		box.mu.Lock()
+		defer box.mu.Unlock()
+		if box.lost.IsZero() && n == 1 {
+			box.lost = time.Now()
+		}
+		if !box.lost.IsZero() {
+			return fmt.Errorf("start on box: %w", session.ErrHostLost)
+		}
+		return nil
+	}
+	starts = func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n
+	}
+	back = func() {
+		box.mu.Lock()
+		defer box.mu.Unlock()
+		box.lost = time.Time{}
+	}
+	return starts, back
+}
+
+// boxRun is a worktree run of tasks a and b with b placed on box.
+func boxRun(t *testing.T) (*harness, *boxPlacement, string, func() int, func()) {
+	tasks := plan(planned{"a", 9, nil}, planned{"b", 5, nil})
+	h := newHarness(t, testTemplate(func(t *template.Template) {
+		t.Config.MaxWorkers = 2
+		t.Config.Isolation = template.IsolationWorktree
+		t.Config.Machines = []string{"box"}
+	}), heldWorkers(tasks, "a", "b"), true)
+	box := &boxPlacement{dir: t.TempDir(), box: map[string]bool{"b": true}, placed: map[string]string{}}
+	starts, back := cutOnBox(h, box)
+	h.close()
+	h.worktreeRoot = filepath.Join(h.dir, "worktrees")
+	h.engineOpts = func(o *Options) { o.Placement = box }
+	h.open()
+	repo := testsupport.GitRepo(t, filepath.Join(t.TempDir(), "project"), map[string]string{"README.md": "# Project\n"})
+	return h, box, h.createIn(repo, nil), starts, back
+}
+
+// TestStartCutByALostMachineWaits: a worker whose start on a machine is
+// cut by the machine's loss waits for the machine, as a worker running
+// there does, instead of starting there again at every step; once the
+// machine is back it starts there, in the session it started.
+func TestStartCutByALostMachineWaits(t *testing.T) {
+	t.Parallel()
+	h, box, id, starts, back := boxRun(t)
+	h.until("a runs and b's start was cut", func() bool { return h.workers(id)["a"].Status == "running" && starts() > 0 })
+	time.Sleep(time.Second)
+	if n := starts(); n != 1 {
+		t.Errorf("b started %d times on the lost machine within a second, want once (it waits for the machine)", n)
+	}
+	if b := h.workers(id)["b"]; b.Status != "pending" || !strings.HasPrefix(b.CurrentAction, "waiting for machine box to come back") {
+		t.Errorf("b is %s (%q) while its machine is lost, want pending, waiting for it", b.Status, b.CurrentAction)
+	}
+	back()
+	h.until("b runs once its machine is back", func() bool { return h.workers(id)["b"].Status == "running" })
+	if b := h.workers(id)["b"]; !strings.HasSuffix(b.SessionID, "_worker_b") || box.Where(id, "b") != "box" || starts() != 2 {
+		t.Errorf("b runs in session %s on %q after %d starts there; want its first session, on box, after 2", b.SessionID, box.Where(id, "b"), starts())
+	}
+	if err := h.eng.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(id)
+}
+
+// TestStartCutByAGoneMachineRunsHere: the machine stays away past the
+// bound: the worker whose start there was cut starts here, in a new
+// session (the machine's host would be asked for the old one), no retry
+// spent.
+func TestStartCutByAGoneMachineRunsHere(t *testing.T) {
+	t.Parallel()
+	h, box, id, starts, _ := boxRun(t)
+	h.eng.SetReconnectFor(1500 * time.Millisecond)
+	h.until("b runs here", func() bool { return h.workers(id)["a"].Status == "running" && h.workers(id)["b"].Status == "running" })
+	b := h.workers(id)["b"]
+	if !strings.HasSuffix(b.SessionID, "_worker_b-r1") || box.Where(id, "b") != "" || starts() != 1 {
+		t.Errorf("b runs in session %s on %q after %d starts there; want a new session, here, after the one cut", b.SessionID, box.Where(id, "b"), starts())
+	}
+	said := ""
+	evs, _ := h.st.Events(context.Background(), id, 0, 10000)
+	for _, e := range evs {
+		if e.Name == EventWorkerRetrying && e.TaskID == "b" {
+			said += string(e.Payload)
+		}
+	}
+	if b.RetryCount != 1 || !strings.Contains(said, "waiting for machine box to come back") ||
+		!strings.Contains(said, "machine box was unreachable for 2s; the worker starts again elsewhere") {
+		t.Errorf("b retried %d times, saying %s; want once, saying it waited for its machine, then why it left it", b.RetryCount, said)
 	}
 	if err := h.eng.Cancel(context.Background(), id); err != nil {
 		t.Fatal(err)

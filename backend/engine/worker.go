@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -209,13 +210,25 @@ func (ws *workerState) restored(err error, now time.Time) (restoreStep, error) {
 // startLost: the worker's start was cut because the host was lost. Nothing
 // is counted against the task: it is started again, under the same id, when
 // the host is back, and a session the host made meanwhile is found by it.
-func (ws *workerState) startLost() (change, error) {
+// A worker on a machine waits for it (msg says so) or, past the bound,
+// leaves it (leftMachine).
+func (ws *workerState) startLost(msg string) (change, error) {
 	if err := ws.move(WorkerPending); err != nil {
 		return change{}, err
 	}
-	ws.w.SessionID = ""
-	ws.w.Error = ""
-	return ws.event(EventWorkerRetrying, "the session host was lost while the worker started"), nil
+	ws.w.SessionID, ws.w.Error, ws.w.CurrentAction = "", "", msg
+	return ws.event(EventWorkerRetrying, cmp.Or(msg, "the session host was lost while the worker started")), nil
+}
+
+// leftMachine: the worker's start was cut by its machine's loss, and the
+// machine stayed away past the bound (why): it starts elsewhere in a new
+// session, no retry spent (a session the machine made lives on there).
+func (ws *workerState) leftMachine(why string) change {
+	ws.book.Attempt++
+	ws.book.Done = nil
+	ws.w.RetryCount++
+	ws.w.Error, ws.w.CurrentAction = why, ""
+	return ws.event(EventWorkerRetrying, why)
 }
 
 // took counts what a read of the worker's session said, at now; files are

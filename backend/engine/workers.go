@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baton-app/baton/backend/isolation"
 	"github.com/baton-app/baton/backend/scope"
 	"github.com/baton-app/baton/backend/session"
 	"github.com/baton-app/baton/backend/store"
@@ -50,6 +51,18 @@ func (r *runner) schedule(ctx context.Context) error {
 			break
 		}
 		ws := r.plan.workers[t.ID]
+		// Its start was cut by its machine's loss: it waits for the
+		// machine as its running workers do, not starting again there at
+		// every step; past the bound it starts elsewhere in a new session
+		// (the machine routes the old one).
+		if away, msg := r.places.Away(t.ID, time.Now(), r.e.reconnectBound()); away == isolation.Wait {
+			continue
+		} else if away == isolation.Elsewhere {
+			r.places.Leave(t.ID)
+			if err := r.apply(ctx, ws.leftMachine(msg)); err != nil {
+				return err
+			}
+		}
 		warm := r.warm.Has(t.ID) // its process runs already: counted in the room
 		// A worker placed on a machine takes that machine's memory.
 		here := r.iso == nil || r.places.Take(r.iso, t.ID) == ""
@@ -118,11 +131,7 @@ func (r *runner) spawn(ctx context.Context, ws *workerState, t *store.Task, wait
 	if err := ws.move(WorkerSpawning); err != nil {
 		return err
 	}
-	ws.early = nil
-	if ws.memory != 0 {
-		ws.memory = 0
-		ws.w.CurrentAction = ""
-	}
+	ws.early, ws.memory, ws.w.CurrentAction = nil, 0, ""
 	r.warm.Started(t.ID, id) // Start takes its warm session
 	ws.w.SessionID = string(id)
 	ws.w.Model = opts.Model
@@ -182,7 +191,8 @@ func (r *runner) onStarted(ctx context.Context, res startResult) error {
 			return nil // stopping: Restore looks for the session by its id
 		}
 		r.log.Info("a worker's start was cut by the lost host; it starts again when the host is back", "task", ws.w.TaskID, "err", res.err)
-		c, err := ws.startLost()
+		_, msg := r.places.Away(ws.w.TaskID, time.Now(), r.e.reconnectBound()) // its machine's
+		c, err := ws.startLost(msg)
 		if err != nil {
 			return err
 		}
