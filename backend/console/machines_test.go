@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -438,6 +439,57 @@ func TestRunWaitsForAMachineThatComesBack(t *testing.T) {
 	}
 	if !strings.Contains(stdout+stderr, "waiting for machine other to come back") {
 		t.Errorf("no worker said it waited for the machine:\n%s\n%s", stdout, stderr)
+	}
+}
+
+// TestStartCutOnAMachineWaitsForIt: the other machine's sshd stops as its
+// first worker runs there, before the second worker's session starts
+// there (the template spaces the starts by 4 s), and comes back 6 s
+// later: that worker's start is refused, and it waits for the machine
+// rather than starting there again at every step; it starts there once
+// the machine is back, and the run completes with every task merged.
+func TestStartCutOnAMachineWaitsForIt(t *testing.T) {
+	s, claude, _, sim := otherMachineSim(t)
+	if err := sim.SetScenario(s.Workspace, "happy"); err != nil {
+		t.Fatal(err)
+	}
+	setReconnectFor(t, 60)
+	templates := filepath.Join(os.Getenv("BATON_CONFIG_DIR"), "templates")
+	if err := os.MkdirAll(templates, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	spaced := `{"id": "doc-spaced", "name": "Documentation, spaced starts", "extends": "documentation", "config": {"spawnDelay": 4}}`
+	if err := os.WriteFile(filepath.Join(templates, "doc-spaced.json"), []byte(spaced), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := pyRepo(t)
+	stopped := stopWhenRunning(t, s, claude, 1)
+	back := make(chan struct{})
+	go func() {
+		defer close(back)
+		<-stopped
+		time.Sleep(6 * time.Second)
+		s.Restart()
+	}()
+	code, stdout, stderr, tasks := machineRun(t, s, claude, sim, dir, "--template", "doc-spaced")
+	<-back
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "docs", "*.md"))
+	if len(tasks) != 4 || len(pages) != 4 || ranOn(tasks, "other") < 2 || !strings.Contains(stdout, "Applied: main fast-forwarded") {
+		t.Fatalf("%d tasks (%d on other, want at least the 2 placed there), %d pages:\n%s", len(tasks), ranOn(tasks, "other"), len(pages), stdout)
+	}
+	if !strings.Contains(stdout+stderr, "waiting for machine other to come back") || strings.Contains(stdout+stderr, "starts again elsewhere") {
+		t.Errorf("the workers on the machine did not wait for it:\n%s\n%s", stdout, stderr)
+	}
+	// One start cut, not one per step while the machine was away.
+	m := regexp.MustCompile(`retries (\d+)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no final report:\n%s", stdout)
+	}
+	if n, _ := strconv.Atoi(m[1]); n > 2 {
+		t.Errorf("%d retries while the machine was away for 6 s, want at most the cut start's\n%s", n, stdout)
 	}
 }
 
