@@ -393,8 +393,10 @@ func TestRunRetriesHereWhenAMachineIsGone(t *testing.T) {
 	if len(tasks) != 4 || len(pages) != 4 || !strings.Contains(stdout, "Applied: main fast-forwarded") {
 		t.Fatalf("%d tasks, %d pages:\n%s", len(tasks), len(pages), stdout)
 	}
-	if remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl")); len(remote) != 2 {
-		t.Errorf("%d sessions on the other machine, want the 2 that hung", len(remote))
+	// (The stop may cut the second one's start before its CLI wrote its
+	// conversation: that worker waits for the machine as well.)
+	if remote, _ := filepath.Glob(filepath.Join(s.CLIHome, ".claude", "projects", "*", "*.jsonl")); len(remote) < 1 || len(remote) > 2 {
+		t.Errorf("%d sessions on the other machine, want the 1 or 2 that hung", len(remote))
 	}
 	// They waited for the machine before they went elsewhere.
 	if !strings.Contains(stdout+stderr, "was unreachable for 3s; the worker starts again elsewhere") {

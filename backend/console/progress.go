@@ -66,7 +66,7 @@ func describe(p view.Event) string {
 	case view.EventWorkerFailed, view.EventWorkerTimeout:
 		return fmt.Sprintf("%s %s: %s", p.TaskID, strings.TrimPrefix(p.Name, "worker:"), p.Message)
 	case view.EventWorkerRetrying:
-		if strings.Contains(p.Message, "starts again elsewhere") {
+		if strings.Contains(p.Message, "starts again elsewhere") || strings.HasPrefix(p.Message, "waiting for machine") {
 			return fmt.Sprintf("%s retrying: %s", p.TaskID, p.Message)
 		}
 		return fmt.Sprintf("%s retrying", p.TaskID)

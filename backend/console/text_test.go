@@ -173,3 +173,18 @@ func TestMemoryWaitLine(t *testing.T) {
 		t.Errorf("terminal: %q", out.String())
 	}
 }
+
+// A worker whose start on a machine was cut says, as it goes back to
+// pending, that it waits for the machine; other retries say only that.
+func TestMachineWaitRetryLine(t *testing.T) {
+	var out bytes.Buffer
+	display := newProgress(&out)
+	const wait = "waiting for machine other to come back (lost at 10:00:00; the worker runs elsewhere at 10:02:00)"
+	display.event(view.Event{Name: view.EventWorkerRetrying, TaskID: "task_002", Message: wait,
+		Worker: &view.Worker{TaskID: "task_002", Status: "pending", CurrentAction: wait}})
+	display.event(view.Event{Name: view.EventWorkerRetrying, TaskID: "task_003", Message: "no completion block",
+		Worker: &view.Worker{TaskID: "task_003", Status: "pending"}})
+	if s := out.String(); !strings.Contains(s, "task_002 retrying: "+wait) || strings.Contains(s, "no completion block") || !strings.Contains(s, "task_003 retrying") {
+		t.Errorf("terminal: %q", s)
+	}
+}
