@@ -264,31 +264,7 @@ func TestTheHostStartsProcessesOnlyThroughItsLauncher(t *testing.T) {
 	if !slices.Equal(asked, []string{dir}) {
 		t.Fatalf("the host asked its launcher about the folders %q, want the session's %q", asked, dir)
 	}
-	idle := func(want int) {
-		t.Helper()
-		for {
-			info, err := h.Session(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := h.Read(ctx, id, session.Cursor{})
-			results := 0
-			for _, e := range b.Entries {
-				if strings.Contains(string(e), `"type":"result"`) {
-					results++
-				}
-			}
-			if results >= want && !info.TurnRunning {
-				return
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("no result %d: %+v", want, info)
-			case <-h.Notices():
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}
+	idle := func(want int) { t.Helper(); waitResults(t, ctx, h, id, want) }
 	idle(1)
 	starts, procs := f.started()
 	if len(starts) != 1 {
@@ -404,22 +380,7 @@ func TestWarmAnsweredAfterItsStart(t *testing.T) {
 		if _, err := h.Start(ctx, opts); err != nil {
 			t.Fatal(err)
 		}
-		for {
-			info, err := h.Session(ctx, opts.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := h.Read(ctx, opts.ID, session.Cursor{})
-			if !info.TurnRunning && len(b.Entries) > 0 && strings.Contains(string(b.Entries[len(b.Entries)-1]), `"type":"result"`) {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("no result: %+v", info)
-			case <-h.Notices():
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
+		waitResults(t, ctx, h, opts.ID, 1)
 	}
 	if w, c := h.Starts(); w != n || c != 0 || h.ReadyStarts() != 0 {
 		t.Errorf("starts: %d warm (%d ready), %d cold; want %d warm, none ready", w, h.ReadyStarts(), c, n)
@@ -429,6 +390,33 @@ func TestWarmAnsweredAfterItsStart(t *testing.T) {
 	}
 	if err := h.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitResults waits until session id has want results and no turn runs.
+func waitResults(t *testing.T, ctx context.Context, h *Host, id session.ID, want int) {
+	t.Helper()
+	for {
+		info, err := h.Session(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := h.Read(ctx, id, session.Cursor{})
+		results := 0
+		for _, e := range b.Entries {
+			if strings.Contains(string(e), `"type":"result"`) {
+				results++
+			}
+		}
+		if results >= want && !info.TurnRunning {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no result %d: %+v", want, info)
+		case <-h.Notices():
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
