@@ -113,10 +113,11 @@ func cutOnBox(h *harness, box *boxPlacement) (starts func() int, back func()) {
 		}
 		mu.Lock()
 		n++
+		first := n == 1
 		mu.Unlock()
 		box.mu.Lock()
 		defer box.mu.Unlock()
-		if box.lost.IsZero() && n == 1 {
+		if first {
 			box.lost = time.Now()
 		}
 		if !box.lost.IsZero() {
