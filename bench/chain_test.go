@@ -9,12 +9,16 @@ import (
 	"github.com/baton-app/baton/backend/store"
 )
 
+// The chain tests' clock: at(n) is n ms after t0; msec(n) is n ms.
+var t0 = time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
+
+func at(n int) time.Time       { return t0.Add(msec(n)) }
+func msec(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
 // TestSplitChain: the chain runs back from the task completed last through
 // each task's dependency completed last, and its phases add up to the wall
 // time.
 func TestSplitChain(t *testing.T) {
-	t0 := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	rec := newRecorder()
 	called := map[string]time.Time{}
 	// a and b have no dependencies, c depends on both; b completes after a.
@@ -35,12 +39,11 @@ func TestSplitChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	want := chainSplit{Tasks: 2, First: ms(12), Start: ms(18 + 10), Starts: []time.Duration{ms(18), ms(10)}, Agent: ms(170 + 140), Detect: ms(10 + 4), Schedule: ms(40)}
+	want := chainSplit{Tasks: 2, First: msec(12), Start: msec(18 + 10), Starts: []time.Duration{msec(18), msec(10)}, Agent: msec(170 + 140), Detect: msec(10 + 4), Schedule: msec(40)}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("split %+v, want %+v (through b, completed after a)", c, want)
 	}
-	if c.Overhead()+c.Agent != ms(404) {
+	if c.Overhead()+c.Agent != msec(404) {
 		t.Errorf("phases add up to %s, want the wall time 404ms", c.Overhead()+c.Agent)
 	}
 	called = map[string]time.Time{}
@@ -54,9 +57,6 @@ func TestSplitChain(t *testing.T) {
 // result to the retry's Start call as retry overhead; the phases still add
 // up to the wall time.
 func TestSplitChainRetried(t *testing.T) {
-	t0 := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	sid := func(part string) string { return workerSession(t, "orch_r", part) }
 	rec := newRecorder()
 	called := map[string]time.Time{}
@@ -76,12 +76,12 @@ func TestSplitChainRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := chainSplit{Tasks: 2, First: 0, Start: ms(30), Starts: []time.Duration{ms(10), ms(10), ms(10)}, Agent: ms(90 + 180 + 140),
-		Detect: ms(5 + 5), Schedule: ms(5), Retry: ms(50), Retries: 1}
+	want := chainSplit{Tasks: 2, First: 0, Start: msec(30), Starts: []time.Duration{msec(10), msec(10), msec(10)}, Agent: msec(90 + 180 + 140),
+		Detect: msec(5 + 5), Schedule: msec(5), Retry: msec(50), Retries: 1}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("split %+v, want %+v", c, want)
 	}
-	if c.Overhead()+c.Agent != ms(505) {
+	if c.Overhead()+c.Agent != msec(505) {
 		t.Errorf("phases add up to %s, want the wall time 505ms", c.Overhead()+c.Agent)
 	}
 }
@@ -90,9 +90,6 @@ func TestSplitChainRetried(t *testing.T) {
 // recorded, though the session wrote entries) is not a phase of its own:
 // its time is part of the retry's.
 func TestSplitChainStartFailed(t *testing.T) {
-	t0 := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	sid := func(part string) string { return workerSession(t, "orch_f", part) }
 	rec := newRecorder()
 	rec.onEntry(sid("a"), at(40)) // its Start failed; no call recorded
@@ -106,7 +103,7 @@ func TestSplitChainStartFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := chainSplit{Tasks: 1, First: ms(100), Start: ms(10), Starts: []time.Duration{ms(10)}, Agent: ms(190), Detect: ms(5)}
+	want := chainSplit{Tasks: 1, First: msec(100), Start: msec(10), Starts: []time.Duration{msec(10)}, Agent: msec(190), Detect: msec(5)}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("split %+v, want %+v", c, want)
 	}

@@ -324,6 +324,23 @@ func stopWhenRunning(t *testing.T, s *sshtest.Server, claude string, n int) <-ch
 	return stopped
 }
 
+// comesBack starts the other machine's sshd again down after it stopped
+// (meanwhile, if not nil, runs as it stops); the channel closes once it
+// is back.
+func comesBack(s *sshtest.Server, stopped <-chan struct{}, down time.Duration, meanwhile func()) <-chan struct{} {
+	back := make(chan struct{})
+	go func() {
+		defer close(back)
+		<-stopped
+		if meanwhile != nil {
+			meanwhile()
+		}
+		time.Sleep(down)
+		s.Restart()
+	}()
+	return back
+}
+
 // machineRun is "baton run --machine other --apply" of the documentation
 // template on a small repository, with the real CLI here; it returns the
 // exit code, the output, and the task lines of the summary.
@@ -416,16 +433,8 @@ func TestRunWaitsForAMachineThatComesBack(t *testing.T) {
 	}
 	setReconnectFor(t, 60)
 	dir := pyRepo(t)
-	stopped := stopWhenRunning(t, s, claude, 2)
-	back := make(chan struct{})
-	go func() {
-		defer close(back)
-		<-stopped
-		// Answered once they are back.
-		_ = sim.SetScenario(s.Workspace, "happy")
-		time.Sleep(4 * time.Second)
-		s.Restart()
-	}()
+	// Answered once they are back.
+	back := comesBack(s, stopWhenRunning(t, s, claude, 2), 4*time.Second, func() { _ = sim.SetScenario(s.Workspace, "happy") })
 	code, stdout, stderr, tasks := machineRun(t, s, claude, sim, dir)
 	<-back
 	if code != ExitOK {
@@ -465,14 +474,7 @@ func TestStartCutOnAMachineWaitsForIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := pyRepo(t)
-	stopped := stopWhenRunning(t, s, claude, 1)
-	back := make(chan struct{})
-	go func() {
-		defer close(back)
-		<-stopped
-		time.Sleep(6 * time.Second)
-		s.Restart()
-	}()
+	back := comesBack(s, stopWhenRunning(t, s, claude, 1), 6*time.Second, nil)
 	code, stdout, stderr, tasks := machineRun(t, s, claude, sim, dir, "--template", "doc-spaced")
 	<-back
 	if code != ExitOK {

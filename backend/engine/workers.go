@@ -42,6 +42,7 @@ func (r *runner) schedule(ctx context.Context) error {
 	// Sessions still starting may not show in the host's figures yet.
 	taken := r.inflight - int(r.returned.Load())
 	busy := r.plan.busy()
+	now, bound := time.Now(), r.e.reconnectBound()
 	n := 0
 	for _, t := range r.plan.ready() {
 		if r.iso != nil && !r.iso.Ready(t.Dependencies, r.plan.completed) {
@@ -55,7 +56,7 @@ func (r *runner) schedule(ctx context.Context) error {
 		// machine as its running workers do, not starting again there at
 		// every step; past the bound it starts elsewhere in a new session
 		// (the machine routes the old one).
-		if away, msg := r.places.Away(t.ID, time.Now(), r.e.reconnectBound()); away == isolation.Wait {
+		if away, msg := r.places.Away(t.ID, now, bound); away == isolation.Wait {
 			continue
 		} else if away == isolation.Elsewhere {
 			r.places.Leave(t.ID)
