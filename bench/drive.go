@@ -176,11 +176,7 @@ func (r *recorder) sessionsOf(runID string, w store.Worker) []string {
 func (r *recorder) sessionsOfLocked(runID string, w store.Worker) []string {
 	var out []string
 	for n := 0; n <= w.RetryCount; n++ {
-		part := w.TaskID
-		if n > 0 {
-			part = fmt.Sprintf("%s-r%d", w.TaskID, n)
-		}
-		id, err := engine.WorkerSessionID(runID, part)
+		id, err := engine.WorkerSessionID(runID, engine.AttemptPart(w.TaskID, n))
 		if s := string(id); err == nil && s != w.SessionID {
 			if _, ok := r.last[s]; ok {
 				out = append(out, s)

@@ -95,11 +95,15 @@ func workerSessionID(runID string, ws *workerState) session.ID {
 }
 
 // sessionPart names the worker's attempt in its session id.
-func sessionPart(ws *workerState) string {
-	if ws.book.Attempt > 0 {
-		return fmt.Sprintf("%s-r%d", ws.w.TaskID, ws.book.Attempt)
+func sessionPart(ws *workerState) string { return AttemptPart(ws.w.TaskID, ws.book.Attempt) }
+
+// AttemptPart is the part of WorkerSessionID that names attempt n (from
+// 0) of task taskID: the task's id, with "-rN" from the second attempt on.
+func AttemptPart(taskID string, n int) string {
+	if n > 0 {
+		return fmt.Sprintf("%s-r%d", taskID, n)
 	}
-	return ws.w.TaskID
+	return taskID
 }
 
 // startOptions are the options of the worker's session in the run's
